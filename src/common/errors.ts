@@ -1,0 +1,154 @@
+/**
+ * Every error svcdb can report, declared once. A code is stable (clients and tests match on it);
+ * the message says what went wrong and, where the caller can act, what to do about it.
+ * Programmer mistakes are plain TypeErrors and are not declared here.
+ */
+
+export class SvcError extends Error {
+  readonly code: string;
+  readonly statusCode: number;
+  readonly details: Record<string, unknown>;
+
+  constructor(code: string, statusCode: number, message: string, details: Record<string, unknown> = {}) {
+    super(message);
+    this.name = 'SvcError';
+    this.code = code;
+    this.statusCode = statusCode;
+    this.details = details;
+  }
+}
+
+export interface ErrorDefinition<A extends unknown[]> {
+  readonly code: string;
+  readonly statusCode: number;
+  readonly summary: string;
+  create(...args: A): SvcError;
+  is(error: unknown): error is SvcError;
+}
+
+const registry = new Map<string, ErrorDefinition<never>>();
+
+function define<A extends unknown[]>(
+  code: string,
+  statusCode: number,
+  summary: string,
+  format: (...args: A) => string,
+  details?: (...args: A) => Record<string, unknown>,
+): ErrorDefinition<A> {
+  if (registry.has(code)) throw new TypeError(`error code ${code} declared twice`);
+  const definition: ErrorDefinition<A> = {
+    code,
+    statusCode,
+    summary,
+    create: (...args: A) => new SvcError(code, statusCode, format(...args), details?.(...args) ?? {}),
+    is: (error: unknown): error is SvcError => error instanceof SvcError && error.code === code,
+  };
+  registry.set(code, definition as ErrorDefinition<never>);
+  return definition;
+}
+
+/** All declared errors, for documentation and the test that checks it. */
+export function allErrors(): ReadonlyArray<ErrorDefinition<never>> {
+  return [...registry.values()];
+}
+
+export function isSvcError(error: unknown): error is SvcError {
+  return error instanceof SvcError;
+}
+
+const at = (file: string, position: number) => ({ file, position });
+
+export const Errors = {
+  // Storage: the engine stops on any of these; they name the file and the position.
+  storageLocked: define(
+    'SVCDB_ERR_STORAGE_LOCKED', 409, 'another process holds the database lock',
+    (dbPath: string, pid: string) =>
+      `database ${dbPath} is locked by process ${pid || 'unknown'}; stop that node first, or point --db at another directory`,
+  ),
+  storageChecksum: define(
+    'SVCDB_ERR_STORAGE_CHECKSUM', 500, 'a record failed its checksum',
+    (file: string, position: number) =>
+      `checksum mismatch in ${file} at position ${position}; the file is corrupt, restore it from a backup`,
+    at,
+  ),
+  storageChunkHash: define(
+    'SVCDB_ERR_STORAGE_CHUNK_HASH', 500, 'a completed chunk does not match its stored hash',
+    (file: string) => `hash mismatch in completed chunk ${file}; the file is corrupt, restore it from a backup`,
+    (file: string) => ({ file }),
+  ),
+  storageCorrupt: define(
+    'SVCDB_ERR_STORAGE_CORRUPT', 500, 'a storage file is malformed',
+    (file: string, position: number, what: string) =>
+      `${file} is corrupt at position ${position}: ${what}; restore it from a backup`,
+    at,
+  ),
+  storageIo: define(
+    'SVCDB_ERR_STORAGE_IO', 500, 'a write or fsync failed; the node stops rather than risk losing data',
+    (file: string, operation: string, cause: string) =>
+      `${operation} failed on ${file}: ${cause}; the node stopped to protect acknowledged data, check the disk and restart`,
+    (file: string, operation: string) => ({ file, operation }),
+  ),
+  storageCheckpoint: define(
+    'SVCDB_ERR_STORAGE_CHECKPOINT', 500, 'checkpoints contradict each other or the log',
+    (what: string) => `inconsistent checkpoints: ${what}; restore the database from a backup`,
+  ),
+  storageClosed: define(
+    'SVCDB_ERR_STORAGE_CLOSED', 503, 'the engine is closed or stopped after a fatal error',
+    (reason: string) => `the database is not available: ${reason}`,
+  ),
+  storageFull: define(
+    'SVCDB_ERR_STORAGE_CHUNK_LIMIT', 507, 'the log reached its maximum number of chunks',
+    (limit: number) => `the log reached ${limit} chunks; scavenge or raise --chunk-size`,
+  ),
+  indexCorrupt: define(
+    'SVCDB_ERR_INDEX_CORRUPT', 500, 'an index file is malformed',
+    (file: string, what: string) => `index file ${file} is corrupt: ${what}; delete the index directory to rebuild it from the log`,
+    (file: string) => ({ file }),
+  ),
+
+  // Stream operations: the client's request cannot be carried out as sent.
+  wrongExpectedVersion: define(
+    'SVCDB_ERR_STREAM_WRONG_EXPECTED_VERSION', 400, 'the stream is not at the expected version',
+    (stream: string, expected: number, current: number) =>
+      `stream ${stream} is at version ${current}, not the expected ${expected}; read the stream and retry with its current version`,
+    (stream: string, expected: number, current: number) => ({ stream, expected, current }),
+  ),
+  streamDeleted: define(
+    'SVCDB_ERR_STREAM_DELETED', 410, 'the stream was hard deleted',
+    (stream: string) => `stream ${stream} has been deleted permanently; use another stream name`,
+    (stream: string) => ({ stream }),
+  ),
+  streamNotFound: define(
+    'SVCDB_ERR_STREAM_NOT_FOUND', 404, 'no such stream',
+    (stream: string) => `stream ${stream} does not exist`,
+    (stream: string) => ({ stream }),
+  ),
+  invalidStreamName: define(
+    'SVCDB_ERR_STREAM_INVALID_NAME', 400, 'the stream name is not allowed',
+    (why: string) => `invalid stream name: ${why}`,
+  ),
+  invalidExpectedVersion: define(
+    'SVCDB_ERR_STREAM_INVALID_EXPECTED_VERSION', 400, 'the expected version is not a valid value',
+    (value: string) => `expected version ${value} is invalid; use -2 (any), -1 (no stream), -4 (stream exists) or an event number >= 0`,
+  ),
+  invalidEvent: define(
+    'SVCDB_ERR_EVENT_INVALID', 400, 'an event in the request is malformed',
+    (why: string) => `invalid event: ${why}`,
+  ),
+  eventTooLarge: define(
+    'SVCDB_ERR_EVENT_TOO_LARGE', 413, 'an event exceeds the maximum record size',
+    (bytes: number, limit: number) => `an event of ${bytes} bytes exceeds the limit of ${limit} bytes; split the data into smaller events`,
+  ),
+  appendTooLarge: define(
+    'SVCDB_ERR_APPEND_TOO_LARGE', 413, 'an append exceeds what fits in one chunk',
+    (bytes: number, limit: number) => `an append of ${bytes} bytes exceeds the limit of ${limit} bytes; send fewer events per request`,
+  ),
+  idempotencyViolation: define(
+    'SVCDB_ERR_STREAM_IDEMPOTENCY', 400, 'some but not all event ids of an append were already written',
+    (stream: string) => `some of the event ids were already written to ${stream} at the expected position but not all; resend the original append unchanged or use new event ids`,
+  ),
+  invalidArgument: define(
+    'SVCDB_ERR_INVALID_ARGUMENT', 400, 'an argument is out of range',
+    (name: string, why: string) => `invalid ${name}: ${why}`,
+  ),
+} as const;
