@@ -147,6 +147,42 @@ export const Errors = {
     'SVCDB_ERR_STREAM_IDEMPOTENCY', 400, 'some but not all event ids of an append were already written',
     (stream: string) => `some of the event ids were already written to ${stream} at the expected position but not all; resend the original append unchanged or use new event ids`,
   ),
+  // HTTP: the node's own replies to requests it cannot route or parse, and the catch-all.
+  httpNotFound: define(
+    'SVCDB_ERR_HTTP_NOT_FOUND', 404, 'no resource at this path',
+    (method: string, url: string) => `no resource at ${method} ${url}`,
+  ),
+  httpRequestInvalid: define(
+    'SVCDB_ERR_HTTP_REQUEST_INVALID', 400, 'the request is malformed',
+    (why: string) => `invalid request: ${why}`,
+  ),
+  httpBodyTooLarge: define(
+    'SVCDB_ERR_HTTP_BODY_TOO_LARGE', 413, 'the request body exceeds the size limit',
+    (limitBytes: number) => `the request body exceeds the limit of ${limitBytes} bytes; send a smaller body`,
+  ),
+  httpMediaType: define(
+    'SVCDB_ERR_HTTP_MEDIA_TYPE', 415, 'the Content-Type is missing or not supported by this route',
+    (contentType: string) => `Invalid or missing Content-Type: ${contentType || '(none)'}`,
+  ),
+  internal: define(
+    'SVCDB_ERR_INTERNAL', 500, 'an unexpected failure; the server log has the details',
+    (requestId: string) => `internal error; the server log has the details under request id ${requestId}`,
+    (requestId: string) => ({ requestId }),
+  ),
+
+  // Start-up: the node cannot start as configured; the message names the option to change.
+  optionInvalid: define(
+    'SVCDB_ERR_OPTION_INVALID', 400, 'an option has a value that is not allowed',
+    (option: string, why: string) => `invalid option ${option}: ${why}`,
+    (option: string) => ({ option }),
+  ),
+  httpListen: define(
+    'SVCDB_ERR_HTTP_LISTEN', 500, 'the HTTP server cannot listen on the configured address',
+    (address: string, cause: string) =>
+      `cannot listen on ${address}: ${cause}; stop the process using that address or choose another --http-ip / --http-port`,
+    (address: string) => ({ address }),
+  ),
+
   invalidArgument: define(
     'SVCDB_ERR_INVALID_ARGUMENT', 400, 'an argument is out of range',
     (name: string, why: string) => `invalid ${name}: ${why}`,
