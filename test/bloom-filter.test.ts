@@ -1,0 +1,114 @@
+import t from 'tap';
+import { BloomFilter, BloomKey, BLOOM_LINE_BYTES } from '../src/storage/bloom-filter.js';
+import { Errors } from '../src/common/errors.js';
+
+/** A deterministic stream of uint32 values (xorshift32), so failures reproduce. */
+function randomWords(seed: number): () => number {
+  let state = seed >>> 0 || 1;
+  return () => {
+    state ^= state << 13;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    return state >>> 0;
+  };
+}
+
+function keys(count: number, seed: number): BloomKey[] {
+  const next = randomWords(seed);
+  return Array.from({ length: count }, () => new BloomKey(next(), next()));
+}
+
+t.test('no false negatives over 100k hashes and a false-positive rate near the 2% target', async (t) => {
+  const items = 100_000;
+  const filter = BloomFilter.create(BloomFilter.sizeForItems(items));
+  const added = keys(items, 1);
+  for (const key of added) filter.add(key);
+  let falseNegatives = 0;
+  for (const key of added) if (!filter.mightContain(key)) falseNegatives++;
+  t.equal(falseNegatives, 0, 'every added hash is reported as maybe present');
+
+  const probes = keys(100_000, 2);
+  let falsePositives = 0;
+  for (const key of probes) if (filter.mightContain(key)) falsePositives++;
+  const rate = falsePositives / probes.length;
+  t.ok(rate > 0.005 && rate < 0.05, `false-positive rate ${(rate * 100).toFixed(2)}% is within 0.5%..5%`);
+});
+
+t.test('hashes that differ only in one half probe different bits', async (t) => {
+  // Guards against a probe derivation that ignores the high or the low half.
+  const filter = BloomFilter.create(BloomFilter.sizeForItems(1000));
+  for (let low = 0; low < 1000; low++) filter.add(new BloomKey(7, low));
+  let hitsOnOtherHigh = 0;
+  for (let low = 0; low < 1000; low++) if (filter.mightContain(new BloomKey(8, low))) hitsOnOtherHigh++;
+  t.ok(hitsOnOtherHigh < 100, `${hitsOnOtherHigh} of 1000 hashes with another high half look present`);
+});
+
+t.test('serialize and load round-trip the bits and the header', async (t) => {
+  const filter = BloomFilter.create(10_000, { corruptionRebuildCount: 3 });
+  const added = keys(500, 3);
+  for (const key of added) filter.add(key);
+  const { filter: loaded, corruptLines } = BloomFilter.load(Buffer.from(filter.serialize()), 'test');
+  t.equal(corruptLines, 0);
+  t.equal(loaded.numBits, filter.numBits);
+  t.equal(loaded.sizeBytes, Math.floor(10_000 / BLOOM_LINE_BYTES) * BLOOM_LINE_BYTES);
+  t.equal(loaded.corruptionRebuildCount, 3);
+  t.ok(added.every((key) => loaded.mightContain(key)), 'every added hash survives the round trip');
+  const others = keys(2000, 4);
+  t.same(others.map((key) => loaded.mightContain(key)), others.map((key) => filter.mightContain(key)), 'same answers for unseen hashes');
+});
+
+t.test('a corrupt line is detected on load and saturated', async (t) => {
+  const filter = BloomFilter.create(4096);
+  const added = keys(200, 5);
+  for (const key of added) filter.add(key);
+  const bytes = Buffer.from(filter.serialize());
+  const line = 9;
+  const offset = line * BLOOM_LINE_BYTES + 17;
+  bytes[offset] = bytes[offset]! ^ 0x40;
+
+  const { filter: loaded, corruptLines } = BloomFilter.load(bytes, 'test');
+  t.equal(corruptLines, 1, 'exactly the damaged line is reported');
+  t.ok(added.every((key) => loaded.mightContain(key)), 'no added hash is lost');
+  const reserialized = loaded.serialize();
+  t.ok(reserialized.subarray(line * BLOOM_LINE_BYTES, line * BLOOM_LINE_BYTES + 60).every((byte) => byte === 0xff), 'the line is all ones');
+  t.equal(BloomFilter.load(Buffer.from(reserialized), 'test').corruptLines, 0, 'the saturated line carries a valid checksum');
+});
+
+t.test('a damaged header or a wrong size is reported as index corruption', async (t) => {
+  const bytes = Buffer.from(BloomFilter.create(1024).serialize());
+  const header = Buffer.from(bytes);
+  header[8] = header[8]! ^ 1;
+  t.throws(() => BloomFilter.load(header, 'f.bloomfilter'), { code: Errors.indexCorrupt.code });
+  t.throws(() => BloomFilter.load(bytes.subarray(0, 1000), 'f.bloomfilter'), { code: Errors.indexCorrupt.code });
+  t.throws(() => BloomFilter.load(Buffer.concat([bytes, Buffer.alloc(64)]), 'f.bloomfilter'), { code: Errors.indexCorrupt.code });
+});
+
+t.test('a zero-filled file with a valid header is a valid empty filter', async (t) => {
+  // The existence filter creates its file sparse; zero lines must pass their checksum.
+  const header = BloomFilter.create(64 * 100).serialize().subarray(0, BLOOM_LINE_BYTES);
+  const bytes = Buffer.concat([header, Buffer.alloc(64 * 99)]);
+  const { filter, corruptLines } = BloomFilter.load(bytes, 'sparse');
+  t.equal(corruptLines, 0);
+  t.notOk(filter.mightContain(new BloomKey(1, 2)));
+});
+
+t.test('dirty ranges carry exactly the changed pages, with checksums', async (t) => {
+  const filter = BloomFilter.create(64 * 1024, { trackDirty: true });
+  const disk = Buffer.from(filter.serialize());
+  t.same(filter.takeDirtyRanges(), [], 'nothing dirty after a full serialize');
+
+  const added = keys(300, 6);
+  for (const key of added) filter.add(key);
+  const ranges = filter.takeDirtyRanges();
+  t.ok(ranges.length > 0);
+  for (const range of ranges) {
+    t.equal(range.offset % 4096, 0, 'ranges start on a page');
+    range.bytes.copy(disk, range.offset);
+  }
+  const { filter: loaded, corruptLines } = BloomFilter.load(disk, 'test');
+  t.equal(corruptLines, 0, 'pages written back carry valid checksums');
+  t.ok(added.every((key) => loaded.mightContain(key)));
+  t.same(filter.takeDirtyRanges(), [], 'taken ranges are forgotten');
+  t.equal(filter.add(added[0]!), false, 'adding a present hash changes nothing');
+  t.same(filter.takeDirtyRanges(), []);
+});
