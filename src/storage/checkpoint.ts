@@ -1,0 +1,92 @@
+import { existsSync, fsyncSync, openSync, readFileSync, writeSync, closeSync } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Errors } from '../common/errors.js';
+import { replaceFileDurablySync } from './durable-file.js';
+import { readInt64, writeInt64 } from './int64.js';
+
+export const CheckpointName = {
+  writer: 'writer.chk',
+  chaser: 'chaser.chk',
+  epoch: 'epoch.chk',
+  proposal: 'proposal.chk',
+  truncate: 'truncate.chk',
+} as const;
+
+const CHECKPOINT_BYTES = 8;
+
+/**
+ * An 8-byte little-endian int64 in a file of its own. `value` is the last durable value.
+ *
+ * Two ways to persist: writer.chk and chaser.chk move with every group commit, so they are
+ * overwritten in place and fdatasynced (an aligned 8-byte write at offset 0 lies inside one
+ * sector and cannot tear); the others change rarely and are replaced by temp file + rename.
+ */
+export class Checkpoint {
+  private fd: number | undefined;
+  private asyncHandle: FileHandle | undefined;
+  private readonly buffer = Buffer.alloc(CHECKPOINT_BYTES);
+
+  private constructor(readonly path: string, private current: number, private readonly inPlace: boolean) {}
+
+  static open(directory: string, name: string, initial: number, inPlace: boolean): Checkpoint {
+    const path = join(directory, name);
+    if (!existsSync(path)) {
+      const checkpoint = new Checkpoint(path, initial, inPlace);
+      checkpoint.persist(initial, true);
+      return checkpoint;
+    }
+    const bytes = readFileSync(path);
+    if (bytes.length !== CHECKPOINT_BYTES) {
+      throw Errors.storageCorrupt.create(path, 0, `checkpoint holds ${bytes.length} bytes instead of ${CHECKPOINT_BYTES}`);
+    }
+    return new Checkpoint(path, readInt64(bytes, 0), inPlace);
+  }
+
+  get value(): number {
+    return this.current;
+  }
+
+  /** Persists `value`; when this returns the value survives a crash. */
+  write(value: number): void {
+    this.persist(value, false);
+  }
+
+  /** The hot-path form for in-place checkpoints: the fsync runs off the event loop. */
+  async writeAsync(value: number): Promise<void> {
+    if (!this.inPlace) return this.write(value);
+    this.asyncHandle ??= await open(this.path, 'r+');
+    const bytes = Buffer.alloc(CHECKPOINT_BYTES);
+    writeInt64(bytes, 0, value);
+    try {
+      await this.asyncHandle.write(bytes, 0, CHECKPOINT_BYTES, 0);
+      await this.asyncHandle.datasync();
+    } catch (error) {
+      throw Errors.storageIo.create(this.path, 'checkpoint write', String(error));
+    }
+    this.current = value;
+  }
+
+  private persist(value: number, creating: boolean): void {
+    writeInt64(this.buffer, 0, value);
+    if (!this.inPlace || creating) {
+      replaceFileDurablySync(this.path, this.buffer);
+    } else {
+      this.fd ??= openSync(this.path, 'r+');
+      try {
+        writeSync(this.fd, this.buffer, 0, CHECKPOINT_BYTES, 0);
+        fsyncSync(this.fd);
+      } catch (error) {
+        throw Errors.storageIo.create(this.path, 'checkpoint write', String(error));
+      }
+    }
+    this.current = value;
+  }
+
+  async close(): Promise<void> {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+    await this.asyncHandle?.close();
+    this.asyncHandle = undefined;
+  }
+}

@@ -1,0 +1,299 @@
+import { createHash, type Hash } from 'node:crypto';
+import { fstatSync, fsyncSync, ftruncateSync, readSync, writeSync } from 'node:fs';
+import { open, rename, type FileHandle } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { Errors } from '../common/errors.js';
+import { fsyncDirectory } from './durable-file.js';
+import {
+  CHUNK_FOOTER_BYTES, CHUNK_HEADER_BYTES, FOOTER_HASHED_BYTES, chunkFileName, completedFileBytes, decodeChunkFooter,
+  decodeChunkHeader, encodeChunkFooter, encodeChunkHeader, newChunkHeader, ongoingFileBytes, setFooterHash,
+  type ChunkHeader,
+} from './chunk-format.js';
+import { checkFrame } from './record.js';
+
+const READ_AHEAD_BYTES = 4096;
+const WIPE_BLOCK_BYTES = 64 * 1024;
+const HASH_BLOCK_BYTES = 1024 * 1024;
+
+/** Where a frame was found: `buffer` holds the whole frame at `offset`. */
+export interface FrameLocation {
+  buffer: Buffer;
+  offset: number;
+  framedLength: number;
+}
+
+/**
+ * One chunk file. The ongoing chunk keeps every byte it has written in memory as well, and
+ * reads of it are served from memory only, so a reader never depends on what the page cache
+ * has seen. Completed chunks are read with positional reads unless their memory is kept as a
+ * cache.
+ */
+export class Chunk {
+  private memory: Buffer | undefined;
+  private hash: Hash | undefined;
+  private closed = false;
+
+  private constructor(
+    readonly path: string,
+    readonly header: ChunkHeader,
+    private readonly handle: FileHandle,
+    private completed: boolean,
+    private dataBytes: number,
+  ) {}
+
+  get fileName(): string {
+    return basename(this.path);
+  }
+
+  get isCompleted(): boolean {
+    return this.completed;
+  }
+
+  /** Bytes of records in the chunk (for the ongoing chunk: bytes written so far). */
+  get dataSize(): number {
+    return this.dataBytes;
+  }
+
+  get chunkNumber(): number {
+    return this.header.startNumber;
+  }
+
+  /** Creates a new ongoing chunk: preallocated temp file, header fsynced, then renamed in. */
+  static async create(directory: string, chunkNumber: number, chunkSize: number): Promise<Chunk> {
+    const header = newChunkHeader(chunkSize, chunkNumber);
+    const path = join(directory, chunkFileName(chunkNumber, 0));
+    const temp = `${path}.${header.chunkId}.tmp`;
+    const handle = await open(temp, 'w+');
+    const headerBytes = encodeChunkHeader(header);
+    try {
+      await handle.truncate(ongoingFileBytes(chunkSize));
+      await handle.write(headerBytes, 0, CHUNK_HEADER_BYTES, 0);
+      await handle.sync();
+    } catch (error) {
+      await handle.close();
+      throw Errors.storageIo.create(temp, 'create chunk', String(error));
+    }
+    await rename(temp, path);
+    await fsyncDirectory(directory);
+    const chunk = new Chunk(path, header, handle, false, 0);
+    chunk.memory = Buffer.allocUnsafeSlow(chunkSize);
+    chunk.hash = createHash('md5').update(headerBytes);
+    return chunk;
+  }
+
+  /** Opens an existing chunk file and reads its header and footer; verifies nothing else. */
+  static async open(path: string, expectedChunkSize: number): Promise<Chunk> {
+    const handle = await open(path, 'r+');
+    const fd = handle.fd;
+    const size = fstatSync(fd).size;
+    const headerBytes = Buffer.alloc(CHUNK_HEADER_BYTES);
+    readSync(fd, headerBytes, 0, CHUNK_HEADER_BYTES, 0);
+    const header = decodeChunkHeader(headerBytes);
+    const fail = async (what: string) => {
+      await handle.close();
+      return Errors.storageCorrupt.create(path, 0, what);
+    };
+    if (typeof header === 'string') throw await fail(header);
+    if (header.chunkSize !== expectedChunkSize) {
+      throw await fail(`chunk size ${header.chunkSize} differs from the configured ${expectedChunkSize}; start with --chunk-size ${header.chunkSize}`);
+    }
+    if (size < CHUNK_HEADER_BYTES + CHUNK_FOOTER_BYTES) throw await fail('file shorter than header and footer');
+    const footerBytes = Buffer.alloc(CHUNK_FOOTER_BYTES);
+    readSync(fd, footerBytes, 0, CHUNK_FOOTER_BYTES, size - CHUNK_FOOTER_BYTES);
+    const footer = decodeChunkFooter(footerBytes);
+    if (footer.isCompleted && completedFileBytes(footer.physicalDataSize) !== size) {
+      throw await fail(`completed chunk of ${size} bytes does not match its footer's data size ${footer.physicalDataSize}`);
+    }
+    return new Chunk(path, header, handle, footer.isCompleted, footer.isCompleted ? footer.physicalDataSize : 0);
+  }
+
+  /**
+   * Makes an ongoing chunk writable at `dataEnd` (from writer.chk): loads the data into memory,
+   * rebuilds the running hash, and wipes any bytes written past `dataEnd` that were never
+   * acknowledged, so nothing torn or unacknowledged can be read later.
+   */
+  async resumeWriting(dataEnd: number): Promise<void> {
+    if (this.completed) throw new TypeError('resumeWriting on a completed chunk');
+    const fd = this.handle.fd;
+    if (fstatSync(fd).size < ongoingFileBytes(this.header.chunkSize)) {
+      ftruncateSync(fd, ongoingFileBytes(this.header.chunkSize));
+    }
+    this.memory = Buffer.allocUnsafeSlow(this.header.chunkSize);
+    if (dataEnd > 0) readSync(fd, this.memory, 0, dataEnd, CHUNK_HEADER_BYTES);
+    this.wipeFrom(dataEnd);
+    this.dataBytes = dataEnd;
+    const headerBytes = Buffer.alloc(CHUNK_HEADER_BYTES);
+    readSync(fd, headerBytes, 0, CHUNK_HEADER_BYTES, 0);
+    this.hash = createHash('md5').update(headerBytes).update(this.memory.subarray(0, dataEnd));
+  }
+
+  /** Zeroes the file from data offset `from` until a block that is already all zeroes. */
+  private wipeFrom(from: number): void {
+    const fd = this.handle.fd;
+    const block = Buffer.alloc(WIPE_BLOCK_BYTES);
+    const zeroes = Buffer.alloc(WIPE_BLOCK_BYTES);
+    const end = CHUNK_HEADER_BYTES + this.header.chunkSize;
+    let wiped = false;
+    for (let position = CHUNK_HEADER_BYTES + from; position < end; position += WIPE_BLOCK_BYTES) {
+      const length = Math.min(WIPE_BLOCK_BYTES, end - position);
+      const read = readSync(fd, block, 0, length, position);
+      if (block.subarray(0, read).equals(zeroes.subarray(0, read))) break;
+      writeSync(fd, zeroes, 0, length, position);
+      wiped = true;
+    }
+    if (wiped) this.syncNow();
+  }
+
+  private syncNow(): void {
+    try {
+      fsyncSync(this.handle.fd);
+    } catch (error) {
+      throw Errors.storageIo.create(this.path, 'fsync', String(error));
+    }
+  }
+
+  /** Bytes still free for records. */
+  get freeBytes(): number {
+    return this.completed ? 0 : this.header.chunkSize - this.dataBytes;
+  }
+
+  /** Appends framed records at the end of the data (the caller checked they fit). */
+  async append(bytes: Buffer): Promise<void> {
+    const memory = this.memory;
+    if (this.completed || !memory || !this.hash) throw new TypeError('append to a chunk that is not ongoing');
+    const at = this.dataBytes;
+    bytes.copy(memory, at);
+    this.hash.update(bytes);
+    this.dataBytes += bytes.length;
+    try {
+      await this.handle.write(bytes, 0, bytes.length, CHUNK_HEADER_BYTES + at);
+    } catch (error) {
+      throw Errors.storageIo.create(this.path, 'write', String(error));
+    }
+  }
+
+  /** Makes every appended byte durable. A failure is fatal: the caller must never retry. */
+  async sync(): Promise<void> {
+    try {
+      await this.handle.datasync();
+    } catch (error) {
+      throw Errors.storageIo.create(this.path, 'fsync', String(error));
+    }
+  }
+
+  /** Writes padding and footer with the file hash, cuts the file to size and fsyncs it. */
+  async complete(): Promise<void> {
+    if (this.completed || !this.hash) throw new TypeError('complete on a chunk that is not ongoing');
+    const fileBytes = completedFileBytes(this.dataBytes);
+    const padding = Buffer.alloc(fileBytes - CHUNK_HEADER_BYTES - this.dataBytes - CHUNK_FOOTER_BYTES);
+    const footer = encodeChunkFooter({
+      isCompleted: true, physicalDataSize: this.dataBytes, logicalDataSize: this.dataBytes, mapSize: 0,
+    });
+    this.hash.update(padding).update(footer.subarray(0, FOOTER_HASHED_BYTES));
+    setFooterHash(footer, this.hash.digest());
+    const tail = Buffer.concat([padding, footer]);
+    try {
+      await this.handle.truncate(fileBytes);
+      await this.handle.write(tail, 0, tail.length, CHUNK_HEADER_BYTES + this.dataBytes);
+      await this.handle.sync();
+    } catch (error) {
+      throw Errors.storageIo.create(this.path, 'complete chunk', String(error));
+    }
+    this.completed = true;
+    this.hash = undefined;
+  }
+
+  /** Keeps (or drops) the in-memory copy of a completed chunk, as a read cache. */
+  setCached(cached: boolean): void {
+    if (!cached) this.memory = undefined;
+  }
+
+  get isCached(): boolean {
+    return this.memory !== undefined;
+  }
+
+  /**
+   * Finds the frame at data offset `local`, checking it ends before `limit` (data offset) and
+   * passes its checksum. A bad frame below the durable end is corruption, never skipped.
+   */
+  frameAt(local: number, limit: number): FrameLocation {
+    if (this.closed) throw Errors.storageClosed.create(`chunk ${this.path} is closed`);
+    if (this.memory) return this.checked(this.memory, local, limit, local);
+    const want = Math.min(READ_AHEAD_BYTES, limit - local);
+    let buffer = Buffer.allocUnsafe(want);
+    readSync(this.handle.fd, buffer, 0, want, CHUNK_HEADER_BYTES + local);
+    if (want >= 4) {
+      const framed = buffer.readUInt32LE(0) + 8;
+      if (framed > want && local + framed <= limit) {
+        buffer = Buffer.allocUnsafe(framed);
+        readSync(this.handle.fd, buffer, 0, framed, CHUNK_HEADER_BYTES + local);
+      }
+    }
+    return this.checked(buffer, 0, buffer.length, local);
+  }
+
+  /** Finds the frame that ends at data offset `end`, by its length suffix. */
+  frameEndingAt(end: number): FrameLocation {
+    let suffix: number;
+    if (this.memory) {
+      suffix = this.memory.readUInt32LE(end - 4);
+    } else {
+      const bytes = Buffer.allocUnsafe(4);
+      readSync(this.handle.fd, bytes, 0, 4, CHUNK_HEADER_BYTES + end - 4);
+      suffix = bytes.readUInt32LE(0);
+    }
+    const start = end - suffix - 8;
+    if (start < 0) throw Errors.storageCorrupt.create(this.path, end, 'record length suffix points before the chunk start');
+    return this.frameAt(start, end);
+  }
+
+  private checked(buffer: Buffer, offset: number, limit: number, local: number): FrameLocation {
+    const check = checkFrame(buffer, offset, limit);
+    if (check.problem === 'checksum') throw Errors.storageChecksum.create(this.path, local);
+    if (check.problem) throw Errors.storageCorrupt.create(this.path, local, `bad record frame (${check.problem})`);
+    return { buffer, offset, framedLength: check.framedLength };
+  }
+
+  /** Recomputes the MD5 of a completed chunk and compares it with the footer's. */
+  async verifyHash(): Promise<boolean> {
+    if (!this.completed) throw new TypeError('verifyHash on an ongoing chunk');
+    const size = completedFileBytes(this.dataBytes);
+    const hash = createHash('md5');
+    const block = Buffer.allocUnsafe(HASH_BLOCK_BYTES);
+    const hashedEnd = size - 16;
+    for (let position = 0; position < hashedEnd; position += HASH_BLOCK_BYTES) {
+      if (this.closed) return true;
+      const length = Math.min(HASH_BLOCK_BYTES, hashedEnd - position);
+      const { bytesRead } = await this.handle.read(block, 0, length, position);
+      hash.update(block.subarray(0, bytesRead));
+    }
+    const stored = Buffer.alloc(16);
+    readSync(this.handle.fd, stored, 0, 16, hashedEnd);
+    return hash.digest().equals(stored);
+  }
+
+  /**
+   * Cuts the chunk back so that it holds `local` bytes of data and is ongoing again (the
+   * truncate.chk procedure and discarding an unacknowledged tail).
+   */
+  truncateTo(local: number): void {
+    const fd = this.handle.fd;
+    const oldSize = fstatSync(fd).size;
+    const zeroes = Buffer.alloc(WIPE_BLOCK_BYTES);
+    for (let position = CHUNK_HEADER_BYTES + local; position < oldSize; position += WIPE_BLOCK_BYTES) {
+      writeSync(fd, zeroes, 0, Math.min(WIPE_BLOCK_BYTES, oldSize - position), position);
+    }
+    ftruncateSync(fd, ongoingFileBytes(this.header.chunkSize));
+    this.syncNow();
+    this.completed = false;
+    this.dataBytes = local;
+    this.memory = undefined;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.memory = undefined;
+    await this.handle.close();
+  }
+}

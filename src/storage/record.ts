@@ -1,0 +1,203 @@
+import { crc32 } from 'node:zlib';
+import { readInt64, writeInt64 } from './int64.js';
+import { readUuid, writeUuid } from './uuid.js';
+
+/**
+ * Log records. On disk each record is framed `u32 length | payload | u32 length` so the log can
+ * be walked both ways. The payload starts with a CRC-32 of everything after it, verified on
+ * every read:
+ *
+ *   0 u32 crc32 | 4 u8 kind | 5 u8 version | 6 i64 logPosition | kind-specific fields
+ *
+ * Event record fields: 14 u16 flags | 16 i64 transactionPosition | 24 i32 transactionOffset |
+ *   28 i64 eventNumber | 36 i64 timestamp (ms since the Unix epoch) | 44 eventId[16] |
+ *   60 correlationId[16] | 76 u16+utf8 stream | u16+utf8 eventType | u32+data | u32+metadata
+ * System record fields: 14 i64 timestamp | 22 u8 systemKind | 23 u32+data (JSON)
+ */
+
+export const RecordKind = { event: 0, system: 2 } as const;
+export const SystemKind = { epoch: 1 } as const;
+export const RECORD_VERSION = 1;
+
+export const EventFlags = {
+  data: 0x01,
+  transactionBegin: 0x02,
+  transactionEnd: 0x04,
+  streamDelete: 0x08,
+  isCommitted: 0x20,
+  isJson: 0x100,
+  isRedacted: 0x200,
+} as const;
+
+/** Bytes of framing around a payload: a length before and after. */
+export const FRAME_BYTES = 8;
+/** A payload may not exceed this; the header of a chunk plus one maximal record still fits. */
+export const RECORD_PAYLOAD_BYTES_MAX = 16 * 1024 * 1024 - 10_000;
+const EVENT_FIXED_BYTES = 76 + 2 + 2 + 4 + 4;
+const SYSTEM_FIXED_BYTES = 23 + 4;
+
+export interface EventRecord {
+  kind: typeof RecordKind.event;
+  logPosition: number;
+  flags: number;
+  transactionPosition: number;
+  transactionOffset: number;
+  eventNumber: number;
+  timestamp: number;
+  eventId: string;
+  correlationId: string;
+  streamName: string;
+  eventType: string;
+  data: Buffer;
+  metadata: Buffer;
+}
+
+export interface SystemRecord {
+  kind: typeof RecordKind.system;
+  logPosition: number;
+  timestamp: number;
+  systemKind: number;
+  data: Buffer;
+}
+
+export type LogRecord = EventRecord | SystemRecord;
+
+export type EventRecordInput = Omit<EventRecord, 'kind'>;
+
+/** Upper bound of the framed size of an event record, for sizing buffers before encoding. */
+export function eventRecordBytesMax(streamName: string, eventType: string, data: Buffer, metadata: Buffer): number {
+  return FRAME_BYTES + EVENT_FIXED_BYTES + 3 * (streamName.length + eventType.length) + data.length + metadata.length;
+}
+
+function sealFrame(buffer: Buffer, start: number, payloadEnd: number): number {
+  const payloadLength = payloadEnd - start - 4;
+  buffer.writeUInt32LE(payloadLength, start);
+  buffer.writeUInt32LE(crc32(buffer.subarray(start + 8, payloadEnd)), start + 4);
+  buffer.writeUInt32LE(payloadLength, payloadEnd);
+  return payloadEnd + 4 - start;
+}
+
+function writeShortString(buffer: Buffer, offset: number, text: string): number {
+  const length = buffer.write(text, offset + 2, 'utf8');
+  buffer.writeUInt16LE(length, offset);
+  return offset + 2 + length;
+}
+
+function writeBytes(buffer: Buffer, offset: number, bytes: Buffer): number {
+  buffer.writeUInt32LE(bytes.length, offset);
+  bytes.copy(buffer, offset + 4);
+  return offset + 4 + bytes.length;
+}
+
+/**
+ * Encodes a framed event record into `buffer` at `start` and returns the framed length. The
+ * buffer must have room for eventRecordBytesMax(...).
+ */
+export function encodeEventRecord(buffer: Buffer, start: number, record: EventRecordInput): number {
+  const p = start + 4;
+  buffer[p + 4] = RecordKind.event;
+  buffer[p + 5] = RECORD_VERSION;
+  writeInt64(buffer, p + 6, record.logPosition);
+  buffer.writeUInt16LE(record.flags, p + 14);
+  writeInt64(buffer, p + 16, record.transactionPosition);
+  buffer.writeInt32LE(record.transactionOffset, p + 24);
+  writeInt64(buffer, p + 28, record.eventNumber);
+  writeInt64(buffer, p + 36, record.timestamp);
+  writeUuid(buffer, p + 44, record.eventId);
+  writeUuid(buffer, p + 60, record.correlationId);
+  let offset = writeShortString(buffer, p + 76, record.streamName);
+  offset = writeShortString(buffer, offset, record.eventType);
+  offset = writeBytes(buffer, offset, record.data);
+  offset = writeBytes(buffer, offset, record.metadata);
+  return sealFrame(buffer, start, offset);
+}
+
+export function encodeSystemRecord(logPosition: number, timestamp: number, systemKind: number, data: Buffer): Buffer {
+  const buffer = Buffer.alloc(FRAME_BYTES + SYSTEM_FIXED_BYTES + data.length);
+  const p = 4;
+  buffer[p + 4] = RecordKind.system;
+  buffer[p + 5] = RECORD_VERSION;
+  writeInt64(buffer, p + 6, logPosition);
+  writeInt64(buffer, p + 14, timestamp);
+  buffer[p + 22] = systemKind;
+  const end = writeBytes(buffer, p + 23, data);
+  sealFrame(buffer, 0, end);
+  return buffer;
+}
+
+/** Why a frame could not be decoded; the caller turns it into a coded error with file and position. */
+export type FrameProblem = 'length' | 'checksum' | 'kind';
+
+export interface FrameCheck {
+  /** Total framed length, when the frame is sound. */
+  framedLength: number;
+  problem?: FrameProblem;
+}
+
+/**
+ * Checks the frame that starts at `offset`: the length prefix is in range, fits in `limit`,
+ * matches the suffix, and the checksum holds.
+ */
+export function checkFrame(buffer: Buffer, offset: number, limit: number): FrameCheck {
+  if (offset + 4 > limit) return { framedLength: 0, problem: 'length' };
+  const payloadLength = buffer.readUInt32LE(offset);
+  const framedLength = payloadLength + FRAME_BYTES;
+  if (payloadLength < 6 || payloadLength > RECORD_PAYLOAD_BYTES_MAX || offset + framedLength > limit) {
+    return { framedLength: 0, problem: 'length' };
+  }
+  if (buffer.readUInt32LE(offset + 4 + payloadLength) !== payloadLength) return { framedLength: 0, problem: 'length' };
+  const stored = buffer.readUInt32LE(offset + 4);
+  if (crc32(buffer.subarray(offset + 8, offset + 4 + payloadLength)) !== stored) {
+    return { framedLength: 0, problem: 'checksum' };
+  }
+  const kind = buffer[offset + 8];
+  if (kind !== RecordKind.event && kind !== RecordKind.system) return { framedLength: 0, problem: 'kind' };
+  return { framedLength };
+}
+
+function readShortString(buffer: Buffer, offset: number): [string, number] {
+  const length = buffer.readUInt16LE(offset);
+  return [buffer.toString('utf8', offset + 2, offset + 2 + length), offset + 2 + length];
+}
+
+function readBytes(buffer: Buffer, offset: number): [Buffer, number] {
+  const length = buffer.readUInt32LE(offset);
+  return [buffer.subarray(offset + 4, offset + 4 + length), offset + 4 + length];
+}
+
+/** Decodes a frame already checked with checkFrame. Data and metadata are views into `buffer`. */
+export function decodeRecord(buffer: Buffer, offset: number): LogRecord {
+  const p = offset + 4;
+  const logPosition = readInt64(buffer, p + 6);
+  if (buffer[p + 4] === RecordKind.system) {
+    const [data] = readBytes(buffer, p + 23);
+    return { kind: RecordKind.system, logPosition, timestamp: readInt64(buffer, p + 14), systemKind: buffer[p + 22], data };
+  }
+  const [streamName, afterStream] = readShortString(buffer, p + 76);
+  const [eventType, afterType] = readShortString(buffer, afterStream);
+  const [data, afterData] = readBytes(buffer, afterType);
+  const [metadata] = readBytes(buffer, afterData);
+  return {
+    kind: RecordKind.event,
+    logPosition,
+    flags: buffer.readUInt16LE(p + 14),
+    transactionPosition: readInt64(buffer, p + 16),
+    transactionOffset: buffer.readInt32LE(p + 24),
+    eventNumber: readInt64(buffer, p + 28),
+    timestamp: readInt64(buffer, p + 36),
+    eventId: readUuid(buffer, p + 44),
+    correlationId: readUuid(buffer, p + 60),
+    streamName,
+    eventType,
+    data,
+    metadata,
+  };
+}
+
+/** The fields an index rebuild needs, without decoding the data. Undefined for system records. */
+export function peekEventKey(buffer: Buffer, offset: number): { streamName: string; eventNumber: number } | undefined {
+  const p = offset + 4;
+  if (buffer[p + 4] !== RecordKind.event) return undefined;
+  const [streamName] = readShortString(buffer, p + 76);
+  return { streamName, eventNumber: readInt64(buffer, p + 28) };
+}

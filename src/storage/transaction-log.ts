@@ -1,0 +1,325 @@
+import { readdirSync, unlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { Errors } from '../common/errors.js';
+import type { Logger } from '../common/logger.js';
+import { Chunk, type FrameLocation } from './chunk.js';
+import { parseChunkFileName } from './chunk-format.js';
+import { fsyncDirectorySync } from './durable-file.js';
+import { decodeRecord, type LogRecord } from './record.js';
+
+/** The log cannot address more chunks than this (the chunk number is part of file names). */
+export const CHUNK_COUNT_MAX = 400_000;
+
+export interface LogOpenOptions {
+  dbPath: string;
+  chunkSizeBytes: number;
+  /** Completed chunks whose bytes stay in memory after completion, newest first. */
+  cachedChunksMax: number;
+  logger: Logger;
+}
+
+export interface PositionedRecord {
+  record: LogRecord;
+  /** Where the record starts; its position in the log. */
+  position: number;
+  /** Where the next record would start (skips the free space at the end of a chunk). */
+  nextPosition: number;
+}
+
+/**
+ * The transaction log: an array of chunks addressed by log position
+ * (chunkNumber × chunkSize + offset in the chunk). It owns the chunk files; the writer appends
+ * through it and readers read up to `readableEnd`, the end of what is durable and published.
+ */
+export class TransactionLog {
+  private readonly chunks: Chunk[] = [];
+  private writeEnd = 0;
+  private published = 0;
+
+  private constructor(private readonly options: LogOpenOptions) {}
+
+  get chunkSize(): number {
+    return this.options.chunkSizeBytes;
+  }
+
+  /** Where the next record will be written. */
+  get writerPosition(): number {
+    return this.writeEnd;
+  }
+
+  /** Everything below this is durable and visible to readers. */
+  get readableEnd(): number {
+    return this.published;
+  }
+
+  get chunkCount(): number {
+    return this.chunks.length;
+  }
+
+  chunkFiles(): string[] {
+    return this.chunks.map((chunk) => chunk.path);
+  }
+
+  /**
+   * Opens the chunks and positions the writer at `writerCheckpoint`. Chunks or bytes past it
+   * were never acknowledged and are discarded; the records before it in the ongoing chunk are
+   * walked and checked, so a torn or corrupt acknowledged record stops the start.
+   */
+  static async open(options: LogOpenOptions, writerCheckpoint: number): Promise<TransactionLog> {
+    const log = new TransactionLog(options);
+    await log.openChunks();
+    await log.positionWriter(writerCheckpoint);
+    return log;
+  }
+
+  private chunkNumberOf(position: number): number {
+    return Math.floor(position / this.chunkSize);
+  }
+
+  private async openChunks(): Promise<void> {
+    const { dbPath, chunkSizeBytes } = this.options;
+    const newest = new Map<number, string>();
+    for (const name of readdirSync(dbPath)) {
+      if (name.endsWith('.tmp')) {
+        unlinkSync(join(dbPath, name));
+        continue;
+      }
+      const parsed = parseChunkFileName(name);
+      if (!parsed) continue;
+      const previous = newest.get(parsed.chunkNumber);
+      if (previous && previous > name) {
+        unlinkSync(join(dbPath, name));
+      } else {
+        if (previous) unlinkSync(join(dbPath, previous));
+        newest.set(parsed.chunkNumber, name);
+      }
+    }
+    for (const number of [...newest.keys()].sort((a, b) => a - b)) {
+      const chunk = await Chunk.open(join(dbPath, newest.get(number)!), chunkSizeBytes);
+      const expected = this.chunks.length;
+      if (chunk.header.startNumber !== expected) {
+        await chunk.close();
+        throw Errors.storageCorrupt.create(chunk.path, 0, `chunk starts at number ${chunk.header.startNumber}, expected ${expected}: a chunk file is missing`);
+      }
+      for (let n = chunk.header.startNumber; n <= chunk.header.endNumber; n++) this.chunks[n] = chunk;
+    }
+  }
+
+  private async positionWriter(writerCheckpoint: number): Promise<void> {
+    let position = writerCheckpoint;
+    const atChunk = this.chunks[this.chunkNumberOf(position)];
+    // A completed chunk whose data ends exactly at the checkpoint: the writer is at the next chunk.
+    if (atChunk?.isCompleted && position - atChunk.chunkNumber * this.chunkSize === atChunk.dataSize) {
+      position = (atChunk.header.endNumber + 1) * this.chunkSize;
+    }
+    const number = this.chunkNumberOf(position);
+    const local = position - number * this.chunkSize;
+    await this.dropChunksAfter(number);
+    if (number > this.chunks.length || (number === this.chunks.length && local !== 0)) {
+      throw Errors.storageCheckpoint.create(`writer.chk (${writerCheckpoint}) points past the end of the log (${this.chunks.length} chunks)`);
+    }
+    for (let n = 0; n < number; n++) {
+      if (!this.chunks[n].isCompleted) {
+        throw Errors.storageCorrupt.create(this.chunks[n].path, 0, 'an earlier chunk is not completed');
+      }
+    }
+    if (number === this.chunks.length) {
+      this.addChunk(await Chunk.create(this.options.dbPath, number, this.chunkSize));
+    }
+    const chunk = this.chunks[number];
+    if (chunk.isCompleted) {
+      if (local > chunk.dataSize) {
+        throw Errors.storageCheckpoint.create(`writer.chk (${writerCheckpoint}) is past the data of completed chunk ${chunk.path}`);
+      }
+      this.options.logger.warn({ chunk: chunk.path, keepBytes: local }, 'reopening a completed chunk to drop unacknowledged records');
+      chunk.truncateTo(local);
+    }
+    await chunk.resumeWriting(local);
+    this.checkFrames(chunk, local);
+    this.writeEnd = position;
+    this.published = position;
+  }
+
+  /** Walks the frames of the ongoing chunk up to `end`; every one must be whole and valid. */
+  private checkFrames(chunk: Chunk, end: number): void {
+    let local = 0;
+    while (local < end) local += chunk.frameAt(local, end).framedLength;
+    if (local !== end) throw Errors.storageCorrupt.create(chunk.path, local, 'writer.chk is not at a record boundary');
+  }
+
+  private async dropChunksAfter(number: number): Promise<void> {
+    let dropped = false;
+    while (this.chunks.length > number + 1) {
+      const chunk = this.chunks.pop()!;
+      if (this.chunks[this.chunks.length - 1] === chunk) continue;
+      await chunk.close();
+      unlinkSync(chunk.path);
+      this.options.logger.warn({ chunk: chunk.path }, 'deleted a chunk past the writer checkpoint');
+      dropped = true;
+    }
+    if (dropped) fsyncDirectorySync(this.options.dbPath);
+  }
+
+  /**
+   * Cuts the log back to `position` (truncate.chk): later chunks are deleted, newest first so a
+   * crash leaves a contiguous prefix, and the chunk holding the position is made ongoing again.
+   * Returns the position the log now ends at.
+   */
+  static async truncate(options: LogOpenOptions, position: number): Promise<number> {
+    const log = new TransactionLog(options);
+    await log.openChunks();
+    const number = log.chunkNumberOf(position);
+    const local = position - number * log.chunkSize;
+    await log.dropChunksAfter(local === 0 ? number - 1 : number);
+    const chunk = log.chunks[number];
+    let kept = local;
+    if (chunk && local > 0) {
+      if (chunk.header.endNumber !== chunk.header.startNumber) {
+        throw Errors.storageCorrupt.create(chunk.path, local, 'cannot truncate inside a merged chunk');
+      }
+      // A position in the free tail of a completed chunk keeps all of its data.
+      if (chunk.isCompleted) kept = Math.min(local, chunk.dataSize);
+      chunk.truncateTo(kept);
+    }
+    await log.close();
+    return Math.min(position, number * log.chunkSize + kept);
+  }
+
+  private addChunk(chunk: Chunk): void {
+    this.chunks[chunk.chunkNumber] = chunk;
+  }
+
+  get currentChunk(): Chunk {
+    return this.chunks[this.chunks.length - 1];
+  }
+
+  /**
+   * Makes sure `framedBytes` fit in the current chunk; if not, completes it and starts the next.
+   * Returns true when the writer moved to a new chunk (positions must be recomputed).
+   */
+  async ensureRoom(framedBytes: number): Promise<boolean> {
+    if (framedBytes > this.chunkSize) throw new TypeError('a write larger than a chunk was not rejected earlier');
+    if (this.currentChunk.freeBytes >= framedBytes) return false;
+    await this.completeCurrentChunk();
+    return true;
+  }
+
+  /** Completes the ongoing chunk and opens the next; the caller flushes writer.chk after. */
+  async completeCurrentChunk(): Promise<void> {
+    const chunk = this.currentChunk;
+    const next = chunk.chunkNumber + 1;
+    if (next >= CHUNK_COUNT_MAX) throw Errors.storageFull.create(CHUNK_COUNT_MAX);
+    await chunk.complete();
+    this.addChunk(await Chunk.create(this.options.dbPath, next, this.chunkSize));
+    this.writeEnd = next * this.chunkSize;
+    this.trimCache();
+  }
+
+  private trimCache(): void {
+    let cached = 0;
+    for (let n = this.chunks.length - 2; n >= 0; n--) {
+      const chunk = this.chunks[n];
+      if (!chunk.isCached) break;
+      chunk.setCached(++cached <= this.options.cachedChunksMax);
+    }
+  }
+
+  /** Appends framed records at the writer position (which the caller used to encode them). */
+  async append(bytes: Buffer): Promise<void> {
+    this.writeEnd += bytes.length;
+    await this.currentChunk.append(bytes);
+  }
+
+  async sync(): Promise<void> {
+    await this.currentChunk.sync();
+  }
+
+  /** Makes everything written so far visible to readers (after it is durable). */
+  publish(position: number): void {
+    this.published = position;
+  }
+
+  /** The frame at `position`, which must be a record start below the readable end. */
+  frameAt(position: number): FrameLocation {
+    const number = this.chunkNumberOf(position);
+    const chunk = this.chunks[number];
+    if (!chunk || position >= this.published) throw new RangeError(`position ${position} is not in the readable log`);
+    const local = position - chunk.chunkNumber * this.chunkSize;
+    return chunk.frameAt(local, this.chunkLimit(chunk));
+  }
+
+  private chunkLimit(chunk: Chunk): number {
+    return chunk.isCompleted ? chunk.dataSize : this.published - chunk.chunkNumber * this.chunkSize;
+  }
+
+  readRecord(position: number): LogRecord {
+    const frame = this.frameAt(position);
+    return decodeRecord(frame.buffer, frame.offset);
+  }
+
+  /** The first record at or after `position` (which is a record start or a chunk's free tail). */
+  nextRecord(position: number): PositionedRecord | undefined {
+    let at = position;
+    while (at < this.published) {
+      const chunk = this.chunks[this.chunkNumberOf(at)];
+      const chunkStart = chunk.chunkNumber * this.chunkSize;
+      if (at - chunkStart >= this.chunkLimit(chunk)) {
+        at = (chunk.header.endNumber + 1) * this.chunkSize;
+        continue;
+      }
+      const frame = chunk.frameAt(at - chunkStart, this.chunkLimit(chunk));
+      return { record: decodeRecord(frame.buffer, frame.offset), position: at, nextPosition: at + frame.framedLength };
+    }
+    return undefined;
+  }
+
+  /**
+   * Visits every record from `from` to `to` without decoding it: the start-up rebuild of the
+   * index and the existence filter, where decoding data would cost most of the time.
+   */
+  scan(from: number, to: number, visit: (buffer: Buffer, offset: number, position: number) => void): void {
+    let at = from;
+    while (at < to) {
+      const chunk = this.chunks[this.chunkNumberOf(at)];
+      const chunkStart = chunk.chunkNumber * this.chunkSize;
+      const limit = Math.min(this.chunkLimit(chunk), to - chunkStart);
+      if (at - chunkStart >= limit) {
+        at = (chunk.header.endNumber + 1) * this.chunkSize;
+        continue;
+      }
+      const frame = chunk.frameAt(at - chunkStart, limit);
+      visit(frame.buffer, frame.offset, at);
+      at += frame.framedLength;
+    }
+  }
+
+  /** The last record that ends at or before `position`. */
+  previousRecord(position: number): PositionedRecord | undefined {
+    let end = Math.min(position, this.published);
+    while (end > 0) {
+      let number = this.chunkNumberOf(end);
+      if (end % this.chunkSize === 0) number -= 1;
+      const chunk = this.chunks[number];
+      const chunkStart = chunk.chunkNumber * this.chunkSize;
+      const localEnd = Math.min(end - chunkStart, this.chunkLimit(chunk));
+      if (localEnd === 0) {
+        end = chunkStart;
+        continue;
+      }
+      const frame = chunk.frameEndingAt(localEnd);
+      const start = localEnd - frame.framedLength;
+      return { record: decodeRecord(frame.buffer, frame.offset), position: chunkStart + start, nextPosition: chunkStart + localEnd };
+    }
+    return undefined;
+  }
+
+  /** Completed chunks, newest first, for the start-up hash verification. */
+  completedChunks(): Chunk[] {
+    return [...new Set(this.chunks)].filter((chunk) => chunk.isCompleted).reverse();
+  }
+
+  async close(): Promise<void> {
+    for (const chunk of new Set(this.chunks)) await chunk.close();
+    this.chunks.length = 0;
+  }
+}
