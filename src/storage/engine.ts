@@ -1,0 +1,370 @@
+import { EventEmitter } from 'node:events';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { Errors } from '../common/errors.js';
+import type { Logger } from '../common/logger.js';
+import { CheckpointName, Checkpoint } from './checkpoint.js';
+import { resolveEngineOptions, type EngineOptions, type ResolvedEngineOptions } from './engine-options.js';
+import { writeEpoch } from './epoch.js';
+import { StreamExistenceFilter } from './existence-filter.js';
+import { TableIndex } from './index/table-index.js';
+import { DatabaseLock } from './lock.js';
+import { Reader, type AllPage, type EventRead, type StreamPage } from './reader.js';
+import { checkEvents, checkExpectedVersion, checkStreamName, checkCount, checkPosition } from './request-checks.js';
+import { StreamLookup } from './stream-info.js';
+import {
+  DELETED_EVENT_NUMBER, METADATA_EVENT_TYPE, TOMBSTONE_EVENT_TYPE, isMetadataStream, metadataStreamOf,
+  originalStreamOf, validateMetadata, type StreamMetadata,
+} from './stream-metadata.js';
+import { TransactionLog } from './transaction-log.js';
+import { Writer, type CommittedWrite, type NewEvent, type WriteResult } from './writer.js';
+import { peekEventKey } from './record.js';
+import { randomUUID } from 'node:crypto';
+
+export type EngineState = 'open' | 'closing' | 'closed' | 'failed';
+
+export interface EngineStatus {
+  state: EngineState;
+  writerPosition: number;
+  chaserPosition: number;
+  epochNumber: number;
+  chunkCount: number;
+}
+
+const CHASER_FLUSH_INTERVAL_MS = 1000;
+
+interface Checkpoints {
+  writer: Checkpoint;
+  chaser: Checkpoint;
+  epoch: Checkpoint;
+  proposal: Checkpoint;
+  truncate: Checkpoint;
+}
+
+function openCheckpoints(dbPath: string): Checkpoints {
+  return {
+    writer: Checkpoint.open(dbPath, CheckpointName.writer, 0, true),
+    chaser: Checkpoint.open(dbPath, CheckpointName.chaser, 0, true),
+    epoch: Checkpoint.open(dbPath, CheckpointName.epoch, -1, false),
+    proposal: Checkpoint.open(dbPath, CheckpointName.proposal, -1, false),
+    truncate: Checkpoint.open(dbPath, CheckpointName.truncate, -1, false),
+  };
+}
+
+/**
+ * The database engine: one transaction log, its index, the existence filter and the single
+ * writer, opened with recovery and closed cleanly. A fatal error (failed fsync, corruption)
+ * stops it: every later call fails with SVCDB_ERR_STORAGE_CLOSED and `onFatal` listeners hear it.
+ */
+export class Engine {
+  private state: EngineState = 'open';
+  private failure: Error | undefined;
+  private readonly events = new EventEmitter();
+  private chaserPosition: number;
+  private chaserTimer: NodeJS.Timeout | undefined;
+  private epochNumber = -1;
+  private readonly writer: Writer;
+  private readonly reader: Reader;
+  private readonly streams: StreamLookup;
+
+  private constructor(
+    private readonly options: ResolvedEngineOptions,
+    private readonly lock: DatabaseLock,
+    private readonly checkpoints: Checkpoints,
+    private readonly log: TransactionLog,
+    private readonly index: TableIndex,
+    private readonly existence: StreamExistenceFilter,
+    private readonly logger: Logger,
+  ) {
+    this.streams = new StreamLookup(log, index, existence, options.streamInfoCacheCapacity);
+    this.reader = new Reader(log, this.streams);
+    this.writer = new Writer(
+      log, checkpoints.writer, this.streams,
+      (writes, end) => this.publish(writes, end),
+      (error) => this.fail(error),
+      options.recentEventIdsMax,
+    );
+    this.chaserPosition = log.readableEnd;
+    this.events.setMaxListeners(0);
+  }
+
+  static async open(engineOptions: EngineOptions): Promise<Engine> {
+    const options = resolveEngineOptions(engineOptions);
+    const logger = options.logger.child({ component: 'storage' });
+    mkdirSync(options.dbPath, { recursive: true });
+    mkdirSync(options.indexPath, { recursive: true });
+    const lock = DatabaseLock.acquire(options.dbPath);
+    try {
+      return await Engine.recover(options, lock, logger);
+    } catch (error) {
+      lock.release();
+      throw error;
+    }
+  }
+
+  private static async recover(options: ResolvedEngineOptions, lock: DatabaseLock, logger: Logger): Promise<Engine> {
+    const checkpoints = openCheckpoints(options.dbPath);
+    const logOptions = { dbPath: options.dbPath, chunkSizeBytes: options.chunkSizeBytes, cachedChunksMax: options.cachedChunksMax, logger };
+    await Engine.applyTruncation(checkpoints, logOptions, logger);
+    const { writer, chaser, epoch } = checkpoints;
+    if (chaser.value > writer.value || epoch.value >= writer.value) {
+      throw Errors.storageCheckpoint.create(`chaser.chk ${chaser.value} or epoch.chk ${epoch.value} is past writer.chk ${writer.value}`);
+    }
+    const log = await TransactionLog.open(logOptions, writer.value);
+    if (log.writerPosition !== writer.value) writer.write(log.writerPosition);
+    const index = await TableIndex.open({
+      directory: options.indexPath, memTableEntriesMax: options.memTableEntriesMax, hasher: options.streamHasher,
+      logger: logger.child({ component: 'index' }),
+    });
+    const existence = await StreamExistenceFilter.open({
+      directory: join(options.indexPath, 'stream-existence'), sizeBytes: options.existenceFilterSizeBytes,
+      hasher: options.streamHasher, logger: logger.child({ component: 'existence-filter' }),
+    });
+    await Engine.catchUpIndex(log, index, existence, logger);
+    const engine = new Engine(options, lock, checkpoints, log, index, existence, logger);
+    await engine.start();
+    return engine;
+  }
+
+  /** Cuts the log back to truncate.chk (set by a restore) and lowers the other checkpoints. */
+  private static async applyTruncation(checkpoints: Checkpoints, logOptions: Parameters<typeof TransactionLog.truncate>[0], logger: Logger): Promise<void> {
+    const { truncate, writer, chaser, epoch } = checkpoints;
+    if (truncate.value < 0) return;
+    if (truncate.value > writer.value) {
+      logger.warn({ truncate: truncate.value, writer: writer.value }, 'truncate.chk is past the end of the log; nothing to truncate');
+    } else {
+      const end = await TransactionLog.truncate(logOptions, truncate.value);
+      writer.write(Math.min(writer.value, end));
+      chaser.write(Math.min(chaser.value, end));
+      if (epoch.value >= end) epoch.write(-1);
+      logger.warn({ position: end }, 'truncated the log to truncate.chk');
+    }
+    truncate.write(-1);
+  }
+
+  /**
+   * The index files cover the log up to the index's commit position and the existence filter
+   * up to its checkpoint; what lies between those and the writer is re-added from the log.
+   */
+  private static async catchUpIndex(log: TransactionLog, index: TableIndex, existence: StreamExistenceFilter, logger: Logger): Promise<void> {
+    const end = log.writerPosition;
+    if (index.commitPosition > end) {
+      logger.warn({ indexPosition: index.commitPosition, writer: end }, 'the index is ahead of the log; rebuilding it');
+      await index.clear();
+    }
+    if (existence.checkpoint > end) existence.moveCheckpointBack(end);
+    const indexFrom = index.commitPosition;
+    const filterFrom = Math.max(existence.checkpoint, 0);
+    const started = Date.now();
+    let added = 0;
+    log.scan(Math.min(indexFrom, filterFrom), end, (buffer, offset, position) => {
+      const key = peekEventKey(buffer, offset);
+      if (!key) return;
+      if (position >= indexFrom) {
+        index.add(key.streamName, key.eventNumber, position);
+        added++;
+      }
+      if (position >= filterFrom) existence.add(key.streamName);
+    });
+    index.commit(end);
+    existence.commit(end);
+    logger.info({ from: indexFrom, to: end, entries: added, ms: Date.now() - started }, 'index caught up with the log');
+  }
+
+  private async start(): Promise<void> {
+    const epoch = await writeEpoch(this.log, this.checkpoints);
+    this.epochNumber = epoch.epochNumber;
+    this.publishPosition(this.log.writerPosition);
+    this.chaserTimer = setInterval(() => void this.flushChaser(), CHASER_FLUSH_INTERVAL_MS).unref();
+    this.logger.info({ epochNumber: epoch.epochNumber, position: epoch.epochPosition, chunks: this.log.chunkCount }, 'database opened');
+    if (this.options.verifyChunks === 'blocking') await this.verifyChunks();
+    else if (this.options.verifyChunks === 'background') void this.verifyChunks();
+  }
+
+  /** Checks every completed chunk's hash, newest first; a mismatch stops the engine. */
+  private async verifyChunks(): Promise<void> {
+    for (const chunk of this.log.completedChunks()) {
+      if (this.state !== 'open') return;
+      let intact: boolean;
+      try {
+        intact = await chunk.verifyHash();
+      } catch (error) {
+        if (this.state !== 'open') return;
+        throw error;
+      }
+      if (!intact) {
+        const error = Errors.storageChunkHash.create(chunk.path);
+        this.fail(error);
+        if (this.options.verifyChunks === 'blocking') throw error;
+        return;
+      }
+    }
+    this.logger.info({}, 'verified the hashes of all completed chunks');
+  }
+
+  private async flushChaser(): Promise<void> {
+    if (this.state !== 'open' || this.checkpoints.chaser.value === this.chaserPosition) return;
+    try {
+      await this.checkpoints.chaser.writeAsync(this.chaserPosition);
+    } catch (error) {
+      this.fail(error as Error);
+    }
+  }
+
+  /** Called by the writer once records are durable: index them, then let readers see them. */
+  private publish(writes: CommittedWrite[], end: number): void {
+    for (const write of writes) {
+      const { streamName, firstEventNumber, positions, events } = write;
+      for (let i = 0; i < positions.length; i++) this.index.add(streamName, firstEventNumber + i, positions[i]);
+      this.existence.add(streamName);
+      this.streams.committed(streamName, write.lastEventNumber);
+      if (isMetadataStream(streamName)) this.streams.metadataCommitted(originalStreamOf(streamName), events[events.length - 1].data);
+    }
+    this.publishPosition(end);
+    this.events.emit('committed', writes);
+  }
+
+  private publishPosition(end: number): void {
+    this.index.commit(end);
+    this.existence.commit(end);
+    this.log.publish(end);
+    this.chaserPosition = end;
+  }
+
+  private fail(error: Error): void {
+    if (this.state === 'failed' || this.state === 'closed') return;
+    this.state = 'failed';
+    this.failure = error;
+    this.logger.error({ err: error, code: (error as { code?: string }).code }, 'storage engine stopped');
+    this.events.emit('fatal', error);
+  }
+
+  onFatal(listener: (error: Error) => void): void {
+    this.events.on('fatal', listener);
+  }
+
+  /** Hears every group commit once it is durable and readable (long polls, subscriptions). */
+  onCommitted(listener: (writes: CommittedWrite[]) => void): () => void {
+    this.events.on('committed', listener);
+    return () => this.events.off('committed', listener);
+  }
+
+  private checkOpen(): void {
+    if (this.state === 'open') return;
+    const reason = this.failure ? `stopped after an error: ${this.failure.message}` : `the engine is ${this.state}`;
+    throw Errors.storageClosed.create(reason);
+  }
+
+  async append(streamName: string, expectedVersion: number, events: NewEvent[]): Promise<WriteResult> {
+    this.checkOpen();
+    checkStreamName(streamName);
+    checkExpectedVersion(expectedVersion);
+    checkEvents(streamName, events, this.options.chunkSizeBytes);
+    return this.writer.submit({ kind: 'append', streamName, expectedVersion, events });
+  }
+
+  /** Soft delete (reads answer not found; a new append revives the stream) or hard delete (tombstone, forever). */
+  async deleteStream(streamName: string, expectedVersion: number, hard: boolean): Promise<WriteResult> {
+    this.checkOpen();
+    checkStreamName(streamName);
+    checkExpectedVersion(expectedVersion);
+    if (isMetadataStream(streamName)) throw Errors.invalidStreamName.create('a metadata stream cannot be deleted; delete its stream');
+    if (!hard) return this.writer.submit({ kind: 'softDelete', streamName, expectedVersion, events: [] });
+    const tombstone: NewEvent = { eventId: randomUUID(), eventType: TOMBSTONE_EVENT_TYPE, data: Buffer.alloc(0), metadata: Buffer.alloc(0), isJson: false };
+    return this.writer.submit({ kind: 'hardDelete', streamName, expectedVersion, events: [tombstone] });
+  }
+
+  /** Writes a new metadata event to `$$stream`; `expectedVersion` applies to the metadata stream. */
+  async setStreamMetadata(streamName: string, expectedVersion: number, metadata: unknown, eventId: string = randomUUID()): Promise<WriteResult> {
+    this.checkOpen();
+    checkStreamName(streamName);
+    validateMetadata(metadata);
+    const event: NewEvent = { eventId, eventType: METADATA_EVENT_TYPE, data: Buffer.from(JSON.stringify(metadata)), metadata: Buffer.alloc(0), isJson: true };
+    return this.append(metadataStreamOf(streamName), expectedVersion, [event]);
+  }
+
+  getStreamMetadata(streamName: string): { metadata: StreamMetadata; metastreamVersion: number; deleted: boolean } {
+    this.checkOpen();
+    checkStreamName(streamName);
+    return {
+      metadata: this.streams.metadata(streamName),
+      metastreamVersion: this.streams.lastEventNumber(metadataStreamOf(streamName)),
+      deleted: this.streams.lastEventNumber(streamName) === DELETED_EVENT_NUMBER,
+    };
+  }
+
+  readEvent(streamName: string, eventNumber: number): EventRead {
+    this.checkOpen();
+    checkStreamName(streamName);
+    checkPosition('event number', eventNumber, -1);
+    return this.reader.readEvent(streamName, eventNumber);
+  }
+
+  readStreamForward(streamName: string, fromEventNumber: number, maxCount: number): StreamPage {
+    this.checkOpen();
+    checkStreamName(streamName);
+    checkPosition('event number', fromEventNumber, 0);
+    checkCount(maxCount);
+    return this.reader.readForward(streamName, fromEventNumber, maxCount);
+  }
+
+  /** From `fromEventNumber` down; -1 starts at the last event. */
+  readStreamBackward(streamName: string, fromEventNumber: number, maxCount: number): StreamPage {
+    this.checkOpen();
+    checkStreamName(streamName);
+    checkPosition('event number', fromEventNumber, -1);
+    checkCount(maxCount);
+    return this.reader.readBackward(streamName, fromEventNumber, maxCount);
+  }
+
+  readAllForward(position: number, maxCount: number): AllPage {
+    this.checkOpen();
+    checkPosition('position', position, 0);
+    checkCount(maxCount);
+    return this.reader.readAllForward(position, maxCount);
+  }
+
+  /** From the record before `position` down; -1 starts at the end of the log. */
+  readAllBackward(position: number, maxCount: number): AllPage {
+    this.checkOpen();
+    checkPosition('position', position, -1);
+    checkCount(maxCount);
+    return this.reader.readAllBackward(position, maxCount);
+  }
+
+  /** The admin merge: every index file into one. */
+  async mergeIndexes(): Promise<void> {
+    this.checkOpen();
+    await this.index.mergeAll();
+  }
+
+  status(): EngineStatus {
+    return {
+      state: this.state,
+      writerPosition: this.log.readableEnd,
+      chaserPosition: this.chaserPosition,
+      epochNumber: this.epochNumber,
+      chunkCount: this.log.chunkCount,
+    };
+  }
+
+  indexStats(): ReturnType<TableIndex['stats']> {
+    return this.index.stats();
+  }
+
+  /** Finishes queued writes, persists the chaser, closes files and releases the lock. */
+  async close(): Promise<void> {
+    if (this.state === 'closing' || this.state === 'closed') return;
+    const failed = this.state === 'failed';
+    this.state = 'closing';
+    clearInterval(this.chaserTimer);
+    await this.writer.drained();
+    if (!failed) this.checkpoints.chaser.write(this.chaserPosition);
+    await this.index.close();
+    if (!failed) await this.existence.close();
+    await this.log.close();
+    for (const checkpoint of Object.values(this.checkpoints)) await checkpoint.close();
+    this.lock.release();
+    this.state = 'closed';
+  }
+}

@@ -1,0 +1,157 @@
+import { Errors, isSvcError } from '../common/errors.js';
+import { RecordKind, type EventRecord } from './record.js';
+import type { StreamLookup } from './stream-info.js';
+import { DELETED_EVENT_NUMBER, NO_STREAM, type StreamMetadata } from './stream-metadata.js';
+import type { TransactionLog } from './transaction-log.js';
+
+export type ReadStatus = 'success' | 'notFound' | 'deleted';
+
+export interface StreamPage {
+  status: ReadStatus;
+  /** In read order: ascending for forward reads, descending for backward reads. */
+  events: EventRecord[];
+  /** The stream's last event number (-1 when it has none). */
+  lastEventNumber: number;
+  /** Where the next page in the same direction starts. */
+  nextEventNumber: number;
+  isEndOfStream: boolean;
+  metadata: StreamMetadata;
+}
+
+export interface EventRead {
+  status: ReadStatus;
+  event?: EventRecord;
+  lastEventNumber: number;
+}
+
+export interface AllPage {
+  events: EventRecord[];
+  /** Position to continue from in the same direction. */
+  nextPosition: number;
+  isEnd: boolean;
+}
+
+/** The visible range of a stream and the checks that hide expired and truncated events. */
+interface Visibility {
+  status: ReadStatus;
+  last: number;
+  firstVisible: number;
+  oldestTimestamp: number;
+  metadata: StreamMetadata;
+}
+
+/**
+ * Stream and $all reads. Metadata takes effect at read time: events before `$tb`, beyond the
+ * last `$maxCount`, or older than `$maxAge` are not returned, though they stay in the log
+ * (and in $all) until a scavenge removes them.
+ */
+export class Reader {
+  constructor(
+    private readonly log: TransactionLog,
+    private readonly streams: StreamLookup,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  private visibility(streamName: string): Visibility {
+    const last = this.streams.lastEventNumber(streamName);
+    const metadata = this.streams.metadata(streamName);
+    const firstVisible = Math.max(
+      metadata.truncateBefore ?? 0,
+      metadata.maxCount === undefined ? 0 : last - metadata.maxCount + 1,
+    );
+    let status: ReadStatus = 'success';
+    if (last === DELETED_EVENT_NUMBER) status = 'deleted';
+    else if (last === NO_STREAM || firstVisible > last) status = 'notFound';
+    const oldestTimestamp = metadata.maxAgeSeconds === undefined ? -Infinity : this.now() - metadata.maxAgeSeconds * 1000;
+    return { status, last, firstVisible, oldestTimestamp, metadata };
+  }
+
+  private visibleEvents(streamName: string, from: number, to: number, view: Visibility): EventRecord[] {
+    const events = this.streams.events(streamName, from, to);
+    return view.oldestTimestamp === -Infinity ? events : events.filter((event) => event.timestamp >= view.oldestTimestamp);
+  }
+
+  /** One event by number; -1 reads the last event. */
+  readEvent(streamName: string, eventNumber: number): EventRead {
+    const view = this.visibility(streamName);
+    const lastEventNumber = view.status === 'success' ? view.last : NO_STREAM;
+    if (view.status !== 'success') return { status: view.status, lastEventNumber };
+    const number = eventNumber < 0 ? view.last : eventNumber;
+    if (number < view.firstVisible || number > view.last) return { status: 'notFound', lastEventNumber };
+    const [event] = this.visibleEvents(streamName, number, number, view);
+    return event ? { status: 'success', event, lastEventNumber } : { status: 'notFound', lastEventNumber };
+  }
+
+  readForward(streamName: string, fromEventNumber: number, maxCount: number): StreamPage {
+    const view = this.visibility(streamName);
+    if (view.status !== 'success') return this.emptyPage(view, fromEventNumber);
+    const start = Math.max(fromEventNumber, view.firstVisible);
+    const end = Math.min(start + maxCount - 1, view.last);
+    const events = start <= end ? this.visibleEvents(streamName, start, end, view) : [];
+    return {
+      status: 'success', events, lastEventNumber: view.last, metadata: view.metadata,
+      nextEventNumber: Math.max(end + 1, start), isEndOfStream: end >= view.last,
+    };
+  }
+
+  /** Reads backwards from `fromEventNumber` (-1: from the end). */
+  readBackward(streamName: string, fromEventNumber: number, maxCount: number): StreamPage {
+    const view = this.visibility(streamName);
+    if (view.status !== 'success') return this.emptyPage(view, fromEventNumber);
+    const end = fromEventNumber < 0 ? view.last : Math.min(fromEventNumber, view.last);
+    const start = Math.max(end - maxCount + 1, view.firstVisible);
+    const events = start <= end ? this.visibleEvents(streamName, start, end, view).reverse() : [];
+    return {
+      status: 'success', events, lastEventNumber: view.last, metadata: view.metadata,
+      nextEventNumber: start - 1, isEndOfStream: start <= view.firstVisible,
+    };
+  }
+
+  private emptyPage(view: Visibility, from: number): StreamPage {
+    const lastEventNumber = view.status === 'deleted' ? DELETED_EVENT_NUMBER : NO_STREAM;
+    return { status: view.status, events: [], lastEventNumber, nextEventNumber: from, isEndOfStream: true, metadata: view.metadata };
+  }
+
+  /** Events of every stream in log order, from a record position (0: the start). */
+  readAllForward(position: number, maxCount: number): AllPage {
+    const events: EventRecord[] = [];
+    let at = position;
+    while (events.length < maxCount) {
+      const next = this.guarded(position, at, () => this.log.nextRecord(at));
+      if (!next) return { events, nextPosition: at, isEnd: true };
+      if (next.record.kind === RecordKind.event) events.push(next.record);
+      at = next.nextPosition;
+    }
+    return { events, nextPosition: at, isEnd: at >= this.log.readableEnd };
+  }
+
+  /** Events of every stream in reverse log order, from the end of the record before `position` (-1: the end). */
+  readAllBackward(position: number, maxCount: number): AllPage {
+    const events: EventRecord[] = [];
+    let at = position < 0 ? this.log.readableEnd : Math.min(position, this.log.readableEnd);
+    const start = at;
+    while (events.length < maxCount) {
+      const previous = this.guarded(start, at, () => this.log.previousRecord(at));
+      if (!previous) return { events, nextPosition: 0, isEnd: true };
+      if (previous.record.kind === RecordKind.event) events.push(previous.record);
+      at = previous.position;
+    }
+    return { events, nextPosition: at, isEnd: at === 0 };
+  }
+
+  /**
+   * A client may send any position; one that is not a record boundary fails the frame check of
+   * the first read, and is the client's mistake, not corruption. Later frames are not guarded.
+   */
+  private guarded<T>(requested: number, at: number, read: () => T): T {
+    if (requested !== at) return read();
+    try {
+      return read();
+    } catch (error) {
+      if (isSvcError(error) && error.statusCode === 500) {
+        throw Errors.invalidArgument.create('position', `${requested} is not the position of a record in the log`);
+      }
+      throw error;
+    }
+  }
+}

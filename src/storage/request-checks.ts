@@ -1,0 +1,48 @@
+import { Errors } from '../common/errors.js';
+import { isUuid } from './uuid.js';
+import { RECORD_PAYLOAD_BYTES_MAX } from './record.js';
+import { framedEventBytes, type NewEvent } from './writer.js';
+
+/** Argument checks for the engine's public methods: after these, the internals trust their input. */
+
+export const STREAM_NAME_BYTES_MAX = 1000;
+export const EVENT_TYPE_BYTES_MAX = 1000;
+export const READ_COUNT_MAX = 4096;
+
+export function checkStreamName(streamName: unknown): asserts streamName is string {
+  if (typeof streamName !== 'string' || streamName.length === 0) throw Errors.invalidStreamName.create('it must be a non-empty string');
+  if (Buffer.byteLength(streamName) > STREAM_NAME_BYTES_MAX) {
+    throw Errors.invalidStreamName.create(`it is longer than ${STREAM_NAME_BYTES_MAX} bytes`);
+  }
+}
+
+export function checkExpectedVersion(expectedVersion: number): void {
+  const valid = Number.isSafeInteger(expectedVersion) && (expectedVersion >= -2 || expectedVersion === -4);
+  if (!valid) throw Errors.invalidExpectedVersion.create(String(expectedVersion));
+}
+
+export function checkPosition(name: string, value: number, min: number): void {
+  if (!Number.isSafeInteger(value) || value < min) throw Errors.invalidArgument.create(name, `${value} must be an integer >= ${min}`);
+}
+
+export function checkCount(maxCount: number): void {
+  if (!Number.isSafeInteger(maxCount) || maxCount < 1 || maxCount > READ_COUNT_MAX) {
+    throw Errors.invalidArgument.create('count', `${maxCount} must be an integer from 1 to ${READ_COUNT_MAX}`);
+  }
+}
+
+/** Every event is well formed, each fits in a record, and the whole append fits in a chunk. */
+export function checkEvents(streamName: string, events: NewEvent[], chunkSizeBytes: number): void {
+  if (!Array.isArray(events)) throw Errors.invalidEvent.create('events must be a list');
+  let total = 0;
+  for (const event of events) {
+    if (typeof event.eventId !== 'string' || !isUuid(event.eventId)) throw Errors.invalidEvent.create(`event id ${String(event.eventId)} is not a UUID`);
+    if (typeof event.eventType !== 'string' || event.eventType.length === 0) throw Errors.invalidEvent.create('event type must be a non-empty string');
+    if (Buffer.byteLength(event.eventType) > EVENT_TYPE_BYTES_MAX) throw Errors.invalidEvent.create(`event type is longer than ${EVENT_TYPE_BYTES_MAX} bytes`);
+    if (!Buffer.isBuffer(event.data) || !Buffer.isBuffer(event.metadata)) throw Errors.invalidEvent.create('data and metadata must be bytes');
+    const bytes = framedEventBytes(streamName, event);
+    if (bytes > RECORD_PAYLOAD_BYTES_MAX) throw Errors.eventTooLarge.create(bytes, RECORD_PAYLOAD_BYTES_MAX);
+    total += bytes;
+  }
+  if (total > chunkSizeBytes) throw Errors.appendTooLarge.create(total, chunkSizeBytes);
+}

@@ -1,0 +1,312 @@
+import { LRUCache } from 'lru-cache';
+import { randomUUID } from 'node:crypto';
+import { Errors, type SvcError } from '../common/errors.js';
+import type { Checkpoint } from './checkpoint.js';
+import { EventFlags, FRAME_BYTES, encodeEventRecord, type EventRecordInput } from './record.js';
+import type { StreamLookup } from './stream-info.js';
+import {
+  DELETED_EVENT_NUMBER, ExpectedVersion, METADATA_EVENT_TYPE, NO_STREAM, isMetadataStream,
+  metadataStreamOf, originalStreamOf,
+} from './stream-metadata.js';
+import type { TransactionLog } from './transaction-log.js';
+
+export interface NewEvent {
+  eventId: string;
+  eventType: string;
+  data: Buffer;
+  metadata: Buffer;
+  isJson: boolean;
+}
+
+export interface WriteResult {
+  firstEventNumber: number;
+  lastEventNumber: number;
+  /** Log position of the first record written (or of the original write when idempotent). */
+  logPosition: number;
+  /** True when every event id was already written at this place: nothing new was written. */
+  idempotent: boolean;
+}
+
+export type WriteKind = 'append' | 'softDelete' | 'hardDelete';
+
+export interface WriteRequest {
+  kind: WriteKind;
+  streamName: string;
+  expectedVersion: number;
+  /** The events to append; for a hard delete the tombstone, for a soft delete none. */
+  events: NewEvent[];
+}
+
+/** Records committed in one group commit, handed to the engine to index and publish. */
+export interface CommittedWrite {
+  streamName: string;
+  firstEventNumber: number;
+  lastEventNumber: number;
+  positions: number[];
+  events: NewEvent[];
+}
+
+interface Pending {
+  request: WriteRequest;
+  resolve: (result: WriteResult) => void;
+  reject: (error: Error) => void;
+}
+
+interface Planned {
+  pending: Pending;
+  write: CommittedWrite;
+  result: WriteResult;
+}
+
+/** What one request writes: the stream, its first event number, the events and their size. */
+interface Plan {
+  streamName: string;
+  firstEventNumber: number;
+  events: NewEvent[];
+  framedBytes: number;
+}
+
+const SCRATCH_BYTES_MIN = 1024 * 1024;
+
+/** Exact framed size of one event record. */
+export function framedEventBytes(streamName: string, event: NewEvent): number {
+  return FRAME_BYTES + 88 + Buffer.byteLength(streamName) + Buffer.byteLength(event.eventType) +
+    event.data.length + event.metadata.length;
+}
+
+/**
+ * The single writer. Requests queue while a group commit is in flight; the next commit takes
+ * everything queued, checks expected versions and idempotency in order, encodes all records
+ * into one buffer, writes it, fsyncs the chunk, then fsyncs writer.chk, and only then hands
+ * the writes to `onDurable` and resolves the callers. The batch size adapts by itself to the
+ * disk's fsync latency.
+ */
+export class Writer {
+  private queue: Pending[] = [];
+  private running = false;
+  private failure: SvcError | Error | undefined;
+  private scratch = Buffer.allocUnsafe(SCRATCH_BYTES_MIN);
+  /** Last event numbers decided in the commit being built, ahead of what readers can see. */
+  private readonly pendingLast = new Map<string, number>();
+  private readonly recentIds: LRUCache<string, { streamName: string; eventNumber: number; position: number }>;
+  private idle: Promise<void> = Promise.resolve();
+  private markIdle: () => void = () => undefined;
+
+  constructor(
+    private readonly log: TransactionLog,
+    private readonly writerCheckpoint: Checkpoint,
+    private readonly streams: StreamLookup,
+    private readonly onDurable: (writes: CommittedWrite[], endPosition: number) => void,
+    private readonly onFatal: (error: Error) => void,
+    recentIdsMax: number,
+  ) {
+    this.recentIds = new LRUCache({ max: recentIdsMax });
+  }
+
+  submit(request: WriteRequest): Promise<WriteResult> {
+    if (this.failure) return Promise.reject(Errors.storageClosed.create(`the writer stopped: ${this.failure.message}`));
+    return new Promise((resolve, reject) => {
+      this.queue.push({ request, resolve, reject });
+      if (!this.running) void this.run();
+    });
+  }
+
+  /** Resolves when nothing is queued or being written. */
+  drained(): Promise<void> {
+    return this.running ? this.idle : Promise.resolve();
+  }
+
+  private async run(): Promise<void> {
+    this.running = true;
+    this.idle = new Promise((resolve) => (this.markIdle = resolve));
+    try {
+      while (this.queue.length > 0 && !this.failure) {
+        const batch = this.queue;
+        this.queue = [];
+        await this.commit(batch);
+      }
+    } finally {
+      this.running = false;
+      this.markIdle();
+    }
+  }
+
+  private async commit(batch: Pending[]): Promise<void> {
+    const planned: Planned[] = [];
+    let segmentStart = this.log.writerPosition;
+    let used = 0;
+    try {
+      const timestamp = Date.now();
+      for (const pending of batch) {
+        const decision = this.decide(pending.request);
+        if (decision instanceof Error) {
+          pending.reject(decision);
+          continue;
+        }
+        const plan = this.plan(pending.request, decision);
+        if (decision.idempotent || plan.events.length === 0) {
+          pending.resolve(decision);
+          continue;
+        }
+        if (await this.log.ensureRoom(used + plan.framedBytes)) {
+          // The chunk was full: write what was encoded for it, then continue in the next one.
+          await this.flushSegment(used, segmentStart, true);
+          segmentStart = this.log.writerPosition;
+          used = 0;
+        }
+        const write = this.encode(plan, pending.request.kind, segmentStart + used, used, timestamp);
+        used += plan.framedBytes;
+        if (pending.request.kind === 'hardDelete') this.pendingLast.set(pending.request.streamName, DELETED_EVENT_NUMBER);
+        decision.logPosition = write.positions[0];
+        if (pending.request.kind === 'softDelete') Object.assign(decision, { firstEventNumber: write.firstEventNumber, lastEventNumber: write.lastEventNumber });
+        planned.push({ pending, write, result: decision });
+      }
+      if (used > 0 || planned.length > 0) await this.flushSegment(used, segmentStart, false);
+    } catch (error) {
+      this.fail(error as Error, batch);
+      return;
+    } finally {
+      this.pendingLast.clear();
+    }
+    if (planned.length === 0) return;
+    this.onDurable(planned.map((plan) => plan.write), this.log.writerPosition);
+    for (const plan of planned) plan.pending.resolve(plan.result);
+  }
+
+  /** Writes `used` scratch bytes at the writer position and makes them and writer.chk durable. */
+  private async flushSegment(used: number, segmentStart: number, chunkFull: boolean): Promise<void> {
+    if (segmentStart !== this.log.writerPosition) throw new TypeError('segment does not start at the writer position');
+    if (used > 0) await this.log.append(this.scratch.subarray(0, used));
+    if (chunkFull) {
+      await this.log.completeCurrentChunk();
+    } else {
+      await this.log.sync();
+    }
+    await this.writerCheckpoint.writeAsync(this.log.writerPosition);
+  }
+
+  private currentLast(streamName: string): number {
+    return this.pendingLast.get(streamName) ?? this.streams.lastEventNumber(streamName);
+  }
+
+  /** Checks the request against the stream; returns the result to give or an error. */
+  private decide(request: WriteRequest): WriteResult | SvcError {
+    const { streamName, expectedVersion, events } = request;
+    const guarded = isMetadataStream(streamName) ? originalStreamOf(streamName) : streamName;
+    if (this.currentLast(guarded) === DELETED_EVENT_NUMBER) return Errors.streamDeleted.create(guarded);
+    const current = this.currentLast(streamName);
+    const softDeleted = current >= 0 && (this.streams.metadata(streamName).truncateBefore ?? -1) > current;
+    const idempotent = this.idempotentResult(request, current);
+    if (idempotent) return idempotent;
+    const matches =
+      expectedVersion === ExpectedVersion.any ||
+      (expectedVersion === ExpectedVersion.noStream && (current === NO_STREAM || softDeleted)) ||
+      (expectedVersion === ExpectedVersion.streamExists && current !== NO_STREAM && !softDeleted) ||
+      expectedVersion === current;
+    if (!matches) return Errors.wrongExpectedVersion.create(streamName, expectedVersion, current);
+    if (request.kind === 'softDelete' && current === NO_STREAM) return Errors.streamNotFound.create(streamName);
+    const first = request.kind === 'hardDelete' ? DELETED_EVENT_NUMBER : current + 1;
+    return { firstEventNumber: first, lastEventNumber: first + Math.max(events.length, 1) - 1, logPosition: -1, idempotent: false };
+  }
+
+  /**
+   * An append whose event ids were all written already, in order, right after the expected
+   * version (or, for "any", where the recent-id cache saw them) is answered with the original
+   * result. A partial match is an error: the client is mixing old and new events.
+   */
+  private idempotentResult(request: WriteRequest, current: number): WriteResult | SvcError | undefined {
+    const { streamName, expectedVersion, events } = request;
+    if (request.kind !== 'append' || events.length === 0) return undefined;
+    let first: number;
+    if (expectedVersion >= ExpectedVersion.noStream) {
+      first = expectedVersion + 1;
+      if (current < first) return undefined;
+    } else {
+      const seen = this.recentIds.get(events[0].eventId);
+      if (!seen || seen.streamName !== streamName) return undefined;
+      first = seen.eventNumber;
+    }
+    const stored = this.streams.events(streamName, first, first + events.length - 1);
+    let matching = 0;
+    while (matching < stored.length && stored[matching].eventNumber === first + matching &&
+      stored[matching].eventId === events[matching].eventId) matching++;
+    if (matching === events.length) {
+      return { firstEventNumber: first, lastEventNumber: first + events.length - 1, logPosition: stored[0].logPosition, idempotent: true };
+    }
+    return matching > 0 ? Errors.idempotencyViolation.create(streamName) : undefined;
+  }
+
+  private ensureScratch(bytes: number): void {
+    if (this.scratch.length >= bytes) return;
+    const grown = Buffer.allocUnsafe(Math.max(bytes, this.scratch.length * 2));
+    this.scratch.copy(grown);
+    this.scratch = grown;
+  }
+
+  /** Turns a request that passed its checks into the records it writes. */
+  private plan(request: WriteRequest, decision: WriteResult): Plan {
+    let streamName = request.streamName;
+    let events = request.events;
+    let firstEventNumber = decision.firstEventNumber;
+    if (request.kind === 'softDelete') {
+      // Soft delete truncates everything written so far; a later append revives the stream.
+      const $tb = this.currentLast(streamName) + 1;
+      const body = { ...this.streams.metadata(streamName).raw, $tb };
+      streamName = metadataStreamOf(streamName);
+      firstEventNumber = this.currentLast(streamName) + 1;
+      events = [{ eventId: randomUUID(), eventType: METADATA_EVENT_TYPE, data: Buffer.from(JSON.stringify(body)), metadata: Buffer.alloc(0), isJson: true }];
+    }
+    let framedBytes = 0;
+    for (const event of events) framedBytes += framedEventBytes(streamName, event);
+    return { streamName, firstEventNumber, events, framedBytes };
+  }
+
+  private encode(plan: Plan, kind: WriteKind, position: number, offset: number, timestamp: number): CommittedWrite {
+    const { streamName, events, firstEventNumber: first } = plan;
+    this.ensureScratch(offset + plan.framedBytes);
+    const correlationId = randomUUID();
+    const positions: number[] = [];
+    let cursor = offset;
+    for (let i = 0; i < events.length; i++) {
+      const event = events[i];
+      const record: EventRecordInput = {
+        logPosition: position + cursor - offset,
+        flags: this.flagsFor(kind, event, i, events.length),
+        transactionPosition: position,
+        transactionOffset: i,
+        eventNumber: first + i,
+        timestamp,
+        eventId: event.eventId,
+        correlationId,
+        streamName,
+        eventType: event.eventType,
+        data: event.data,
+        metadata: event.metadata,
+      };
+      positions.push(record.logPosition);
+      cursor += encodeEventRecord(this.scratch, cursor, record);
+      this.recentIds.set(event.eventId, { streamName, eventNumber: first + i, position: record.logPosition });
+    }
+    if (cursor - offset !== plan.framedBytes) throw new TypeError('framed size estimate differs from the encoded size');
+    const last = first + events.length - 1;
+    this.pendingLast.set(streamName, last);
+    return { streamName, firstEventNumber: first, lastEventNumber: last, positions, events };
+  }
+
+  private flagsFor(kind: WriteKind, event: NewEvent, index: number, count: number): number {
+    let flags = EventFlags.data | EventFlags.isCommitted;
+    if (index === 0) flags |= EventFlags.transactionBegin;
+    if (index === count - 1) flags |= EventFlags.transactionEnd;
+    if (event.isJson) flags |= EventFlags.isJson;
+    if (kind === 'hardDelete') flags |= EventFlags.streamDelete;
+    return flags;
+  }
+
+  private fail(error: Error, batch: Pending[]): void {
+    this.failure = error;
+    const stopped = Errors.storageClosed.create(`the writer stopped: ${error.message}`);
+    for (const pending of [...batch, ...this.queue]) pending.reject(stopped);
+    this.queue = [];
+    this.onFatal(error);
+  }
+}
