@@ -170,6 +170,11 @@ export const Errors = {
     (requestId: string) => ({ requestId }),
   ),
 
+  nodeShuttingDown: define(
+    'SVCDB_ERR_NODE_SHUTTING_DOWN', 503, 'the node is shutting down and takes no new requests',
+    () => 'the node is shutting down; retry against a running node',
+  ),
+
   // Start-up: the node cannot start as configured; the message names the option to change.
   optionInvalid: define(
     'SVCDB_ERR_OPTION_INVALID', 400, 'an option has a value that is not allowed',

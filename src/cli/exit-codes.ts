@@ -1,0 +1,38 @@
+/**
+ * Exit codes of every svcdb command, by the error that ended it. Scripts and service managers
+ * branch on these, so they are stable and listed in man/errors.md; a code not listed here exits 1.
+ */
+import { Errors } from '../common/errors.js';
+
+export const ExitCode = {
+  success: 0,
+  /** An unexpected failure, or an error without a more specific code below. */
+  failure: 1,
+  /** A flag, environment variable or option value is wrong (oclif uses 2 for flag parsing too). */
+  usage: 2,
+  /** Another process holds the database lock. */
+  locked: 3,
+  /** A storage file is corrupt: restore from a backup. */
+  corrupt: 4,
+  /** A write or fsync failed, or the log is full. */
+  io: 5,
+  /** The HTTP server could not bind its address. */
+  listen: 6,
+} as const;
+
+const exitCodeByErrorCode: ReadonlyMap<string, number> = new Map([
+  [Errors.optionInvalid.code, ExitCode.usage],
+  [Errors.storageLocked.code, ExitCode.locked],
+  [Errors.storageChecksum.code, ExitCode.corrupt],
+  [Errors.storageChunkHash.code, ExitCode.corrupt],
+  [Errors.storageCorrupt.code, ExitCode.corrupt],
+  [Errors.storageCheckpoint.code, ExitCode.corrupt],
+  [Errors.indexCorrupt.code, ExitCode.corrupt],
+  [Errors.storageIo.code, ExitCode.io],
+  [Errors.storageFull.code, ExitCode.io],
+  [Errors.httpListen.code, ExitCode.listen],
+]);
+
+export function exitCodeFor(errorCode: string): number {
+  return exitCodeByErrorCode.get(errorCode) ?? ExitCode.failure;
+}
