@@ -23,4 +23,6 @@ export interface TableIndexOptions {
   logger: Logger;
   /** Automatic merges stop above this level; mergeAll() merges everything regardless. */
   maxAutoMergeLevel?: number;
+  /** Skip the md5 check of every index file at open (faster start; structure is still checked). */
+  skipIndexVerify?: boolean;
 }
