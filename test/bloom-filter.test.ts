@@ -95,20 +95,22 @@ t.test('a zero-filled file with a valid header is a valid empty filter', async (
 t.test('dirty ranges carry exactly the changed pages, with checksums', async (t) => {
   const filter = BloomFilter.create(64 * 1024, { trackDirty: true });
   const disk = Buffer.from(filter.serialize());
-  t.same(filter.takeDirtyRanges(), [], 'nothing dirty after a full serialize');
+  t.same(filter.takeDirtyRuns(), [], 'nothing dirty after a full serialize');
 
   const added = keys(300, 6);
   for (const key of added) filter.add(key);
-  const ranges = filter.takeDirtyRanges();
-  t.ok(ranges.length > 0);
-  for (const range of ranges) {
-    t.equal(range.offset % 4096, 0, 'ranges start on a page');
+  const runs = filter.takeDirtyRuns(3);
+  t.ok(runs.length > 0);
+  t.ok(runs.every((run) => run.pageCount <= 3), 'runs respect the page limit');
+  for (const run of runs) {
+    const range = filter.copyPages(run);
+    t.equal(range.offset, run.firstPage * 4096);
     range.bytes.copy(disk, range.offset);
   }
   const { filter: loaded, corruptLines } = BloomFilter.load(disk, 'test');
   t.equal(corruptLines, 0, 'pages written back carry valid checksums');
   t.ok(added.every((key) => loaded.mightContain(key)));
-  t.same(filter.takeDirtyRanges(), [], 'taken ranges are forgotten');
+  t.same(filter.takeDirtyRuns(), [], 'taken pages are forgotten');
   t.equal(filter.add(added[0]!), false, 'adding a present hash changes nothing');
-  t.same(filter.takeDirtyRanges(), []);
+  t.same(filter.takeDirtyRuns(), []);
 });

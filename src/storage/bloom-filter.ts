@@ -101,7 +101,13 @@ export interface BloomFilterLoad {
   corruptLines: number;
 }
 
-/** A run of 4 KiB pages to write back, with the line checksums filled in. */
+/** Contiguous 4 KiB pages of the filter. */
+export interface PageRun {
+  firstPage: number;
+  pageCount: number;
+}
+
+/** Bytes to write back at `offset`, with the line checksums filled in. */
 export interface DirtyRange {
   offset: number;
   bytes: Buffer;
@@ -218,30 +224,34 @@ export class BloomFilter {
   }
 
   /**
-   * Copies out the pages changed since the last call (contiguous pages joined), with their
-   * checksums computed in the copies, and forgets them. Copying lets the caller write while new
-   * bits keep arriving, and keeps a half-updated line from reaching the disk with a stale checksum.
+   * The pages changed since the last call, as runs of at most `maxPages` contiguous pages, and
+   * forgets them. A page changed again later is reported again.
    */
-  takeDirtyRanges(): DirtyRange[] {
+  takeDirtyRuns(maxPages = Number.MAX_SAFE_INTEGER): PageRun[] {
     const flags = this.dirtyFlags;
     if (flags === undefined) throw new TypeError('dirty tracking is off for this bloom filter');
     const pages = this.dirtyPages.sort((a, b) => a - b);
     this.dirtyPages = [];
-    const ranges: DirtyRange[] = [];
-    let index = 0;
-    while (index < pages.length) {
-      const first = pages[index]!;
-      let last = first;
-      while (index + 1 < pages.length && pages[index + 1] === last + 1) last = pages[++index]!;
-      index++;
-      for (let page = first; page <= last; page++) flags[page] = 0;
-      const start = first * BLOOM_PAGE_BYTES;
-      const end = Math.min(this.bytes.length, (last + 1) * BLOOM_PAGE_BYTES);
-      const copy = Buffer.from(this.bytes.subarray(start, end));
-      fillChecksums(copy, start);
-      ranges.push({ offset: start, bytes: copy });
+    const runs: PageRun[] = [];
+    for (const page of pages) {
+      flags[page] = 0;
+      const last = runs[runs.length - 1];
+      if (last !== undefined && last.firstPage + last.pageCount === page && last.pageCount < maxPages) last.pageCount++;
+      else runs.push({ firstPage: page, pageCount: 1 });
     }
-    return ranges;
+    return runs;
+  }
+
+  /**
+   * A copy of a run of pages with the line checksums computed in the copy: the caller writes it
+   * while new bits keep arriving, and no half-updated line reaches the disk with a stale checksum.
+   */
+  copyPages(run: PageRun): DirtyRange {
+    const start = run.firstPage * BLOOM_PAGE_BYTES;
+    const end = Math.min(this.bytes.length, (run.firstPage + run.pageCount) * BLOOM_PAGE_BYTES);
+    const copy = Buffer.from(this.bytes.subarray(start, end));
+    fillChecksums(copy, start);
+    return { offset: start, bytes: copy };
   }
 
   private saturateCorruptLines(): number {
