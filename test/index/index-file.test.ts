@@ -1,4 +1,4 @@
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Errors } from '../../src/common/errors.js';
@@ -54,7 +54,7 @@ function lookUp(file: IndexFile, high: number, low: number, from: number, to: nu
   return out.map((entry) => [entry.eventNumber, entry.logPosition]);
 }
 
-function checkLookups(t: Tap.Test, file: IndexFile, entries: Entry[]): void {
+function checkLookups(t: Test, file: IndexFile, entries: Entry[]): void {
   const hashes = [...new Map(entries.map((e) => [`${e[0]}:${e[1]}`, e])).values()];
   let mismatches = 0;
   for (const [high, low] of hashes) {
@@ -71,10 +71,6 @@ function checkLookups(t: Tap.Test, file: IndexFile, entries: Entry[]): void {
   t.equal(mismatches, 0, `lookups of all ${hashes.length} hashes match`);
   t.same(lookUp(file, 0, 1, 0, 1e9), [], 'a hash below the file finds nothing');
   t.same([...file.descending(0xffffffff, 0xffffffff, Infinity)], [], 'a hash above the file finds nothing');
-}
-
-declare namespace Tap {
-  type Test = Parameters<Parameters<typeof t.test>[1]>[0];
 }
 
 t.test('a written file answers range and descending lookups exactly, before and after reopening', async (t) => {

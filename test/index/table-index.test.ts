@@ -1,4 +1,4 @@
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Errors } from '../../src/common/errors.js';
@@ -91,7 +91,7 @@ function catchUp(index: TableIndex, model: IndexModel): number {
 }
 
 /** Checks range() and descending() of every stream against the model, with some sub-ranges. */
-function checkAgainstModel(t: Tap.Test, index: TableIndex, model: IndexModel, seed: number): void {
+function checkAgainstModel(t: Test, index: TableIndex, model: IndexModel, seed: number): void {
   const next = randomWords(seed);
   let mismatches = 0;
   for (const [streamName, records] of model.streams) {
@@ -110,10 +110,6 @@ function checkAgainstModel(t: Tap.Test, index: TableIndex, model: IndexModel, se
   t.equal(mismatches, 0, `range and descending match the model for all ${model.streams.size} streams`);
   t.same(index.range('no-such-stream', 0, 100), [], 'an unknown stream has no entries');
   t.same([...index.descending('no-such-stream')], []);
-}
-
-declare namespace Tap {
-  type Test = Parameters<Parameters<typeof t.test>[1]>[0];
 }
 
 t.test('thousands of entries across many levels, then a reopen', async (t) => {
