@@ -25,6 +25,8 @@ export interface EngineOptions {
   logger?: Logger;
   /** Replaces the stream hash; tests use it to force collisions. */
   streamHasher?: StreamHasher;
+  /** Milliseconds since the Unix epoch, for timestamps and $maxAge; tests move time with it. */
+  clock?: () => number;
 }
 
 export type ResolvedEngineOptions = Required<EngineOptions>;
@@ -42,6 +44,7 @@ const defaults = {
   verifyChunks: 'background' as ChunkVerification,
   logger: silentLogger,
   streamHasher: defaultStreamHasher,
+  clock: Date.now,
 };
 
 function checkRange(name: string, value: number, min: number, max: number): void {

@@ -77,12 +77,13 @@ export class Engine {
     private readonly logger: Logger,
   ) {
     this.streams = new StreamLookup(log, index, existence, options.streamInfoCacheCapacity);
-    this.reader = new Reader(log, this.streams);
+    this.reader = new Reader(log, this.streams, options.clock);
     this.writer = new Writer(
       log, checkpoints.writer, this.streams,
       (writes, end) => this.publish(writes, end),
       (error) => this.fail(error),
       options.recentEventIdsMax,
+      options.clock,
     );
     this.chaserPosition = log.readableEnd;
     this.events.setMaxListeners(0);

@@ -37,7 +37,10 @@ export async function writeEpoch(log: TransactionLog, checkpoints: { writer: Che
     };
     return encodeSystemRecord(position, timestamp, SystemKind.epoch, Buffer.from(JSON.stringify(epoch)));
   };
-  if (await log.ensureRoom(draft(log.writerPosition).length)) await checkpoints.writer.writeAsync(log.writerPosition);
+  if (!log.fits(draft(log.writerPosition).length)) {
+    await log.completeCurrentChunk();
+    await checkpoints.writer.writeAsync(log.writerPosition);
+  }
   const position = log.writerPosition;
   const bytes = draft(position);
   await log.append(bytes);

@@ -68,7 +68,8 @@ export class DatabaseLock {
           if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
         }
         const owner = readOwner(path);
-        if (owner && isAlive(owner) && owner.pid !== process.pid) {
+        // Our own pid with our start time is this process: opening a database twice is refused too.
+        if (owner && isAlive(owner)) {
           throw Errors.storageLocked.create(dbPath, String(owner.pid));
         }
         // The owner is gone: move its stale lock aside. If another starter raced us here, one

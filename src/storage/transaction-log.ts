@@ -193,15 +193,9 @@ export class TransactionLog {
     return this.chunks[this.chunks.length - 1];
   }
 
-  /**
-   * Makes sure `framedBytes` fit in the current chunk; if not, completes it and starts the next.
-   * Returns true when the writer moved to a new chunk (positions must be recomputed).
-   */
-  async ensureRoom(framedBytes: number): Promise<boolean> {
-    if (framedBytes > this.chunkSize) throw new TypeError('a write larger than a chunk was not rejected earlier');
-    if (this.currentChunk.freeBytes >= framedBytes) return false;
-    await this.completeCurrentChunk();
-    return true;
+  /** Whether `framedBytes` more fit in the current chunk after what it holds now. */
+  fits(framedBytes: number): boolean {
+    return this.currentChunk.freeBytes >= framedBytes;
   }
 
   /** Completes the ongoing chunk and opens the next; the caller flushes writer.chk after. */

@@ -10,9 +10,13 @@ export function writeUuid(buffer: Buffer, offset: number, uuid: string): void {
   buffer.write(uuid.replace(/-/g, ''), offset, 16, 'hex');
 }
 
+const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
+
+/** Formats 16 bytes as a UUID; a table lookup per byte, as this runs for every event read. */
 export function readUuid(buffer: Buffer, offset: number): string {
-  const hex = buffer.toString('hex', offset, offset + 16);
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  const b = (i: number) => HEX[buffer[offset + i]];
+  return b(0) + b(1) + b(2) + b(3) + '-' + b(4) + b(5) + '-' + b(6) + b(7) + '-' + b(8) + b(9) + '-' +
+    b(10) + b(11) + b(12) + b(13) + b(14) + b(15);
 }
 
 export const EMPTY_UUID = '00000000-0000-0000-0000-000000000000';

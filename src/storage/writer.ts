@@ -99,6 +99,7 @@ export class Writer {
     private readonly onDurable: (writes: CommittedWrite[], endPosition: number) => void,
     private readonly onFatal: (error: Error) => void,
     recentIdsMax: number,
+    private readonly clock: () => number,
   ) {
     this.recentIds = new LRUCache({ max: recentIdsMax });
   }
@@ -136,7 +137,7 @@ export class Writer {
     let segmentStart = this.log.writerPosition;
     let used = 0;
     try {
-      const timestamp = Date.now();
+      const timestamp = this.clock();
       for (const pending of batch) {
         const decision = this.decide(pending.request);
         if (decision instanceof Error) {
@@ -148,7 +149,7 @@ export class Writer {
           pending.resolve(decision);
           continue;
         }
-        if (await this.log.ensureRoom(used + plan.framedBytes)) {
+        if (!this.log.fits(used + plan.framedBytes)) {
           // The chunk was full: write what was encoded for it, then continue in the next one.
           await this.flushSegment(used, segmentStart, true);
           segmentStart = this.log.writerPosition;

@@ -1,0 +1,51 @@
+/**
+ * A child process for crash tests: opens the engine on argv[2] and runs `appenders` loops, each
+ * appending batches of 1-5 events to its own stream with the exact expected version. After each
+ * acknowledged append it prints `ack <stream> <lastEventNumber>`; the parent SIGKILLs it at a
+ * random moment. Event ids and bodies derive from (stream, event number), so the parent can
+ * tell an event that was sent from one that was invented.
+ */
+import { createHash } from 'node:crypto';
+import { Engine } from '../../src/storage/engine.js';
+import { engineOptions } from './engine.js';
+
+export function crashEventId(stream: string, eventNumber: number): string {
+  const hex = createHash('sha256').update(`${stream}/${eventNumber}`).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+export function crashEventBody(stream: string, eventNumber: number, batchFirst: number, batchSize: number): Buffer {
+  return Buffer.from(JSON.stringify({ stream, eventNumber, batchFirst, batchSize, pad: 'p'.repeat(eventNumber % 300) }));
+}
+
+async function appendLoop(engine: Engine, stream: string): Promise<void> {
+  let last = engine.readStreamBackward(stream, -1, 1).events[0]?.eventNumber ?? -1;
+  for (;;) {
+    const size = 1 + Math.floor(Math.random() * 5);
+    const first = last + 1;
+    const events = Array.from({ length: size }, (_, i) => ({
+      eventId: crashEventId(stream, first + i),
+      eventType: 'CrashTest',
+      data: crashEventBody(stream, first + i, first, size),
+      metadata: Buffer.alloc(0),
+      isJson: true,
+    }));
+    const result = await engine.append(stream, last, events);
+    last = result.lastEventNumber;
+    process.stdout.write(`ack ${stream} ${last}\n`);
+  }
+}
+
+async function main(): Promise<void> {
+  const [directory, appenders] = [process.argv[2], Number(process.argv[3] ?? 16)];
+  const engine = await Engine.open(engineOptions(directory, { verifyChunks: 'off' }));
+  process.stdout.write('ready\n');
+  await Promise.all(Array.from({ length: appenders }, (_, i) => appendLoop(engine, `crash-${i}`)));
+}
+
+if (process.argv[1]?.endsWith('crash-writer.ts')) {
+  main().catch((error) => {
+    process.stderr.write(`${(error as Error).stack}\n`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,47 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Test } from 'tap';
+import { Engine } from '../../src/storage/engine.js';
+import type { EngineOptions } from '../../src/storage/engine-options.js';
+import type { NewEvent } from '../../src/storage/writer.js';
+
+/** Small chunks and a small memory table so tests cross chunk ends and write index files. */
+export const SMALL = { chunkSizeBytes: 64 * 1024, memTableEntriesMax: 50, existenceFilterSizeBytes: 64 * 1024 } as const;
+
+export function engineOptions(directory: string, overrides: Partial<EngineOptions> = {}): EngineOptions {
+  return { dbPath: join(directory, 'db'), indexPath: join(directory, 'index'), verifyChunks: 'blocking', ...SMALL, ...overrides };
+}
+
+const openEngines = new Map<string, Set<Engine>>();
+
+/**
+ * Opens an engine in `directory`. Engines opened here are closed by the teardown of
+ * tempDirectory(), before the directory is removed.
+ */
+export async function openEngine(directory: string, overrides: Partial<EngineOptions> = {}): Promise<Engine> {
+  const engine = await Engine.open(engineOptions(directory, overrides));
+  if (!openEngines.has(directory)) openEngines.set(directory, new Set());
+  openEngines.get(directory)!.add(engine);
+  return engine;
+}
+
+/** A fresh directory for one test; its engines are closed and it is removed at teardown. */
+export function tempDirectory(t: Test): string {
+  const directory = mkdtempSync(join(tmpdir(), 'svcdb-test-'));
+  t.teardown(async () => {
+    for (const engine of openEngines.get(directory) ?? []) await engine.close();
+    openEngines.delete(directory);
+    rmSync(directory, { recursive: true, force: true });
+  });
+  return directory;
+}
+
+export function newEvent(eventType = 'TestEvent', body: unknown = { value: randomUUID() }): NewEvent {
+  return { eventId: randomUUID(), eventType, data: Buffer.from(JSON.stringify(body)), metadata: Buffer.from('{}'), isJson: true };
+}
+
+export function newEvents(count: number, eventType = 'TestEvent'): NewEvent[] {
+  return Array.from({ length: count }, (_, i) => newEvent(eventType, { i, pad: 'x'.repeat(i % 50) }));
+}

@@ -1,0 +1,197 @@
+import t from 'tap';
+import { Errors } from '../../src/common/errors.js';
+import { DELETED_EVENT_NUMBER } from '../../src/storage/stream-metadata.js';
+import { newEvent, newEvents, openEngine, tempDirectory } from '../helpers/engine.js';
+
+t.test('appends are numbered from 0 and read back forwards, backwards and by number', async (t) => {
+  const engine = await openEngine(tempDirectory(t));
+  const events = newEvents(5);
+  const result = await engine.append('orders-1', -1, events);
+  t.match(result, { firstEventNumber: 0, lastEventNumber: 4, idempotent: false });
+  const forward = engine.readStreamForward('orders-1', 0, 10);
+  t.same(forward.events.map((e) => e.eventId), events.map((e) => e.eventId));
+  t.same(forward.events.map((e) => e.eventNumber), [0, 1, 2, 3, 4]);
+  t.equal(forward.isEndOfStream, true);
+  t.equal(forward.lastEventNumber, 4);
+  t.same(forward.events[2].data, events[2].data);
+  const backward = engine.readStreamBackward('orders-1', -1, 2);
+  t.same(backward.events.map((e) => e.eventNumber), [4, 3]);
+  t.equal(backward.nextEventNumber, 2);
+  t.equal(engine.readEvent('orders-1', 3).event?.eventId, events[3].eventId);
+  t.equal(engine.readEvent('orders-1', -1).event?.eventNumber, 4, '-1 reads the last event');
+  t.equal(engine.readEvent('orders-1', 9).status, 'notFound');
+  t.equal(engine.readStreamForward('nothing-here', 0, 10).status, 'notFound');
+});
+
+t.test('expected versions: any, no stream, stream exists and an exact number', async (t) => {
+  const engine = await openEngine(tempDirectory(t));
+  await t.rejects(engine.append('s', -4, [newEvent()]), { code: Errors.wrongExpectedVersion.code, details: { current: -1 } });
+  await t.rejects(engine.append('s', 0, [newEvent()]), { code: Errors.wrongExpectedVersion.code });
+  t.match(await engine.append('s', -1, [newEvent()]), { firstEventNumber: 0 });
+  await t.rejects(engine.append('s', -1, [newEvent()]), { code: Errors.wrongExpectedVersion.code, details: { current: 0 } });
+  t.match(await engine.append('s', -4, [newEvent()]), { firstEventNumber: 1 });
+  t.match(await engine.append('s', 1, [newEvent()]), { firstEventNumber: 2 });
+  await t.rejects(engine.append('s', 1, [newEvent()]), { code: Errors.wrongExpectedVersion.code, details: { expected: 1, current: 2 } });
+  t.match(await engine.append('s', -2, [newEvent()]), { firstEventNumber: 3 });
+  await t.rejects(engine.append('s', -3, [newEvent()]), { code: Errors.invalidExpectedVersion.code });
+  t.equal(engine.readStreamForward('s', 0, 100).events.length, 4, 'rejected appends wrote nothing');
+});
+
+t.test('idempotent repeats return the original result and write nothing', async (t) => {
+  const engine = await openEngine(tempDirectory(t));
+  const batch = newEvents(3);
+  const first = await engine.append('idem', -1, batch);
+  t.match(await engine.append('idem', -1, batch), { firstEventNumber: 0, lastEventNumber: 2, idempotent: true, logPosition: first.logPosition });
+  t.match(await engine.append('idem', -2, batch), { firstEventNumber: 0, idempotent: true }, 'any: found through recent ids');
+  await engine.append('idem', 2, [newEvent()]);
+  await t.rejects(engine.append('idem', 2, batch.slice(0, 1)), { code: Errors.wrongExpectedVersion.code }, 'position 3 holds another id: a wrong version');
+  await t.rejects(engine.append('idem', -1, [batch[0], newEvent()]), { code: Errors.idempotencyViolation.code }, 'partial repeat');
+  t.equal(engine.readStreamForward('idem', 0, 100).lastEventNumber, 3);
+});
+
+t.test('an append of many events is one transaction in one chunk', async (t) => {
+  const engine = await openEngine(tempDirectory(t));
+  for (let i = 0; i < 60; i++) await engine.append(`tx-${i % 3}`, -2, newEvents(20));
+  const all = [];
+  let page = engine.readAllForward(0, 500);
+  all.push(...page.events);
+  while (!page.isEnd) {
+    page = engine.readAllForward(page.nextPosition, 500);
+    all.push(...page.events);
+  }
+  t.equal(all.length, 1200);
+  const chunkSize = 64 * 1024;
+  for (let i = 0; i < all.length; i += 20) {
+    const group = all.slice(i, i + 20);
+    t.ok(group.every((e) => e.transactionPosition === group[0].logPosition), 'one transaction position');
+    t.equal(Math.floor(group[0].logPosition / chunkSize), Math.floor(group[19].logPosition / chunkSize), 'never spans chunks');
+  }
+  t.ok(engine.status().chunkCount >= 3, `crossed chunk boundaries (${engine.status().chunkCount} chunks)`);
+});
+
+t.test('$all reads forwards and backwards are mirror images and skip epoch records', async (t) => {
+  const engine = await openEngine(tempDirectory(t));
+  for (let i = 0; i < 200; i++) await engine.append(`all-${i % 7}`, -2, newEvents(1 + (i % 4)));
+  const forward = [];
+  for (let page = engine.readAllForward(0, 33); ; page = engine.readAllForward(page.nextPosition, 33)) {
+    forward.push(...page.events);
+    if (page.isEnd) break;
+  }
+  const backward = [];
+  for (let page = engine.readAllBackward(-1, 29); ; page = engine.readAllBackward(page.nextPosition, 29)) {
+    backward.push(...page.events);
+    if (page.isEnd) break;
+  }
+  t.equal(forward.length, 500);
+  t.same(backward.map((e) => e.logPosition).reverse(), forward.map((e) => e.logPosition));
+  t.ok(forward.every((e, i) => i === 0 || e.logPosition > forward[i - 1].logPosition), 'ascending positions');
+  await t.rejects(async () => engine.readAllForward(forward[3].logPosition + 1, 10), { code: Errors.invalidArgument.code }, 'not a record position');
+});
+
+t.test('soft delete hides the stream; a new append revives it with continued numbering', async (t) => {
+  const engine = await openEngine(tempDirectory(t));
+  await engine.append('soft', -1, newEvents(3));
+  await t.rejects(engine.deleteStream('soft', 0, false), { code: Errors.wrongExpectedVersion.code });
+  await engine.deleteStream('soft', 2, false);
+  t.equal(engine.readStreamForward('soft', 0, 10).status, 'notFound');
+  t.equal(engine.readEvent('soft', 1).status, 'notFound');
+  t.equal(engine.getStreamMetadata('soft').metadata.truncateBefore, 3);
+  t.match(await engine.append('soft', -1, [newEvent()]), { firstEventNumber: 3 });
+  const page = engine.readStreamForward('soft', 0, 10);
+  t.same(page.events.map((e) => e.eventNumber), [3]);
+});
+
+t.test('hard delete: reads and writes of the stream and its metadata are refused forever', async (t) => {
+  const directory = tempDirectory(t);
+  let engine = await openEngine(directory);
+  await engine.append('hard', -1, newEvents(2));
+  await engine.deleteStream('hard', -2, true);
+  t.equal(engine.readStreamForward('hard', 0, 10).status, 'deleted');
+  await t.rejects(engine.append('hard', -2, [newEvent()]), { code: Errors.streamDeleted.code });
+  await t.rejects(engine.setStreamMetadata('hard', -2, { $maxCount: 2 }), { code: Errors.streamDeleted.code });
+  await engine.close();
+  engine = await openEngine(directory);
+  t.equal(engine.readEvent('hard', 0).status, 'deleted', 'still deleted after a restart');
+  t.equal(engine.getStreamMetadata('hard').deleted, true);
+  await t.rejects(engine.append('hard', -1, [newEvent()]), { code: Errors.streamDeleted.code });
+  const tombstone = engine.readAllBackward(-1, 1).events[0];
+  t.match(tombstone, { streamName: 'hard', eventNumber: DELETED_EVENT_NUMBER, eventType: '$streamDeleted' });
+});
+
+t.test('metadata: $maxCount, $tb and $maxAge take effect on reads at once', async (t) => {
+  let now = 1_000_000_000_000;
+  const engine = await openEngine(tempDirectory(t), { clock: () => now });
+  await engine.append('meta', -1, newEvents(10));
+  await engine.setStreamMetadata('meta', -1, { $maxCount: 3 });
+  t.same(engine.readStreamForward('meta', 0, 100).events.map((e) => e.eventNumber), [7, 8, 9]);
+  t.equal(engine.readEvent('meta', 2).status, 'notFound');
+  await engine.setStreamMetadata('meta', 0, { $tb: 8 });
+  t.same(engine.readStreamBackward('meta', -1, 100).events.map((e) => e.eventNumber), [9, 8]);
+  now += 10_000;
+  await engine.append('meta', 9, newEvents(2));
+  await engine.setStreamMetadata('meta', 1, { $maxAge: 5, custom: 'kept' });
+  t.same(engine.readStreamForward('meta', 0, 100).events.map((e) => e.eventNumber), [10, 11], 'older than 5 s are hidden');
+  t.equal(engine.getStreamMetadata('meta').metadata.raw.custom, 'kept');
+  t.equal(engine.readStreamForward('$$meta', 0, 10).events.length, 3, 'metadata stream holds one event per change');
+  await t.rejects(engine.setStreamMetadata('meta', -2, { $maxCount: -1 }), { code: Errors.invalidArgument.code });
+  await t.rejects(engine.setStreamMetadata('meta', -2, [1]), { code: Errors.invalidArgument.code });
+});
+
+t.test('bad input is refused with a coded error and changes nothing', async (t) => {
+  const engine = await openEngine(tempDirectory(t));
+  const before = engine.status().writerPosition;
+  await t.rejects(engine.append('', -2, [newEvent()]), { code: Errors.invalidStreamName.code });
+  await t.rejects(engine.append('x'.repeat(2000), -2, [newEvent()]), { code: Errors.invalidStreamName.code });
+  await t.rejects(engine.append('s', -2, [{ ...newEvent(), eventId: 'nope' }]), { code: Errors.invalidEvent.code });
+  await t.rejects(engine.append('s', -2, [{ ...newEvent(), eventType: '' }]), { code: Errors.invalidEvent.code });
+  await t.rejects(engine.append('s', -2, [{ ...newEvent(), data: Buffer.alloc(70 * 1024) }]), { code: Errors.appendTooLarge.code });
+  await t.rejects(engine.append('s', 1.5, [newEvent()]), { code: Errors.invalidExpectedVersion.code });
+  t.throws(() => engine.readStreamForward('s', -5, 10), { code: Errors.invalidArgument.code });
+  t.throws(() => engine.readStreamForward('s', 0, 0), { code: Errors.invalidArgument.code });
+  t.throws(() => engine.readAllBackward(-7, 10), { code: Errors.invalidArgument.code });
+  t.equal(engine.status().writerPosition, before);
+});
+
+t.test('a second open of the same database is refused with the lock error', async (t) => {
+  const directory = tempDirectory(t);
+  const engine = await openEngine(directory);
+  await t.rejects(openEngine(directory), { code: Errors.storageLocked.code });
+  await engine.close();
+  const again = await openEngine(directory);
+  await again.close();
+  t.pass('the lock is released by close');
+});
+
+t.test('concurrent appenders to one stream: exactly one winner per expected version', async (t) => {
+  const engine = await openEngine(tempDirectory(t));
+  const winners: number[] = [];
+  for (let version = -1; version < 20; version++) {
+    const attempts = await Promise.allSettled(Array.from({ length: 8 }, () => engine.append('race', version, [newEvent()])));
+    const won = attempts.filter((a) => a.status === 'fulfilled');
+    t.equal(won.length, 1, `one winner at ${version}`);
+    winners.push((won[0] as PromiseFulfilledResult<{ firstEventNumber: number }>).value.firstEventNumber);
+  }
+  t.same(winners, Array.from({ length: 21 }, (_, i) => i));
+});
+
+t.test('everything survives a reopen: streams, numbering, metadata, index files', async (t) => {
+  const directory = tempDirectory(t);
+  let engine = await openEngine(directory);
+  const written = new Map<string, string[]>();
+  for (let i = 0; i < 300; i++) {
+    const stream = `reopen-${i % 13}`;
+    const events = newEvents(1 + (i % 3));
+    await engine.append(stream, -2, events);
+    written.set(stream, [...(written.get(stream) ?? []), ...events.map((e) => e.eventId)]);
+  }
+  await engine.setStreamMetadata('reopen-1', -1, { $maxCount: 2 });
+  await engine.close();
+  engine = await openEngine(directory);
+  t.ok(engine.indexStats().files.length > 0, 'index files were written');
+  for (const [stream, ids] of written) {
+    const page = engine.readStreamForward(stream, 0, 4096);
+    const expected = stream === 'reopen-1' ? ids.slice(-2) : ids;
+    t.same(page.events.map((e) => e.eventId), expected, stream);
+  }
+  t.match(await engine.append('reopen-0', written.get('reopen-0')!.length - 1, [newEvent()]), { idempotent: false });
+});

@@ -1,0 +1,132 @@
+import t from 'tap';
+import fc from 'fast-check';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import type { Engine } from '../../src/storage/engine.js';
+import { newEvents, openEngine } from '../helpers/engine.js';
+
+/** The whole behaviour of a stream, kept simply: every id ever written, and its metadata. */
+interface ModelStream {
+  ids: string[];
+  hardDeleted: boolean;
+  metadata: { $tb?: number; $maxCount?: number };
+}
+
+type Command =
+  | { kind: 'append'; stream: number; expected: 'any' | 'noStream' | 'exists' | 'exact' | 'wrong'; count: number }
+  | { kind: 'softDelete'; stream: number }
+  | { kind: 'hardDelete'; stream: number }
+  | { kind: 'maxCount'; stream: number; maxCount: number }
+  | { kind: 'reopen' };
+
+const STREAMS = ['alpha', 'beta', 'gamma'];
+
+const command: fc.Arbitrary<Command> = fc.oneof(
+  { weight: 8, arbitrary: fc.record({ kind: fc.constant('append' as const), stream: fc.nat(2), expected: fc.constantFrom('any', 'noStream', 'exists', 'exact', 'wrong'), count: fc.integer({ min: 1, max: 12 }) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('softDelete' as const), stream: fc.nat(2) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('hardDelete' as const), stream: fc.nat(2) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('maxCount' as const), stream: fc.nat(2), maxCount: fc.integer({ min: 1, max: 20 }) }) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'reopen' as const }) },
+);
+
+function last(model: ModelStream): number {
+  return model.ids.length - 1;
+}
+
+function expectedVersionFor(model: ModelStream, expected: string): number {
+  switch (expected) {
+    case 'any': return -2;
+    case 'noStream': return -1;
+    case 'exists': return -4;
+    case 'exact': return last(model);
+    default: return last(model) + 3;
+  }
+}
+
+function appendAccepted(model: ModelStream, expectedVersion: number): boolean {
+  const current = last(model);
+  const softDeleted = current >= 0 && (model.metadata.$tb ?? -1) > current;
+  return expectedVersion === -2 || (expectedVersion === -1 && (current === -1 || softDeleted)) ||
+    (expectedVersion === -4 && current >= 0 && !softDeleted) || expectedVersion === current;
+}
+
+function visibleIds(model: ModelStream): string[] | 'notFound' | 'deleted' {
+  if (model.hardDeleted) return 'deleted';
+  const current = last(model);
+  const firstVisible = Math.max(model.metadata.$tb ?? 0, model.metadata.$maxCount === undefined ? 0 : current - model.metadata.$maxCount + 1);
+  if (current < 0 || firstVisible > current) return 'notFound';
+  return model.ids.slice(firstVisible);
+}
+
+async function apply(engine: Engine, models: ModelStream[], cmd: Exclude<Command, { kind: 'reopen' }>): Promise<void> {
+  const model = models[cmd.stream];
+  const name = STREAMS[cmd.stream];
+  const outcome = await (async () => {
+    if (cmd.kind === 'append') {
+      const expectedVersion = expectedVersionFor(model, cmd.expected);
+      const events = newEvents(cmd.count);
+      const accepted = !model.hardDeleted && appendAccepted(model, expectedVersion);
+      if (accepted) model.ids.push(...events.map((e) => e.eventId));
+      return [accepted, engine.append(name, expectedVersion, events)] as const;
+    }
+    if (cmd.kind === 'softDelete') {
+      const accepted = !model.hardDeleted && model.ids.length > 0;
+      if (accepted) model.metadata = { ...model.metadata, $tb: model.ids.length };
+      return [accepted, engine.deleteStream(name, -2, false)] as const;
+    }
+    if (cmd.kind === 'hardDelete') {
+      const accepted = !model.hardDeleted;
+      model.hardDeleted = true;
+      return [accepted, engine.deleteStream(name, -2, true)] as const;
+    }
+    const accepted = !model.hardDeleted;
+    if (accepted) model.metadata = { $maxCount: cmd.maxCount };
+    return [accepted, engine.setStreamMetadata(name, -2, { $maxCount: cmd.maxCount })] as const;
+  })();
+  const [accepted, promise] = outcome;
+  const succeeded = await promise.then(() => true, () => false);
+  if (succeeded !== accepted) throw new Error(`${JSON.stringify(cmd)}: engine ${succeeded ? 'accepted' : 'refused'}, model ${accepted ? 'accepts' : 'refuses'}`);
+}
+
+function compare(engine: Engine, models: ModelStream[], step: string): void {
+  models.forEach((model, i) => {
+    const page = engine.readStreamForward(STREAMS[i], 0, 4096);
+    const actual = page.status === 'success' ? page.events.map((e) => e.eventId) : page.status;
+    const expected = visibleIds(model);
+    if (JSON.stringify(actual) !== JSON.stringify(expected)) {
+      throw new Error(`${step}: ${STREAMS[i]} reads ${JSON.stringify(actual)}, model says ${JSON.stringify(expected)}`);
+    }
+  });
+}
+
+t.test('random appends, deletes and metadata match a simple model, before and after reopening', async (t) => {
+  let runs = 0;
+  await fc.assert(
+    fc.asyncProperty(fc.array(command, { minLength: 5, maxLength: 40 }), async (commands) => {
+      const directory = mkdtempSync(join(tmpdir(), 'svcdb-model-'));
+      let engine = await openEngine(directory, { memTableEntriesMax: 16, chunkSizeBytes: 64 * 1024 });
+      try {
+        const models: ModelStream[] = STREAMS.map(() => ({ ids: [], hardDeleted: false, metadata: {} }));
+        for (const [step, cmd] of commands.entries()) {
+          if (cmd.kind === 'reopen') {
+            await engine.close();
+            engine = await openEngine(directory, { memTableEntriesMax: 16, chunkSizeBytes: 64 * 1024 });
+          } else {
+            await apply(engine, models, cmd);
+          }
+          compare(engine, models, `step ${step} ${cmd.kind}`);
+        }
+        await engine.close();
+        engine = await openEngine(directory, { memTableEntriesMax: 16, chunkSizeBytes: 64 * 1024 });
+        compare(engine, models, 'after the final reopen');
+        runs++;
+      } finally {
+        await engine.close();
+        rmSync(directory, { recursive: true, force: true });
+      }
+    }),
+    { numRuns: 40 },
+  );
+  t.equal(runs, 40, 'every generated scenario ran and matched');
+});

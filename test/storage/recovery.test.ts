@@ -1,0 +1,142 @@
+import t from 'tap';
+import { closeSync, openSync, readFileSync, readSync, writeFileSync, writeSync, readdirSync } from 'node:fs';
+import { Chunk } from '../../src/storage/chunk.js';
+import { join } from 'node:path';
+import { Errors } from '../../src/common/errors.js';
+import { chunkFileName } from '../../src/storage/chunk-format.js';
+import { readInt64, writeInt64 } from '../../src/storage/int64.js';
+import type { Engine } from '../../src/storage/engine.js';
+import { SMALL, newEvent, newEvents, openEngine, tempDirectory } from '../helpers/engine.js';
+
+const CHUNK = SMALL.chunkSizeBytes;
+const HEADER = 128;
+
+function readCheckpoint(directory: string, name: string): number {
+  return readInt64(readFileSync(join(directory, 'db', name)), 0);
+}
+
+function writeCheckpoint(directory: string, name: string, value: number): void {
+  const bytes = Buffer.alloc(8);
+  writeInt64(bytes, 0, value);
+  writeFileSync(join(directory, 'db', name), bytes);
+}
+
+function patchFile(path: string, offset: number, bytes: Buffer): void {
+  const fd = openSync(path, 'r+');
+  writeSync(fd, bytes, 0, bytes.length, offset);
+  closeSync(fd);
+}
+
+function allEventIds(engine: Engine): string[] {
+  const ids: string[] = [];
+  for (let page = engine.readAllForward(0, 1000); ; page = engine.readAllForward(page.nextPosition, 1000)) {
+    ids.push(...page.events.map((e) => e.eventId));
+    if (page.isEnd) return ids;
+  }
+}
+
+t.test('a torn record and garbage past writer.chk are discarded; appends continue', async (t) => {
+  const directory = tempDirectory(t);
+  let engine = await openEngine(directory);
+  const events = newEvents(40);
+  for (const event of events) await engine.append('torn', -2, [event]);
+  await engine.close();
+  const writer = readCheckpoint(directory, 'writer.chk');
+  const chunkNumber = Math.floor(writer / CHUNK);
+  const path = join(directory, 'db', chunkFileName(chunkNumber, 0));
+  // The first half of a real record, as if the process died in the middle of the write.
+  const fd = openSync(path, 'r');
+  const lastRecord = Buffer.alloc(200);
+  readSync(fd, lastRecord, 0, 200, HEADER + (writer % CHUNK) - 200);
+  closeSync(fd);
+  patchFile(path, HEADER + (writer % CHUNK), lastRecord.subarray(0, 120));
+  patchFile(path, HEADER + (writer % CHUNK) + 120, Buffer.alloc(3000, 0xab));
+
+  engine = await openEngine(directory);
+  t.same(engine.readStreamForward('torn', 0, 100).events.map((e) => e.eventId), events.map((e) => e.eventId));
+  const extra = newEvent();
+  t.match(await engine.append('torn', 39, [extra]), { firstEventNumber: 40 });
+  const ids = allEventIds(engine);
+  t.same(ids, [...events, extra].map((e) => e.eventId), 'nothing torn or invented in $all');
+});
+
+t.test('truncate.chk cuts the log back, rebuilds the index and resets itself', async (t) => {
+  const directory = tempDirectory(t);
+  let engine = await openEngine(directory);
+  const kept = newEvents(120);
+  for (let i = 0; i < kept.length; i += 4) await engine.append(`cut-${i % 3}`, -2, kept.slice(i, i + 4));
+  const cutAt = engine.status().writerPosition;
+  for (let i = 0; i < 200; i++) await engine.append(`cut-${i % 3}`, -2, newEvents(3));
+  t.ok(engine.indexStats().files.length > 0, 'index files cover positions past the cut');
+  await engine.close();
+  t.ok(readCheckpoint(directory, 'writer.chk') > cutAt + CHUNK, 'the cut drops whole chunks too');
+  writeCheckpoint(directory, 'truncate.chk', cutAt);
+
+  engine = await openEngine(directory);
+  t.equal(readCheckpoint(directory, 'truncate.chk'), -1, 'truncate.chk reset');
+  t.ok(readCheckpoint(directory, 'chaser.chk') <= readCheckpoint(directory, 'writer.chk'));
+  t.same(allEventIds(engine), kept.map((e) => e.eventId), 'exactly the events before the cut');
+  const last = engine.readStreamBackward('cut-0', -1, 1).events[0].eventNumber;
+  t.match(await engine.append('cut-0', last, [newEvent()]), { firstEventNumber: last + 1 }, 'numbering continues from the cut');
+});
+
+t.test('truncate.chk on a chunk boundary removes that chunk and everything after', async (t) => {
+  const directory = tempDirectory(t);
+  let engine = await openEngine(directory);
+  while (engine.status().chunkCount < 3) await engine.append('boundary', -2, newEvents(10));
+  await engine.close();
+  writeCheckpoint(directory, 'truncate.chk', CHUNK);
+  engine = await openEngine(directory);
+  const ids = allEventIds(engine);
+  const lastNumber = engine.readStreamBackward('boundary', -1, 1).events[0]?.eventNumber ?? -1;
+  t.equal(ids.length, lastNumber + 1, 'stream and $all agree');
+  t.ok(engine.readAllBackward(-1, 1000).events.every((e) => e.logPosition < 2 * CHUNK), 'nothing from removed chunks');
+  t.ok(readdirSync(join(directory, 'db')).filter((n) => n.startsWith('chunk-')).length <= 2);
+});
+
+async function directoryWithCompletedChunks(directory: string): Promise<void> {
+  const engine = await openEngine(directory);
+  while (engine.status().chunkCount < 3) await engine.append('bytes', -2, newEvents(10));
+  await engine.close();
+}
+
+async function flipByte(directory: string, offset: number): Promise<string> {
+  const path = join(directory, 'db', chunkFileName(0, 0));
+  const fd = openSync(path, 'r+');
+  const byte = Buffer.alloc(1);
+  readSync(fd, byte, 0, 1, offset);
+  byte[0] ^= 0xff;
+  writeSync(fd, byte, 0, 1, offset);
+  closeSync(fd);
+  const chunk = await Chunk.open(path, CHUNK);
+  const completed = chunk.isCompleted;
+  await chunk.close();
+  if (!completed) throw new Error('the test needs a completed chunk');
+  return path;
+}
+
+t.test('a corrupt byte in a completed chunk is detected at start and named', async (t) => {
+  const directory = tempDirectory(t);
+  await directoryWithCompletedChunks(directory);
+  const path = await flipByte(directory, HEADER + 5000);
+  await t.rejects(openEngine(directory), { code: Errors.storageChunkHash.code, details: { file: path } });
+});
+
+t.test('with verification in the background the engine stops and reports the file', async (t) => {
+  const directory = tempDirectory(t);
+  await directoryWithCompletedChunks(directory);
+  const path = await flipByte(directory, HEADER + 5000);
+  const engine = await openEngine(directory, { verifyChunks: 'background' });
+  const fatal = await new Promise<Error>((resolve) => engine.onFatal(resolve));
+  t.match(fatal, { code: Errors.storageChunkHash.code, details: { file: path } });
+  await t.rejects(engine.append('bytes', -2, [newEvent()]), { code: Errors.storageClosed.code });
+  await engine.close();
+});
+
+t.test('a corrupt record is never served: reads fail with the checksum error', async (t) => {
+  const directory = tempDirectory(t);
+  await directoryWithCompletedChunks(directory);
+  const path = await flipByte(directory, HEADER + 5000);
+  const engine = await openEngine(directory, { verifyChunks: 'off' });
+  t.throws(() => allEventIds(engine), { code: Errors.storageChecksum.code, details: { file: path } });
+});
