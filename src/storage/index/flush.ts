@@ -6,17 +6,29 @@ import { mergeStreamEntries, type MemTable } from './memtable.js';
 /** Writes a frozen memory table out as a level-0 index file. */
 export async function flushMemTable(table: MemTable, directory: string, logger: Logger): Promise<IndexFile> {
   if (!table.isFrozen) throw new TypeError('only a frozen memory table can be flushed');
-  const groups = table.sortedGroups();
+  const ids = await table.sortedStreamIds();
   const writer = await IndexFileWriter.create({
-    directory, level: 0, entryCount: table.entryCount, distinctHashesMax: groups.length, logger,
+    directory, level: 0, entryCount: table.entryCount, distinctHashesMax: ids.length, logger,
   });
   try {
-    for (const group of groups) {
-      const { hashHigh, hashLow } = group[0]!;
-      const { eventNumbers, logPositions } = mergeStreamEntries(group);
-      for (let index = 0; index < eventNumbers.length; index++) {
-        if (writer.add(hashHigh, hashLow, eventNumbers[index]!, logPositions[index]!)) await writer.drain();
+    let index = 0;
+    while (index < ids.length) {
+      const id = ids[index]!;
+      const high = table.hashHigh(id);
+      const low = table.hashLow(id);
+      // Streams whose names collide are adjacent; their entries go out as one sorted run.
+      let end = index + 1;
+      while (end < ids.length && table.hashHigh(ids[end]!) === high && table.hashLow(ids[end]!) === low) end++;
+      if (end === index + 1 && table.hasSingleEntry(id)) {
+        if (writer.add(high, low, table.firstEventNumber(id), table.firstLogPosition(id))) await writer.drain();
+      } else {
+        const group = Array.from(ids.subarray(index, end), (member) => table.entries(member));
+        const { eventNumbers, logPositions } = mergeStreamEntries(group);
+        for (let entry = 0; entry < eventNumbers.length; entry++) {
+          if (writer.add(high, low, eventNumbers[entry]!, logPositions[entry]!)) await writer.drain();
+        }
       }
+      index = end;
     }
     return await writer.finish();
   } catch (error) {

@@ -1,28 +1,42 @@
+import { setImmediate } from 'node:timers/promises';
 import type { HashParts, HashPartsFunction } from '../stream-hash.js';
 import type { IndexEntry } from './types.js';
 
-/**
- * The entries of one stream in a memory table, ascending by (eventNumber, logPosition). Keyed by
- * the stream NAME, so what a lookup finds here is certainly the stream asked for.
- */
-export interface MemStream {
-  readonly name: string;
-  readonly hashHigh: number;
-  readonly hashLow: number;
+/** The entries of a stream with more than one, ascending by (eventNumber, logPosition). */
+interface EntryList {
   readonly eventNumbers: number[];
   readonly logPositions: number[];
 }
 
+/** Entries of one stream, in order: either a list of its own or the single first entry. */
+export interface StreamEntries {
+  readonly eventNumbers: readonly number[];
+  readonly logPositions: readonly number[];
+}
+
+const INITIAL_STREAMS = 1024;
+/** Sorting this many streams takes long enough to let other work run between passes. */
+const YIELD_ABOVE_STREAMS = 50_000;
 const hashScratch: HashParts = { high: 0, low: 0 };
 
 /**
  * The newest, mutable part of the index. Appends land here; when it is full it is frozen
  * (nothing is added any more, lookups still search it) until it is written out as an index file.
+ *
+ * Keyed by stream NAME, so what a lookup finds here is certainly the stream asked for. Streams
+ * are numbered in a Map, and their hash and first entry live in typed columns, so adding an event
+ * to a new stream allocates nothing but the Map entry: workloads that create a stream per event
+ * are common. A stream gets entry arrays of its own from its second entry on.
  */
 export class MemTable {
   /** Every log record below this position was added to this table or an older one. */
   endPosition = 0;
-  private readonly streams = new Map<string, MemStream>();
+  private readonly ids = new Map<string, number>();
+  private hashHighs = new Uint32Array(INITIAL_STREAMS);
+  private hashLows = new Uint32Array(INITIAL_STREAMS);
+  private firstEventNumbers = new Float64Array(INITIAL_STREAMS);
+  private firstLogPositions = new Float64Array(INITIAL_STREAMS);
+  private readonly lists: Array<EntryList | undefined> = [];
   private count = 0;
   private frozen = false;
 
@@ -33,7 +47,7 @@ export class MemTable {
   }
 
   get streamCount(): number {
-    return this.streams.size;
+    return this.lists.length;
   }
 
   get isFrozen(): boolean {
@@ -42,25 +56,76 @@ export class MemTable {
 
   add(streamName: string, eventNumber: number, logPosition: number): void {
     if (this.frozen) throw new TypeError('add to a frozen memory table');
-    let stream = this.streams.get(streamName);
-    if (stream === undefined) {
-      this.hashParts(streamName, hashScratch);
-      stream = {
-        name: streamName,
-        hashHigh: hashScratch.high,
-        hashLow: hashScratch.low,
-        eventNumbers: [eventNumber],
-        logPositions: [logPosition],
-      };
-      this.streams.set(streamName, stream);
-    } else {
-      insertEntry(stream, eventNumber, logPosition);
-    }
+    const id = this.ids.get(streamName);
+    if (id === undefined) this.addStream(streamName, eventNumber, logPosition);
+    else this.addEntry(id, eventNumber, logPosition);
     this.count++;
   }
 
-  get(streamName: string): MemStream | undefined {
-    return this.streams.get(streamName);
+  /** The stream's number in this table, or -1. */
+  find(streamName: string): number {
+    return this.ids.get(streamName) ?? -1;
+  }
+
+  hashHigh(id: number): number {
+    return this.hashHighs[id]!;
+  }
+
+  hashLow(id: number): number {
+    return this.hashLows[id]!;
+  }
+
+  /** The entries of stream `id`, ascending. */
+  entries(id: number): StreamEntries {
+    return this.lists[id] ?? { eventNumbers: [this.firstEventNumbers[id]!], logPositions: [this.firstLogPositions[id]!] };
+  }
+
+  /** True when stream `id` has exactly one entry (then firstEventNumber/firstLogPosition are it). */
+  hasSingleEntry(id: number): boolean {
+    return this.lists[id] === undefined;
+  }
+
+  firstEventNumber(id: number): number {
+    return this.firstEventNumbers[id]!;
+  }
+
+  firstLogPosition(id: number): number {
+    return this.firstLogPositions[id]!;
+  }
+
+  /** Appends the entries of stream `id` numbered from..to (inclusive) to `out`, exact. */
+  appendRange(id: number, fromEventNumber: number, toEventNumber: number, out: IndexEntry[]): void {
+    const list = this.lists[id];
+    if (list === undefined) {
+      const eventNumber = this.firstEventNumbers[id]!;
+      if (eventNumber >= fromEventNumber && eventNumber <= toEventNumber) {
+        out.push({ eventNumber, logPosition: this.firstLogPositions[id]!, exact: true });
+      }
+      return;
+    }
+    const { eventNumbers, logPositions } = list;
+    for (let index = lowerBound(eventNumbers, fromEventNumber); index < eventNumbers.length; index++) {
+      const eventNumber = eventNumbers[index]!;
+      if (eventNumber > toEventNumber) break;
+      out.push({ eventNumber, logPosition: logPositions[index]!, exact: true });
+    }
+  }
+
+  /**
+   * The entries of stream `id` below `beforeEventNumber`, highest first, exact. Entries appended
+   * while iterating land above the starting point and are not seen.
+   */
+  *descending(id: number, beforeEventNumber: number): Generator<IndexEntry, void, undefined> {
+    const list = this.lists[id];
+    if (list === undefined) {
+      const eventNumber = this.firstEventNumbers[id]!;
+      if (eventNumber < beforeEventNumber) yield { eventNumber, logPosition: this.firstLogPositions[id]!, exact: true };
+      return;
+    }
+    const { eventNumbers, logPositions } = list;
+    for (let index = lowerBound(eventNumbers, beforeEventNumber) - 1; index >= 0; index--) {
+      yield { eventNumber: eventNumbers[index]!, logPosition: logPositions[index]!, exact: true };
+    }
   }
 
   freeze(): void {
@@ -68,32 +133,76 @@ export class MemTable {
   }
 
   /**
-   * The streams grouped by hash, groups ascending by (hashHigh, hashLow): the order of an index
-   * file. A group has more than one stream only when names collide.
+   * Stream numbers sorted by (hashHigh, hashLow), the order of an index file: an LSD radix sort,
+   * four passes of 16 bits, yielding to the event loop between passes. A comparison sort of a
+   * million streams would hold the event loop for about a second; this holds it for tens of ms.
    */
-  sortedGroups(): MemStream[][] {
-    const sorted = [...this.streams.values()].sort(compareStreamHashes);
-    const groups: MemStream[][] = [];
-    for (const stream of sorted) {
-      const last = groups[groups.length - 1];
-      if (last !== undefined && compareStreamHashes(last[0]!, stream) === 0) last.push(stream);
-      else groups.push([stream]);
+  async sortedStreamIds(): Promise<Uint32Array> {
+    const streams = this.lists.length;
+    let source = new Uint32Array(streams);
+    for (let id = 0; id < streams; id++) source[id] = id;
+    let target = new Uint32Array(streams);
+    const counts = new Uint32Array(0x1_0001);
+    for (let pass = 0; pass < 4; pass++) {
+      if (streams > YIELD_ABOVE_STREAMS) await setImmediate();
+      radixPass(pass < 2 ? this.hashLows : this.hashHighs, (pass & 1) * 16, source, target, counts);
+      [source, target] = [target, source];
     }
-    return groups;
+    return source;
+  }
+
+  private addStream(streamName: string, eventNumber: number, logPosition: number): void {
+    const id = this.lists.length;
+    if (id === this.hashHighs.length) this.grow();
+    this.hashParts(streamName, hashScratch);
+    this.hashHighs[id] = hashScratch.high;
+    this.hashLows[id] = hashScratch.low;
+    this.firstEventNumbers[id] = eventNumber;
+    this.firstLogPositions[id] = logPosition;
+    this.lists.push(undefined);
+    this.ids.set(streamName, id);
+  }
+
+  private addEntry(id: number, eventNumber: number, logPosition: number): void {
+    let list = this.lists[id];
+    if (list === undefined) {
+      list = { eventNumbers: [this.firstEventNumbers[id]!], logPositions: [this.firstLogPositions[id]!] };
+      this.lists[id] = list;
+    }
+    insertEntry(list, eventNumber, logPosition);
+  }
+
+  private grow(): void {
+    const capacity = this.hashHighs.length * 2;
+    this.hashHighs = grown(this.hashHighs, new Uint32Array(capacity));
+    this.hashLows = grown(this.hashLows, new Uint32Array(capacity));
+    this.firstEventNumbers = grown(this.firstEventNumbers, new Float64Array(capacity));
+    this.firstLogPositions = grown(this.firstLogPositions, new Float64Array(capacity));
   }
 }
 
-function compareStreamHashes(a: MemStream, b: MemStream): number {
-  return a.hashHigh - b.hashHigh || a.hashLow - b.hashLow;
+/** One stable counting-sort pass of `source` into `target` by the 16-bit digit at `shift` of `keys[id]`. */
+function radixPass(keys: Uint32Array, shift: number, source: Uint32Array, target: Uint32Array, counts: Uint32Array): void {
+  counts.fill(0);
+  for (let index = 0; index < source.length; index++) counts[((keys[source[index]!]! >>> shift) & 0xffff) + 1]!++;
+  for (let digit = 1; digit <= 0xffff; digit++) counts[digit]! += counts[digit - 1]!;
+  for (let index = 0; index < source.length; index++) {
+    const id = source[index]!;
+    target[counts[(keys[id]! >>> shift) & 0xffff]!++] = id;
+  }
+}
+
+function grown<T extends Uint32Array | Float64Array>(old: T, next: T): T {
+  next.set(old);
+  return next;
 }
 
 /**
  * Appends in order are the rule (a stream's event numbers grow with the log); anything else is
  * inserted in place so the arrays stay sorted.
  */
-function insertEntry(stream: MemStream, eventNumber: number, logPosition: number): void {
-  const eventNumbers = stream.eventNumbers;
-  const logPositions = stream.logPositions;
+function insertEntry(list: EntryList, eventNumber: number, logPosition: number): void {
+  const { eventNumbers, logPositions } = list;
   const last = eventNumbers.length - 1;
   const lastEventNumber = eventNumbers[last]!;
   if (eventNumber > lastEventNumber || (eventNumber === lastEventNumber && logPosition >= logPositions[last]!)) {
@@ -108,7 +217,7 @@ function insertEntry(stream: MemStream, eventNumber: number, logPosition: number
 }
 
 /** The first index whose event number is >= `eventNumber`. */
-export function lowerBound(eventNumbers: readonly number[], eventNumber: number): number {
+function lowerBound(eventNumbers: readonly number[], eventNumber: number): number {
   let low = 0;
   let high = eventNumbers.length;
   while (low < high) {
@@ -119,22 +228,11 @@ export function lowerBound(eventNumbers: readonly number[], eventNumber: number)
   return low;
 }
 
-/** Appends the entries numbered from..to (inclusive) to `out`, exact (found by name). */
-export function appendRange(stream: MemStream, fromEventNumber: number, toEventNumber: number, out: IndexEntry[]): void {
-  const eventNumbers = stream.eventNumbers;
-  const logPositions = stream.logPositions;
-  for (let index = lowerBound(eventNumbers, fromEventNumber); index < eventNumbers.length; index++) {
-    const eventNumber = eventNumbers[index]!;
-    if (eventNumber > toEventNumber) break;
-    out.push({ eventNumber, logPosition: logPositions[index]!, exact: true });
-  }
-}
-
 /** The entries of several streams that share a hash, merged in (eventNumber, logPosition) order. */
-export function mergeStreamEntries(group: readonly MemStream[]): { eventNumbers: number[]; logPositions: number[] } {
-  if (group.length === 1) return group[0]!;
+export function mergeStreamEntries(streams: readonly StreamEntries[]): StreamEntries {
+  if (streams.length === 1) return streams[0]!;
   const pairs: Array<[number, number]> = [];
-  for (const stream of group) {
+  for (const stream of streams) {
     for (let index = 0; index < stream.eventNumbers.length; index++) {
       pairs.push([stream.eventNumbers[index]!, stream.logPositions[index]!]);
     }

@@ -6,7 +6,7 @@ import { hashPartsFunction, type HashParts, type HashPartsFunction } from '../st
 import { flushMemTable } from './flush.js';
 import { IndexFile } from './index-file.js';
 import { readIndexMap, removeUnreferencedFiles, writeIndexMap, type IndexMap } from './indexmap.js';
-import { MemTable, appendRange, lowerBound, type MemStream } from './memtable.js';
+import { MemTable } from './memtable.js';
 import { mergeIndexFiles } from './merge.js';
 import type { IndexEntry, TableIndexOptions } from './types.js';
 
@@ -148,18 +148,20 @@ export class TableIndex {
     const out: IndexEntry[] = [];
     if (fromEventNumber > toEventNumber) return out;
     let sources = 0;
-    let known: MemStream | undefined;
+    let known: MemTable | undefined;
+    let knownId = -1;
     for (const table of this.memTablesNewestFirst()) {
-      const stream = table.get(streamName);
-      if (stream === undefined) continue;
-      known = stream;
+      const id = table.find(streamName);
+      if (id < 0) continue;
+      known = table;
+      knownId = id;
       const before = out.length;
-      appendRange(stream, fromEventNumber, toEventNumber, out);
+      table.appendRange(id, fromEventNumber, toEventNumber, out);
       if (out.length > before) sources++;
     }
     const files = this.files;
     if (files.length > 0) {
-      const { high, low } = this.hashOf(streamName, known);
+      const { high, low } = this.hashOf(streamName, known, knownId);
       const key = this.lookupKey.set(high, low);
       for (let index = files.length - 1; index >= 0; index--) {
         const file = files[index]!.file;
@@ -182,18 +184,21 @@ export class TableIndex {
     this.checkUsable();
     const before = beforeEventNumber ?? Infinity;
     const sources: Array<Iterator<IndexEntry, void, undefined>> = [];
-    let known: MemStream | undefined;
+    let known: MemTable | undefined;
+    let knownId = -1;
     for (const table of this.memTablesNewestFirst()) {
-      const stream = table.get(streamName);
-      if (stream === undefined) continue;
-      known = stream;
-      sources.push(descendingInMemory(stream, before));
+      const id = table.find(streamName);
+      if (id < 0) continue;
+      known = table;
+      knownId = id;
+      sources.push(table.descending(id, before));
     }
     const acquired: IndexFile[] = [];
     try {
       if (this.files.length > 0) {
-        const { high, low } = this.hashOf(streamName, known);
-        const key = new BloomKey(high, low);
+        const { high, low } = this.hashOf(streamName, known, knownId);
+        // The shared key is only used here, before the first yield.
+        const key = this.lookupKey.set(high, low);
         for (const slot of this.files) {
           if (!slot.file.mightContain(high, low, key)) continue;
           slot.file.acquire();
@@ -283,10 +288,10 @@ export class TableIndex {
   }
 
   /** The hash of a name; a memory table that holds the stream already knows it. */
-  private hashOf(streamName: string, known: MemStream | undefined): HashParts {
+  private hashOf(streamName: string, known: MemTable | undefined, knownId: number): HashParts {
     if (known !== undefined) {
-      this.lookupHash.high = known.hashHigh;
-      this.lookupHash.low = known.hashLow;
+      this.lookupHash.high = known.hashHigh(knownId);
+      this.lookupHash.low = known.hashLow(knownId);
     } else {
       this.hashParts(streamName, this.lookupHash);
     }
@@ -422,17 +427,6 @@ function checkOptions(options: TableIndexOptions): void {
 
 function compareEntries(a: IndexEntry, b: IndexEntry): number {
   return a.eventNumber - b.eventNumber || a.logPosition - b.logPosition;
-}
-
-/**
- * The entries of one stream in a memory table below `before`, highest first. Entries appended
- * while iterating land above the starting point and are not seen.
- */
-function* descendingInMemory(stream: MemStream, before: number): Generator<IndexEntry, void, undefined> {
-  const { eventNumbers, logPositions } = stream;
-  for (let index = lowerBound(eventNumbers, before) - 1; index >= 0; index--) {
-    yield { eventNumber: eventNumbers[index]!, logPosition: logPositions[index]!, exact: true };
-  }
 }
 
 /** Merges descending sources into one descending sequence by (eventNumber, logPosition). */
