@@ -16,6 +16,7 @@ import type { IndexEntry } from './types.js';
 
 /** Entries read per positional read: a little more than one midpoint interval. */
 const READ_ENTRIES = 256;
+const FIRST_DESCENDING_READ_ENTRIES = 32;
 const VERIFY_CHUNK_BYTES = 1 << 20;
 const readAsync = promisify(read);
 const fstatAsync = promisify(fstat);
@@ -154,11 +155,10 @@ export class IndexFile {
   *descending(high: number, low: number, beforeEventNumber: number): Generator<IndexEntry, void, undefined> {
     const start = this.midpoints.startFor(high, low, -Infinity);
     let end = this.midpoints.endBefore(high, low, beforeEventNumber, this.entryCount);
-    let buffer: Buffer | undefined;
+    // The first read is small (most callers stop at the first entry), later ones a full interval.
+    let buffer = Buffer.allocUnsafe(FIRST_DESCENDING_READ_ENTRIES * ENTRY_BYTES);
     while (end > start) {
-      // The first read is small: most callers stop at the first entry.
-      const count = Math.min(buffer === undefined ? 32 : READ_ENTRIES, end - start);
-      buffer ??= Buffer.allocUnsafe(READ_ENTRIES * ENTRY_BYTES);
+      const count = Math.min(buffer.length / ENTRY_BYTES, end - start);
       const first = end - count;
       this.read(buffer, first, count);
       for (let offset = (count - 1) * ENTRY_BYTES; offset >= 0; offset -= ENTRY_BYTES) {
@@ -170,6 +170,7 @@ export class IndexFile {
         yield { eventNumber, logPosition: entryLogPosition(buffer, offset), exact: false };
       }
       end = first;
+      if (buffer.length < READ_ENTRIES * ENTRY_BYTES) buffer = Buffer.allocUnsafe(READ_ENTRIES * ENTRY_BYTES);
     }
   }
 
