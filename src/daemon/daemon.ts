@@ -1,0 +1,164 @@
+/**
+ * The composition root of a running node: opens the storage engine, builds the services and the
+ * HTTP app on top of it, listens, and tears everything down in the reverse order. Start-up and
+ * shutdown are the only places that know every part.
+ */
+import type { AddressInfo } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import { Errors, isSvcError } from '../common/errors.js';
+import type { Logger } from '../common/logger.js';
+import { buildApp } from './http/app.js';
+import type { ProcessLogger } from './log.js';
+import type { DaemonOptions } from './options.js';
+import { NodeInfo, type NodeFeatures, type NodeState } from './services/node-info.js';
+
+/** The part of the storage engine the composition root drives. */
+export interface NodeStorage {
+  close(): Promise<void>;
+  onFatal(listener: (error: Error) => void): void;
+}
+
+export interface OpenStorageOptions {
+  dbPath: string;
+  indexPath: string;
+  chunkSizeBytes: number;
+  logger: Logger;
+}
+
+export type OpenStorage = (options: OpenStorageOptions) => Promise<NodeStorage>;
+
+export interface DaemonContext {
+  logger: ProcessLogger;
+  version: string;
+  openStorage: OpenStorage;
+}
+
+export type StopCause =
+  | { kind: 'signal'; signal: NodeJS.Signals }
+  | { kind: 'fatal'; error: Error }
+  | { kind: 'request' };
+
+export interface StopResult {
+  cause: StopCause;
+  /** Set when the node did not stop cleanly: the fatal error, or a failure while closing. */
+  error?: Error;
+}
+
+// The resources that exist today; each flips on when its plugin is registered.
+const features: NodeFeatures = Object.freeze({ projections: false, userManagement: false, atomPub: false });
+const authentication = Object.freeze({ type: 'internal', properties: null });
+
+export class Daemon {
+  private nodeState: NodeState = 'initializing';
+  private closeError: Error | undefined;
+  private stopping: Promise<StopResult> | undefined;
+  private resolveStopped!: (result: StopResult) => void;
+  private readonly app: FastifyInstance;
+
+  /** Resolves once the node has stopped, whoever asked it to. */
+  readonly stopped = new Promise<StopResult>((resolve) => {
+    this.resolveStopped = resolve;
+  });
+
+  /** Opens the storage, then listens. On any failure, whatever was opened is closed again. */
+  static async start(options: DaemonOptions, context: DaemonContext): Promise<Daemon> {
+    const log = context.logger;
+    log.info({ version: context.version, dbPath: options.dbPath, indexPath: options.indexPath }, 'starting');
+    const storage = await context.openStorage({
+      dbPath: options.dbPath,
+      indexPath: options.indexPath,
+      chunkSizeBytes: options.chunkSizeBytes,
+      logger: log,
+    });
+    const daemon = new Daemon(options, context, storage);
+    storage.onFatal((error) => {
+      log.error({ err: error, code: isSvcError(error) ? error.code : undefined }, 'storage stopped');
+      void daemon.stop({ kind: 'fatal', error });
+    });
+    await daemon.listen();
+    return daemon;
+  }
+
+  private constructor(
+    private readonly options: DaemonOptions,
+    private readonly context: DaemonContext,
+    private readonly storage: NodeStorage,
+  ) {
+    const nodeInfo = new NodeInfo(context.version, features, authentication, () => this.nodeState);
+    this.app = buildApp({ logger: context.logger.child({ component: 'http' }), nodeInfo, nodeState: () => this.nodeState });
+    // fastify closes its plugins first and the storage last, after in-flight requests finished.
+    this.app.addHook('onClose', async () => this.closeStorage());
+  }
+
+  get state(): NodeState {
+    return this.nodeState;
+  }
+
+  /** The address the HTTP server is bound to (the actual port when --http-port is 0). */
+  get address(): { ip: string; port: number } {
+    const address = this.app.server.address() as AddressInfo;
+    return { ip: address.address, port: address.port };
+  }
+
+  /** Stops accepting requests, lets in-flight ones finish, closes the storage. Idempotent. */
+  stop(cause: StopCause = { kind: 'request' }): Promise<StopResult> {
+    this.stopping ??= this.shutDown(cause);
+    return this.stopping;
+  }
+
+  private async listen(): Promise<void> {
+    const { httpIp, httpPort } = this.options;
+    try {
+      await this.app.listen({ host: httpIp, port: httpPort });
+    } catch (error) {
+      const listenError = toListenError(error, `${httpIp}:${httpPort}`);
+      await this.stop({ kind: 'fatal', error: listenError });
+      throw listenError;
+    }
+    this.nodeState = 'leader';
+    const { ip, port } = this.address;
+    // Operators and tests look for this line; its msg and fields are stable.
+    this.context.logger.info({ address: ip, port, dbPath: this.options.dbPath }, 'listening');
+  }
+
+  private async shutDown(cause: StopCause): Promise<StopResult> {
+    const log = this.context.logger;
+    this.nodeState = 'shuttingdown';
+    log.info({ cause: describe(cause) }, 'stopping');
+    try {
+      await this.app.close();
+    } catch (error) {
+      this.closeError ??= error as Error;
+    }
+    this.nodeState = 'shutdown';
+    const result: StopResult = { cause };
+    const error = cause.kind === 'fatal' ? cause.error : this.closeError;
+    if (error) result.error = error;
+    log.info({ cause: describe(cause), clean: !error }, 'stopped');
+    this.resolveStopped(result);
+    return result;
+  }
+
+  private async closeStorage(): Promise<void> {
+    try {
+      await this.storage.close();
+    } catch (error) {
+      this.closeError = error as Error;
+      this.context.logger.error({ err: error }, 'closing the storage failed');
+    }
+  }
+}
+
+function describe(cause: StopCause): string {
+  if (cause.kind === 'signal') return cause.signal;
+  if (cause.kind === 'fatal') return isSvcError(cause.error) ? cause.error.code : 'fatal error';
+  return 'request';
+}
+
+const listenFailures = new Set(['EADDRINUSE', 'EADDRNOTAVAIL', 'EACCES']);
+
+function toListenError(error: unknown, address: string): Error {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === undefined || !listenFailures.has(code)) return error as Error;
+  return Errors.httpListen.create(address, code === 'EADDRINUSE' ? 'the address is in use' : code);
+}

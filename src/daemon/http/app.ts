@@ -1,0 +1,41 @@
+/**
+ * The fastify application: one error handler, one not-found handler, one plugin per resource.
+ * Plugins only adapt services to routes; the services arrive ready-made from the composition root.
+ */
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { Errors } from '../../common/errors.js';
+import type { NodeInfo, NodeState } from '../services/node-info.js';
+import { errorHandler, notFoundHandler } from './errors.js';
+import { infoRoutes } from './info.js';
+import { pingRoutes } from './ping.js';
+
+export interface AppDependencies {
+  logger: FastifyBaseLogger;
+  nodeInfo: NodeInfo;
+  /** Read on every request so a node that is shutting down refuses new work with a coded error. */
+  nodeState: () => NodeState;
+}
+
+export function buildApp({ logger, nodeInfo, nodeState }: AppDependencies): FastifyInstance {
+  const app = Fastify({
+    loggerInstance: logger,
+    // One log line per request would dominate the log and the CPU under load; errors are logged
+    // by the error handler instead.
+    logController: new LogController({ disableRequestLogging: true }),
+    // fastify's own 503 body has no error code; the onRequest hook below answers instead.
+    return503OnClosing: false,
+  });
+
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler(notFoundHandler);
+  app.addHook('onRequest', async (_request, reply) => {
+    const state = nodeState();
+    if (state !== 'shuttingdown' && state !== 'shutdown') return;
+    reply.header('connection', 'close');
+    throw Errors.nodeShuttingDown.create();
+  });
+
+  app.register(pingRoutes);
+  app.register(infoRoutes, { nodeInfo });
+  return app;
+}

@@ -1,0 +1,56 @@
+/**
+ * The one place an error becomes an HTTP reply: status from the registry, body
+ * `{"code":"SVCDB_ERR_…","message":"…"}`. Errors that are not declared in the registry are bugs
+ * or environment failures: the client gets SVCDB_ERR_INTERNAL with the request id, and the log
+ * gets the details.
+ */
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { Errors, isSvcError, type SvcError } from '../../common/errors.js';
+
+export interface ErrorBody {
+  code: string;
+  message: string;
+}
+
+export function sendError(reply: FastifyReply, error: SvcError): FastifyReply {
+  const body: ErrorBody = { code: error.code, message: error.message };
+  return reply.code(error.statusCode).type('application/json; charset=utf-8').send(body);
+}
+
+export function errorHandler(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const svcError = toSvcError(error, request);
+  if (svcError.statusCode >= 500) {
+    request.log.error({ err: error, code: svcError.code, url: request.url, method: request.method }, 'request failed');
+  } else {
+    request.log.debug({ code: svcError.code, url: request.url, method: request.method }, 'request rejected');
+  }
+  return sendError(reply, svcError);
+}
+
+export function notFoundHandler(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return sendError(reply, Errors.httpNotFound.create(request.method, request.url));
+}
+
+function toSvcError(error: FastifyError | Error, request: FastifyRequest): SvcError {
+  if (isSvcError(error)) return error;
+  if (isFastifyClientError(error)) return fromFastifyClientError(error, request);
+  return Errors.internal.create(request.id);
+}
+
+/** fastify's own request errors (body parsing, validation): safe to describe to the client. */
+function isFastifyClientError(error: FastifyError | Error): error is FastifyError {
+  const { code, statusCode } = error as Partial<FastifyError>;
+  return typeof code === 'string' && code.startsWith('FST_')
+    && typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500;
+}
+
+function fromFastifyClientError(error: FastifyError, request: FastifyRequest): SvcError {
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return Errors.httpBodyTooLarge.create(request.routeOptions.bodyLimit ?? 0);
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return Errors.httpMediaType.create(request.headers['content-type'] ?? '');
+    default:
+      return Errors.httpRequestInvalid.create(error.message);
+  }
+}

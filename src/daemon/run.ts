@@ -1,0 +1,39 @@
+/**
+ * Runs a node in this process until a signal or a fatal error stops it: the whole life of
+ * `svcdb serve`. Resolves after a clean stop; rejects with the error that stopped the node.
+ */
+import { isSvcError } from '../common/errors.js';
+import { Engine } from '../storage/engine.js';
+import { Daemon, type OpenStorage } from './daemon.js';
+import { createProcessLogger } from './log.js';
+import type { DaemonOptions } from './options.js';
+import { ShutdownSignals } from './signals.js';
+
+export interface RunResult {
+  address: string;
+  port: number;
+  stoppedBy: string;
+}
+
+const openEngine: OpenStorage = (options) => Engine.open(options);
+
+export async function runDaemon(options: DaemonOptions, version: string): Promise<RunResult> {
+  const logger = createProcessLogger();
+  const signals = new ShutdownSignals(logger);
+  try {
+    const daemon = await Daemon.start(options, { logger, version, openStorage: openEngine });
+    const { ip, port } = daemon.address;
+    signals.whenReceived((signal) => void daemon.stop({ kind: 'signal', signal }));
+    const { cause, error } = await daemon.stopped;
+    if (error) throw error;
+    return { address: ip, port, stoppedBy: cause.kind === 'signal' ? cause.signal : cause.kind };
+  } catch (error) {
+    // The command prints the error for the operator; the log keeps a record of it too, with the
+    // stack only for errors that are not declared (those are bugs).
+    const fields = isSvcError(error) ? { code: error.code, reason: error.message } : { err: error };
+    logger.error(fields, 'exiting with an error');
+    throw error;
+  } finally {
+    signals.dispose();
+  }
+}
