@@ -135,10 +135,17 @@ export class IndexFile {
     const start = this.midpoints.startFor(high, low, fromEventNumber);
     const end = this.midpoints.endAfter(high, low, toEventNumber, this.entryCount);
     let index = start;
+    let seeking = true;
     while (index < end) {
       const count = Math.min(READ_ENTRIES, end - index);
       this.read(rangeScratch, index, count);
-      let offset = index === start ? firstAtLeast(rangeScratch, count, high, low, fromEventNumber) * ENTRY_BYTES : 0;
+      let offset = 0;
+      if (seeking) {
+        // Midpoints put the first match within one interval of `start`; search, don't assume.
+        const first = firstAtLeast(rangeScratch, count, high, low, fromEventNumber);
+        seeking = first === count;
+        offset = first * ENTRY_BYTES;
+      }
       const endOffset = count * ENTRY_BYTES;
       for (; offset < endOffset; offset += ENTRY_BYTES) {
         if (compareEntryToKey(rangeScratch, offset, high, low, toEventNumber) > 0) return;
