@@ -14,7 +14,7 @@ import {
 import { Midpoints } from './midpoints.js';
 import type { IndexEntry } from './types.js';
 
-/** Entries read per positional read: a little more than one midpoint interval. */
+/** Entries read per positional read: two midpoint intervals, 6 KiB. */
 const READ_ENTRIES = 256;
 const FIRST_DESCENDING_READ_ENTRIES = 32;
 const VERIFY_CHUNK_BYTES = 1 << 20;
@@ -192,12 +192,12 @@ export class IndexFile {
   }
 
   /**
-   * Drops the index's own reference: the file is closed and, with `deleteFile`, removed from disk
-   * once no lookup uses it any more. Call only after a map without it is durable.
+   * Drops the index's own reference: the file is closed and deleted from disk once no lookup uses
+   * it any more. Call only after a map without it is durable.
    */
-  retire(deleteFile: boolean): void {
+  retire(): void {
     if (this.retired) return;
-    this.retired = deleteFile;
+    this.retired = true;
     this.release();
   }
 

@@ -402,7 +402,7 @@ export class TableIndex {
 
   /** Deleted from disk once no lookup holds it; waitForBackgroundWork() awaits the deletion. */
   private retire(file: IndexFile): void {
-    file.retire(true);
+    file.retire();
     this.retired.push(file);
   }
 
