@@ -9,7 +9,7 @@ const corruptHint = 'Stop the node and restore the database from a backup; do no
 const hintByErrorCode: ReadonlyMap<string, string> = new Map([
   [Errors.storageLocked.code,
     'Another svcdb process is using this database (its pid is in svcdb.lock). Stop it first, or start this one with --db pointing at another directory.'],
-  [Errors.optionInvalid.code, 'Run `svcdb serve --help` for the options and their allowed values.'],
+  [Errors.optionInvalid.code, 'Run the command with --help for its options and their allowed values.'],
   [Errors.httpListen.code, 'Choose a free port with --http-port (0 picks any free port), or stop the process that uses it.'],
   [Errors.storageChecksum.code, corruptHint],
   [Errors.storageChunkHash.code, corruptHint],

@@ -115,6 +115,8 @@ export class Daemon {
       await this.stop({ kind: 'fatal', error: listenError });
       throw listenError;
     }
+    // A fatal storage error while fastify was starting has begun the stop already.
+    if (this.stopping) return;
     this.nodeState = 'leader';
     const { ip, port } = this.address;
     // Operators and tests look for this line; its msg and fields are stable.
