@@ -1,13 +1,36 @@
 /** Event and correlation ids: canonical UUID text on the API, 16 bytes in records. */
 
-const UUID_PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+/** Value of each hex digit by character code; -1 for anything else. */
+const HEX_VALUE = new Int8Array(128).fill(-1);
+for (let digit = 0; digit < 16; digit++) {
+  HEX_VALUE['0123456789abcdef'.charCodeAt(digit)] = digit;
+  HEX_VALUE['0123456789ABCDEF'.charCodeAt(digit)] = digit;
+}
+const DASH = 45;
+/** Where each of the 16 bytes starts in the 36-character text form. */
+const BYTE_OFFSETS = [0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34];
 
-export function isUuid(text: string): boolean {
-  return UUID_PATTERN.test(text);
+function hexAt(text: string, index: number): number {
+  const code = text.charCodeAt(index);
+  return code < 128 ? HEX_VALUE[code] : -1;
 }
 
+/** Checks the 8-4-4-4-12 hex form without a regular expression: this runs for every event appended. */
+export function isUuid(text: string): boolean {
+  if (text.length !== 36) return false;
+  if (text.charCodeAt(8) !== DASH || text.charCodeAt(13) !== DASH || text.charCodeAt(18) !== DASH || text.charCodeAt(23) !== DASH) return false;
+  for (const offset of BYTE_OFFSETS) {
+    if ((hexAt(text, offset) | hexAt(text, offset + 1)) < 0) return false;
+  }
+  return true;
+}
+
+/** Writes a UUID already checked with isUuid as 16 bytes. */
 export function writeUuid(buffer: Buffer, offset: number, uuid: string): void {
-  buffer.write(uuid.replace(/-/g, ''), offset, 16, 'hex');
+  for (let i = 0; i < 16; i++) {
+    const at = BYTE_OFFSETS[i];
+    buffer[offset + i] = (hexAt(uuid, at) << 4) | hexAt(uuid, at + 1);
+  }
 }
 
 const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));

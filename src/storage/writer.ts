@@ -88,7 +88,7 @@ export class Writer {
   private scratch = Buffer.allocUnsafe(SCRATCH_BYTES_MIN);
   /** Last event numbers decided in the commit being built, ahead of what readers can see. */
   private readonly pendingLast = new Map<string, number>();
-  private readonly recentIds: LRUCache<string, { streamName: string; eventNumber: number; position: number }>;
+  private readonly recentIds: LRUCache<string, { streamName: string; eventNumber: number }>;
   private idle: Promise<void> = Promise.resolve();
   private markIdle: () => void = () => undefined;
 
@@ -286,8 +286,9 @@ export class Writer {
       };
       positions.push(record.logPosition);
       cursor += encodeEventRecord(this.scratch, cursor, record);
-      this.recentIds.set(event.eventId, { streamName, eventNumber: first + i, position: record.logPosition });
     }
+    // Idempotency with expected version "any" looks up the first id of an append only.
+    this.recentIds.set(events[0].eventId, { streamName, eventNumber: first });
     if (cursor - offset !== plan.framedBytes) throw new TypeError('framed size estimate differs from the encoded size');
     const last = first + events.length - 1;
     this.pendingLast.set(streamName, last);
