@@ -213,12 +213,16 @@ export class Chunk {
   }
 
   /**
-   * Finds the frame at data offset `local`, checking it ends before `limit` (data offset) and
-   * passes its checksum. A bad frame below the durable end is corruption, never skipped.
+   * Finds the frame at data offset `local`, checking it ends before `limit` (data offset) and,
+   * when read from the file or asked to `verify`, that it passes its checksum. A bad frame below
+   * the durable end is corruption, never skipped.
    */
-  frameAt(local: number, limit: number): FrameLocation {
+  frameAt(local: number, limit: number, verify = false): FrameLocation {
     if (this.closed) throw Errors.storageClosed.create(`chunk ${this.path} is closed`);
-    if (this.memory) return this.checked(this.memory, local, limit, local);
+    if (this.memory) {
+      // Bytes in memory were checked when they entered it (written by us, or walked at start).
+      return verify ? this.checked(this.memory, local, limit, local) : this.trusted(this.memory, local, limit);
+    }
     const want = Math.min(READ_AHEAD_BYTES, limit - local);
     let buffer = Buffer.allocUnsafe(want);
     readSync(this.handle.fd, buffer, 0, want, CHUNK_HEADER_BYTES + local);
@@ -245,6 +249,12 @@ export class Chunk {
     const start = end - suffix - 8;
     if (start < 0) throw Errors.storageCorrupt.create(this.path, end, 'record length suffix points before the chunk start');
     return this.frameAt(start, end);
+  }
+
+  private trusted(memory: Buffer, local: number, limit: number): FrameLocation {
+    const framedLength = memory.readUInt32LE(local) + 8;
+    if (local + framedLength > limit) throw Errors.storageCorrupt.create(this.path, local, 'record runs past the end of the data');
+    return { buffer: memory, offset: local, framedLength };
   }
 
   private checked(buffer: Buffer, offset: number, limit: number, local: number): FrameLocation {

@@ -1,4 +1,4 @@
-import { Errors, isSvcError } from '../common/errors.js';
+import { Errors } from '../common/errors.js';
 import { RecordKind, type EventRecord } from './record.js';
 import type { StreamLookup } from './stream-info.js';
 import { DELETED_EVENT_NUMBER, NO_STREAM, type StreamMetadata } from './stream-metadata.js';
@@ -114,10 +114,11 @@ export class Reader {
 
   /** Events of every stream in log order, from a record position (0: the start). */
   readAllForward(position: number, maxCount: number): AllPage {
+    this.checkBoundary(position);
     const events: EventRecord[] = [];
     let at = position;
     while (events.length < maxCount) {
-      const next = this.guarded(position, at, () => this.log.nextRecord(at));
+      const next = this.log.nextRecord(at);
       if (!next) return { events, nextPosition: at, isEnd: true };
       if (next.record.kind === RecordKind.event) events.push(next.record);
       at = next.nextPosition;
@@ -129,9 +130,9 @@ export class Reader {
   readAllBackward(position: number, maxCount: number): AllPage {
     const events: EventRecord[] = [];
     let at = position < 0 ? this.log.readableEnd : Math.min(position, this.log.readableEnd);
-    const start = at;
+    this.checkBoundary(at);
     while (events.length < maxCount) {
-      const previous = this.guarded(start, at, () => this.log.previousRecord(at));
+      const previous = this.log.previousRecord(at);
       if (!previous) return { events, nextPosition: 0, isEnd: true };
       if (previous.record.kind === RecordKind.event) events.push(previous.record);
       at = previous.position;
@@ -139,19 +140,9 @@ export class Reader {
     return { events, nextPosition: at, isEnd: at === 0 };
   }
 
-  /**
-   * A client may send any position; one that is not a record boundary fails the frame check of
-   * the first read, and is the client's mistake, not corruption. Later frames are not guarded.
-   */
-  private guarded<T>(requested: number, at: number, read: () => T): T {
-    if (requested !== at) return read();
-    try {
-      return read();
-    } catch (error) {
-      if (isSvcError(error) && error.statusCode === 500) {
-        throw Errors.invalidArgument.create('position', `${requested} is not the position of a record in the log`);
-      }
-      throw error;
+  private checkBoundary(position: number): void {
+    if (!this.log.isBoundary(position)) {
+      throw Errors.invalidArgument.create('position', `${position} is not the position of a record in the log`);
     }
   }
 }

@@ -1,6 +1,6 @@
 import { readdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { Errors } from '../common/errors.js';
+import { Errors, isSvcError } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
 import { Chunk, type FrameLocation } from './chunk.js';
 import { parseChunkFileName } from './chunk-format.js';
@@ -143,7 +143,7 @@ export class TransactionLog {
   /** Walks the frames of the ongoing chunk up to `end`; every one must be whole and valid. */
   private checkFrames(chunk: Chunk, end: number): void {
     let local = 0;
-    while (local < end) local += chunk.frameAt(local, end).framedLength;
+    while (local < end) local += chunk.frameAt(local, end, true).framedLength;
     if (local !== end) throw Errors.storageCorrupt.create(chunk.path, local, 'writer.chk is not at a record boundary');
   }
 
@@ -244,6 +244,24 @@ export class TransactionLog {
 
   private chunkLimit(chunk: Chunk): number {
     return chunk.isCompleted ? chunk.dataSize : this.published - chunk.chunkNumber * this.chunkSize;
+  }
+
+  /**
+   * Whether a position a client sent is one reads can start from: a record start, the free tail
+   * of a chunk, or the ends of the log. Anything else would be read as garbage.
+   */
+  isBoundary(position: number): boolean {
+    if (position <= 0 || position >= this.published) return true;
+    const chunk = this.chunks[this.chunkNumberOf(position)];
+    const local = position - chunk.chunkNumber * this.chunkSize;
+    if (local >= this.chunkLimit(chunk)) return true;
+    try {
+      chunk.frameAt(local, this.chunkLimit(chunk), true);
+      return true;
+    } catch (error) {
+      if (isSvcError(error) && error.statusCode === 500) return false;
+      throw error;
+    }
   }
 
   readRecord(position: number): LogRecord {
