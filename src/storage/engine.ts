@@ -121,7 +121,7 @@ export class Engine {
       directory: join(options.indexPath, 'stream-existence'), sizeBytes: options.existenceFilterSizeBytes,
       hasher: options.streamHasher, logger: logger.child({ component: 'existence-filter' }),
     });
-    await Engine.catchUpIndex(log, index, existence, logger);
+    await Engine.catchUpIndex(log, index, existence, options.memTableEntriesMax, logger);
     const engine = new Engine(options, lock, checkpoints, log, index, existence, logger);
     await engine.start();
     return engine;
@@ -147,7 +147,7 @@ export class Engine {
    * The index files cover the log up to the index's commit position and the existence filter
    * up to its checkpoint; what lies between those and the writer is re-added from the log.
    */
-  private static async catchUpIndex(log: TransactionLog, index: TableIndex, existence: StreamExistenceFilter, logger: Logger): Promise<void> {
+  private static async catchUpIndex(log: TransactionLog, index: TableIndex, existence: StreamExistenceFilter, memTableEntriesMax: number, logger: Logger): Promise<void> {
     const end = log.writerPosition;
     if (index.commitPosition > end) {
       logger.warn({ indexPosition: index.commitPosition, writer: end }, 'the index is ahead of the log; rebuilding it');
@@ -158,10 +158,16 @@ export class Engine {
     const filterFrom = Math.max(existence.checkpoint, 0);
     const started = Date.now();
     let added = 0;
+    // Committing as it goes lets full memory tables flush during a long rebuild.
+    let commitAt = memTableEntriesMax;
     log.scan(Math.min(indexFrom, filterFrom), end, (buffer, offset, position) => {
       const key = peekEventKey(buffer, offset);
       if (!key) return;
       if (position >= indexFrom) {
+        if (added >= commitAt) {
+          index.commit(position);
+          commitAt += memTableEntriesMax;
+        }
         index.add(key.streamName, key.eventNumber, position);
         added++;
       }
