@@ -1,0 +1,43 @@
+import t, { type Test } from 'tap';
+import { open } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Errors } from '../../src/common/errors.js';
+import { newEvent, newEvents, openEngine, tempDirectory } from '../helpers/engine.js';
+
+/**
+ * Fault injection: make the next FileHandle.datasync fail with EIO, as a disk would. The
+ * prototype is shared by every FileHandle, so the patch is undone in teardown.
+ */
+async function failNextDatasync(t: Test): Promise<void> {
+  const probe = await open(join(tempDirectory(t), 'probe'), 'w');
+  const prototype = Object.getPrototypeOf(probe) as { datasync: () => Promise<void> };
+  await probe.close();
+  const original = prototype.datasync;
+  let failed = false;
+  prototype.datasync = function (this: unknown) {
+    if (failed) return original.call(this);
+    failed = true;
+    return Promise.reject(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }));
+  };
+  t.teardown(() => {
+    prototype.datasync = original;
+  });
+}
+
+t.test('a failed fsync stops the engine: nothing acknowledged, a coded error naming the file, no retry', async (t) => {
+  const directory = tempDirectory(t);
+  const engine = await openEngine(directory);
+  await engine.append('before', -1, newEvents(3));
+  const fatal = new Promise<Error>((resolve) => engine.onFatal(resolve));
+  await failNextDatasync(t);
+  await t.rejects(engine.append('doomed', -1, [newEvent()]), { code: Errors.storageClosed.code });
+  t.match(await fatal, { code: Errors.storageIo.code, details: { operation: 'fsync', file: join(directory, 'db', 'chunk-000000.000000') } });
+  t.equal(engine.status().state, 'failed');
+  await t.rejects(engine.append('after', -1, [newEvent()]), { code: Errors.storageClosed.code }, 'later writes are refused');
+  t.throws(() => engine.readStreamForward('before', 0, 10), { code: Errors.storageClosed.code }, 'reads too: the node is stopping');
+  await engine.close();
+
+  const reopened = await openEngine(directory);
+  t.equal(reopened.readStreamForward('before', 0, 10).events.length, 3, 'acknowledged events are intact after restart');
+  t.equal(reopened.readStreamForward('after', 0, 10).status, 'notFound');
+});
