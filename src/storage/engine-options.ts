@@ -14,7 +14,7 @@ export interface EngineOptions {
   memTableEntriesMax?: number;
   /** Streams whose last event number and metadata are cached. */
   streamInfoCacheCapacity?: number;
-  /** Size of the stream existence filter; about one byte per expected stream. */
+  /** Size of the stream existence filter; about one byte per expected stream; 0 turns it off. */
   existenceFilterSizeBytes?: number;
   /** Completed chunks kept in memory for reads. */
   cachedChunksMax?: number;
@@ -60,6 +60,9 @@ export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOpti
   checkRange('memory table size', resolved.memTableEntriesMax, 1, 100_000_000);
   checkRange('stream info cache capacity', resolved.streamInfoCacheCapacity, 1, 100_000_000);
   checkRange('existence filter size', resolved.existenceFilterSizeBytes, 0, 4 * 1024 * 1024 * 1024);
+  if (resolved.existenceFilterSizeBytes > 0 && resolved.existenceFilterSizeBytes < 4096) {
+    throw Errors.invalidArgument.create('existence filter size', 'it must be 0 (no filter) or at least 4096 bytes');
+  }
   checkRange('cached chunks', resolved.cachedChunksMax, 0, 64);
   checkRange('recent event ids', resolved.recentEventIdsMax, 1, 100_000_000);
   if (!['background', 'blocking', 'off'].includes(resolved.verifyChunks)) {

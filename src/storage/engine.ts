@@ -6,7 +6,7 @@ import type { Logger } from '../common/logger.js';
 import { CheckpointName, Checkpoint } from './checkpoint.js';
 import { resolveEngineOptions, type EngineOptions, type ResolvedEngineOptions } from './engine-options.js';
 import { writeEpoch } from './epoch.js';
-import { StreamExistenceFilter } from './existence-filter.js';
+import { StreamExistenceFilter, disabledExistenceFilter, type ExistenceFilter } from './existence-filter.js';
 import { TableIndex } from './index/table-index.js';
 import { DatabaseLock } from './lock.js';
 import { Reader, type AllPage, type EventRead, type StreamPage } from './reader.js';
@@ -73,7 +73,7 @@ export class Engine {
     private readonly checkpoints: Checkpoints,
     private readonly log: TransactionLog,
     private readonly index: TableIndex,
-    private readonly existence: StreamExistenceFilter,
+    private readonly existence: ExistenceFilter,
     private readonly logger: Logger,
   ) {
     this.streams = new StreamLookup(log, index, existence, options.streamInfoCacheCapacity);
@@ -117,7 +117,7 @@ export class Engine {
       directory: options.indexPath, memTableEntriesMax: options.memTableEntriesMax, hasher: options.streamHasher,
       logger: logger.child({ component: 'index' }),
     });
-    const existence = await StreamExistenceFilter.open({
+    const existence = options.existenceFilterSizeBytes === 0 ? disabledExistenceFilter : await StreamExistenceFilter.open({
       directory: join(options.indexPath, 'stream-existence'), sizeBytes: options.existenceFilterSizeBytes,
       hasher: options.streamHasher, logger: logger.child({ component: 'existence-filter' }),
     });
@@ -147,7 +147,7 @@ export class Engine {
    * The index files cover the log up to the index's commit position and the existence filter
    * up to its checkpoint; what lies between those and the writer is re-added from the log.
    */
-  private static async catchUpIndex(log: TransactionLog, index: TableIndex, existence: StreamExistenceFilter, memTableEntriesMax: number, logger: Logger): Promise<void> {
+  private static async catchUpIndex(log: TransactionLog, index: TableIndex, existence: ExistenceFilter, memTableEntriesMax: number, logger: Logger): Promise<void> {
     const end = log.writerPosition;
     if (index.commitPosition > end) {
       logger.warn({ indexPosition: index.commitPosition, writer: end }, 'the index is ahead of the log; rebuilding it');

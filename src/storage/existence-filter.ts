@@ -309,3 +309,23 @@ function encodeCheckpoint(position: number): Buffer {
   writeInt64(bytes, 0, position);
   return bytes;
 }
+
+/** What the engine uses of an existence filter; `disabledExistenceFilter` stands in when the size is 0. */
+export interface ExistenceFilter {
+  readonly checkpoint: number;
+  add(streamName: string): void;
+  mightExist(streamName: string): boolean;
+  commit(endPosition: number): void;
+  moveCheckpointBack(position: number): void;
+  close(): Promise<void>;
+}
+
+/** No filter: every stream might exist, so lookups always go to the index. */
+export const disabledExistenceFilter: ExistenceFilter = Object.freeze({
+  checkpoint: Infinity,
+  add: () => undefined,
+  mightExist: () => true,
+  commit: () => undefined,
+  moveCheckpointBack: () => undefined,
+  close: async () => undefined,
+});

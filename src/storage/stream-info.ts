@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { TableIndex } from './index/table-index.js';
-import type { StreamExistenceFilter } from './existence-filter.js';
+import type { ExistenceFilter } from './existence-filter.js';
 import { RecordKind, type EventRecord } from './record.js';
 import type { TransactionLog } from './transaction-log.js';
 import {
@@ -24,7 +24,7 @@ export class StreamLookup {
   constructor(
     private readonly log: TransactionLog,
     private readonly index: TableIndex,
-    private readonly existence: StreamExistenceFilter,
+    private readonly existence: ExistenceFilter,
     cacheCapacity: number,
   ) {
     this.cache = new LRUCache({ max: cacheCapacity });
