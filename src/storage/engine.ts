@@ -256,6 +256,19 @@ export class Engine {
     return () => this.events.off('committed', listener);
   }
 
+  /**
+   * A record that fails its checksum, or a malformed file, is never served and never ignored:
+   * the caller gets the coded error and the engine stops.
+   */
+  private guardRead<T>(read: () => T): T {
+    try {
+      return read();
+    } catch (error) {
+      if (Errors.storageChecksum.is(error) || Errors.storageCorrupt.is(error)) this.fail(error);
+      throw error;
+    }
+  }
+
   private checkOpen(): void {
     if (this.state === 'open') return;
     const reason = this.failure ? `stopped after an error: ${this.failure.message}` : `the engine is ${this.state}`;
@@ -304,7 +317,7 @@ export class Engine {
     this.checkOpen();
     checkStreamName(streamName);
     checkPosition('event number', eventNumber, -1);
-    return this.reader.readEvent(streamName, eventNumber);
+    return this.guardRead(() => this.reader.readEvent(streamName, eventNumber));
   }
 
   readStreamForward(streamName: string, fromEventNumber: number, maxCount: number): StreamPage {
@@ -312,7 +325,7 @@ export class Engine {
     checkStreamName(streamName);
     checkPosition('event number', fromEventNumber, 0);
     checkCount(maxCount);
-    return this.reader.readForward(streamName, fromEventNumber, maxCount);
+    return this.guardRead(() => this.reader.readForward(streamName, fromEventNumber, maxCount));
   }
 
   /** From `fromEventNumber` down; -1 starts at the last event. */
@@ -321,14 +334,14 @@ export class Engine {
     checkStreamName(streamName);
     checkPosition('event number', fromEventNumber, -1);
     checkCount(maxCount);
-    return this.reader.readBackward(streamName, fromEventNumber, maxCount);
+    return this.guardRead(() => this.reader.readBackward(streamName, fromEventNumber, maxCount));
   }
 
   readAllForward(position: number, maxCount: number): AllPage {
     this.checkOpen();
     checkPosition('position', position, 0);
     checkCount(maxCount);
-    return this.reader.readAllForward(position, maxCount);
+    return this.guardRead(() => this.reader.readAllForward(position, maxCount));
   }
 
   /** From the record before `position` down; -1 starts at the end of the log. */
@@ -336,7 +349,7 @@ export class Engine {
     this.checkOpen();
     checkPosition('position', position, -1);
     checkCount(maxCount);
-    return this.reader.readAllBackward(position, maxCount);
+    return this.guardRead(() => this.reader.readAllBackward(position, maxCount));
   }
 
   /** The admin merge: every index file into one. */

@@ -133,10 +133,13 @@ t.test('with verification in the background the engine stops and reports the fil
   await engine.close();
 });
 
-t.test('a corrupt record is never served: reads fail with the checksum error', async (t) => {
+t.test('a corrupt record is never served: the read fails with the checksum error and the engine stops', async (t) => {
   const directory = tempDirectory(t);
   await directoryWithCompletedChunks(directory);
   const path = await flipByte(directory, HEADER + 5000);
   const engine = await openEngine(directory, { verifyChunks: 'off' });
+  const fatal = new Promise<Error>((resolve) => engine.onFatal(resolve));
   t.throws(() => allEventIds(engine), { code: Errors.storageChecksum.code, details: { file: path } });
+  t.match(await fatal, { code: Errors.storageChecksum.code }, 'the engine stops');
+  t.throws(() => engine.readAllForward(0, 10), { code: Errors.storageClosed.code });
 });
