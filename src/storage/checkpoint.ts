@@ -59,7 +59,7 @@ export class Checkpoint {
     const bytes = Buffer.alloc(CHECKPOINT_BYTES);
     writeInt64(bytes, 0, value);
     try {
-      await this.asyncHandle.write(bytes, 0, CHECKPOINT_BYTES, 0);
+      writeSync(this.asyncHandle.fd, bytes, 0, CHECKPOINT_BYTES, 0);
       await this.asyncHandle.datasync();
     } catch (error) {
       throw Errors.storageIo.create(this.path, 'checkpoint write', String(error));

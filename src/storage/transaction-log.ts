@@ -219,9 +219,9 @@ export class TransactionLog {
   }
 
   /** Appends framed records at the writer position (which the caller used to encode them). */
-  async append(bytes: Buffer): Promise<void> {
+  append(bytes: Buffer): void {
+    this.currentChunk.append(bytes);
     this.writeEnd += bytes.length;
-    await this.currentChunk.append(bytes);
   }
 
   async sync(): Promise<void> {

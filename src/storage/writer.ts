@@ -177,7 +177,7 @@ export class Writer {
   /** Writes `used` scratch bytes at the writer position and makes them and writer.chk durable. */
   private async flushSegment(used: number, segmentStart: number, chunkFull: boolean): Promise<void> {
     if (segmentStart !== this.log.writerPosition) throw new TypeError('segment does not start at the writer position');
-    if (used > 0) await this.log.append(this.scratch.subarray(0, used));
+    if (used > 0) this.log.append(this.scratch.subarray(0, used));
     if (chunkFull) {
       await this.log.completeCurrentChunk();
     } else {

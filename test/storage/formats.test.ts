@@ -46,8 +46,8 @@ t.test('a chunk completed on disk reopens completed with a valid hash; a flipped
   const directory = tempDirectory(t);
   const chunk = await Chunk.create(directory, 0, 64 * 1024);
   const record = encodeSystemRecord(0, 1, 1, Buffer.from('{"x":1}'));
-  await chunk.append(record);
-  await chunk.append(record);
+  chunk.append(record);
+  chunk.append(record);
   await chunk.complete();
   await chunk.close();
   t.same(readdirSync(directory), ['chunk-000000.000000'], 'no temp file left');
