@@ -368,6 +368,11 @@ export class Engine {
     };
   }
 
+  /** Resolves when index flushes and merges started so far are done. */
+  async settleIndex(): Promise<void> {
+    await this.index.waitForBackgroundWork();
+  }
+
   indexStats(): ReturnType<TableIndex['stats']> {
     return this.index.stats();
   }

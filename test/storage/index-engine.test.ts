@@ -49,6 +49,7 @@ t.test('several index levels, then merge-all: lookups unchanged, one file left',
   const engine = await openEngine(directory, { memTableEntriesMax: 10 });
   const streams = Array.from({ length: 25 }, (_, i) => `level-${i}`);
   const written = await writeInterleaved(engine, streams, 12);
+  await engine.settleIndex();
   const levels = new Set(engine.indexStats().files.map((file) => file.level));
   t.ok(levels.size >= 2, `files at several levels (${[...levels].join(', ')})`);
   checkStreams(t, engine, written, 'before merge');
