@@ -1,6 +1,7 @@
 import { crc32 } from 'node:zlib';
 import { Errors } from '../common/errors.js';
 import { readInt64, writeInt64 } from './int64.js';
+import { murmurFinalize } from './stream-hash.js';
 
 /**
  * A bloom filter over 64-bit stream hashes (given as unsigned high and low halves), shared by the
@@ -69,13 +70,7 @@ function mix(high: number, low: number, seed: number): number {
   let hash = seed;
   hash = murmurStep(hash, low);
   hash = murmurStep(hash, high);
-  hash ^= 8;
-  hash ^= hash >>> 16;
-  hash = Math.imul(hash, 0x85ebca6b);
-  hash ^= hash >>> 13;
-  hash = Math.imul(hash, 0xc2b2ae35);
-  hash ^= hash >>> 16;
-  return hash >>> 0;
+  return murmurFinalize(hash ^ 8);
 }
 
 function murmurStep(hash: number, word: number): number {
