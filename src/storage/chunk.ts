@@ -157,21 +157,34 @@ export class Chunk {
     return this.completed ? 0 : this.header.chunkSize - this.dataBytes;
   }
 
-  /** Appends framed records at the end of the data (the caller checked they fit). */
-  append(bytes: Buffer): void {
-    const memory = this.memory;
-    if (this.completed || !memory || !this.hash) throw new TypeError('append to a chunk that is not ongoing');
+  /**
+   * The ongoing chunk's memory, for encoding records in place at `dataSize` onwards: what is
+   * encoded there becomes part of the chunk only through commitEncoded().
+   */
+  get encodeBuffer(): Buffer {
+    if (this.completed || !this.memory) throw new TypeError('encoding into a chunk that is not ongoing');
+    return this.memory;
+  }
+
+  /** Appends the `length` bytes encoded in place after the data: hashes them and writes them. */
+  commitEncoded(length: number): void {
+    const memory = this.encodeBuffer;
     const at = this.dataBytes;
-    bytes.copy(memory, at);
-    this.hash.update(bytes);
-    this.dataBytes += bytes.length;
+    this.hash!.update(memory.subarray(at, at + length));
     try {
       // A synchronous write only copies into the page cache; the fsync that follows runs off the
       // event loop. This saves a thread-pool round trip per group commit.
-      writeSync(this.handle.fd, bytes, 0, bytes.length, CHUNK_HEADER_BYTES + at);
+      writeSync(this.handle.fd, memory, at, length, CHUNK_HEADER_BYTES + at);
     } catch (error) {
       throw Errors.storageIo.create(this.path, 'write', String(error));
     }
+    this.dataBytes += length;
+  }
+
+  /** Appends framed records at the end of the data (the caller checked they fit). */
+  append(bytes: Buffer): void {
+    bytes.copy(this.encodeBuffer, this.dataBytes);
+    this.commitEncoded(bytes.length);
   }
 
   /** Makes every appended byte durable. A failure is fatal: the caller must never retry. */

@@ -224,6 +224,21 @@ export class TransactionLog {
     this.writeEnd += bytes.length;
   }
 
+  /**
+   * Where the writer encodes records in place: the current chunk's memory, from `offset` on.
+   * Saves copying every batch from a scratch buffer into the chunk.
+   */
+  encodeTarget(): { buffer: Buffer; offset: number } {
+    const chunk = this.currentChunk;
+    return { buffer: chunk.encodeBuffer, offset: chunk.dataSize };
+  }
+
+  /** Appends the `length` bytes encoded at encodeTarget(). */
+  appendEncoded(length: number): void {
+    this.currentChunk.commitEncoded(length);
+    this.writeEnd += length;
+  }
+
   async sync(): Promise<void> {
     await this.currentChunk.sync();
   }

@@ -66,7 +66,6 @@ interface Plan {
   framedBytes: number;
 }
 
-const SCRATCH_BYTES_MIN = 1024 * 1024;
 
 /** Exact framed size of one event record. */
 export function framedEventBytes(streamName: string, event: NewEvent): number {
@@ -85,7 +84,6 @@ export class Writer {
   private queue: Pending[] = [];
   private running = false;
   private failure: SvcError | Error | undefined;
-  private scratch = Buffer.allocUnsafe(SCRATCH_BYTES_MIN);
   /** Last event numbers decided in the commit being built, ahead of what readers can see. */
   private readonly pendingLast = new Map<string, number>();
   private readonly recentIds: LRUCache<string, { streamName: string; eventNumber: number }>;
@@ -174,10 +172,10 @@ export class Writer {
     for (const plan of planned) plan.pending.resolve(plan.result);
   }
 
-  /** Writes `used` scratch bytes at the writer position and makes them and writer.chk durable. */
+  /** Appends the `used` bytes encoded in place and makes them and writer.chk durable. */
   private async flushSegment(used: number, segmentStart: number, chunkFull: boolean): Promise<void> {
     if (segmentStart !== this.log.writerPosition) throw new TypeError('segment does not start at the writer position');
-    if (used > 0) this.log.append(this.scratch.subarray(0, used));
+    if (used > 0) this.log.appendEncoded(used);
     if (chunkFull) {
       await this.log.completeCurrentChunk();
     } else {
@@ -237,13 +235,6 @@ export class Writer {
     return matching > 0 ? Errors.idempotencyViolation.create(streamName) : undefined;
   }
 
-  private ensureScratch(bytes: number): void {
-    if (this.scratch.length >= bytes) return;
-    const grown = Buffer.allocUnsafe(Math.max(bytes, this.scratch.length * 2));
-    this.scratch.copy(grown);
-    this.scratch = grown;
-  }
-
   /** Turns a request that passed its checks into the records it writes. */
   private plan(request: WriteRequest, decision: WriteResult): Plan {
     let streamName = request.streamName;
@@ -264,7 +255,8 @@ export class Writer {
 
   private encode(plan: Plan, kind: WriteKind, position: number, offset: number, timestamp: number): CommittedWrite {
     const { streamName, events, firstEventNumber: first } = plan;
-    this.ensureScratch(offset + plan.framedBytes);
+    // Records are encoded straight into the chunk's memory after its data; `fits` checked the room.
+    const target = this.log.encodeTarget();
     const correlationId = randomUUID();
     const positions: number[] = [];
     let cursor = offset;
@@ -285,7 +277,7 @@ export class Writer {
         metadata: event.metadata,
       };
       positions.push(record.logPosition);
-      cursor += encodeEventRecord(this.scratch, cursor, record);
+      cursor += encodeEventRecord(target.buffer, target.offset + cursor, record);
     }
     // Idempotency with expected version "any" looks up the first id of an append only.
     this.recentIds.set(events[0].eventId, { streamName, eventNumber: first });
