@@ -279,8 +279,8 @@ export class Engine {
     this.checkOpen();
     checkStreamName(streamName);
     checkExpectedVersion(expectedVersion);
-    checkEvents(streamName, events, this.options.chunkSizeBytes);
-    return this.writer.submit({ kind: 'append', streamName, expectedVersion, events });
+    const framedBytes = checkEvents(streamName, events, this.options.chunkSizeBytes);
+    return this.writer.submit({ kind: 'append', streamName, expectedVersion, events, framedBytes });
   }
 
   /** Soft delete (reads answer not found; a new append revives the stream) or hard delete (tombstone, forever). */

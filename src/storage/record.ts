@@ -85,7 +85,8 @@ function writeShortString(buffer: Buffer, offset: number, text: string): number 
 
 function writeBytes(buffer: Buffer, offset: number, bytes: Buffer): number {
   buffer.writeUInt32LE(bytes.length, offset);
-  bytes.copy(buffer, offset + 4);
+  // TypedArray.set is cheaper than Buffer.copy for the small payloads most events carry.
+  if (bytes.length > 0) buffer.set(bytes, offset + 4);
   return offset + 4 + bytes.length;
 }
 

@@ -31,8 +31,11 @@ export function checkCount(maxCount: number): void {
   }
 }
 
-/** Every event is well formed, each fits in a record, and the whole append fits in a chunk. */
-export function checkEvents(streamName: string, events: NewEvent[], chunkSizeBytes: number): void {
+/**
+ * Every event is well formed, each fits in a record, and the whole append fits in a chunk.
+ * Returns the framed bytes the events take in `streamName`, which the writer reuses.
+ */
+export function checkEvents(streamName: string, events: NewEvent[], chunkSizeBytes: number): number {
   if (!Array.isArray(events)) throw Errors.invalidEvent.create('events must be a list');
   let total = 0;
   for (const event of events) {
@@ -45,4 +48,5 @@ export function checkEvents(streamName: string, events: NewEvent[], chunkSizeByt
     total += bytes;
   }
   if (total > chunkSizeBytes) throw Errors.appendTooLarge.create(total, chunkSizeBytes);
+  return total;
 }

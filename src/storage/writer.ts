@@ -35,6 +35,8 @@ export interface WriteRequest {
   expectedVersion: number;
   /** The events to append; for a hard delete the tombstone, for a soft delete none. */
   events: NewEvent[];
+  /** The framed size of `events`, when the caller already measured it. */
+  framedBytes?: number;
 }
 
 /** Records committed in one group commit, handed to the engine to index and publish. */
@@ -248,8 +250,8 @@ export class Writer {
       firstEventNumber = this.currentLast(streamName) + 1;
       events = [{ eventId: randomUUID(), eventType: METADATA_EVENT_TYPE, data: Buffer.from(JSON.stringify(body)), metadata: Buffer.alloc(0), isJson: true }];
     }
-    let framedBytes = 0;
-    for (const event of events) framedBytes += framedEventBytes(streamName, event);
+    let framedBytes = request.kind === 'append' ? request.framedBytes ?? 0 : 0;
+    if (framedBytes === 0) for (const event of events) framedBytes += framedEventBytes(streamName, event);
     return { streamName, firstEventNumber, events, framedBytes };
   }
 
