@@ -223,14 +223,14 @@ export class Writer {
       first = expectedVersion + 1;
       if (current < first) return undefined;
     } else {
-      const seen = this.recentIds.get(events[0].eventId);
+      const seen = this.recentIds.get(events[0].eventId.toLowerCase());
       if (!seen || seen.streamName !== streamName) return undefined;
       first = seen.eventNumber;
     }
     const stored = this.streams.events(streamName, first, first + events.length - 1);
     let matching = 0;
     while (matching < stored.length && stored[matching].eventNumber === first + matching &&
-      stored[matching].eventId === events[matching].eventId) matching++;
+      stored[matching].eventId === events[matching].eventId.toLowerCase()) matching++;
     if (matching === events.length) {
       return { firstEventNumber: first, lastEventNumber: first + events.length - 1, logPosition: stored[0].logPosition, idempotent: true };
     }
@@ -282,7 +282,7 @@ export class Writer {
       cursor += encodeEventRecord(target.buffer, target.offset + cursor, record);
     }
     // Idempotency with expected version "any" looks up the first id of an append only.
-    this.recentIds.set(events[0].eventId, { streamName, eventNumber: first });
+    this.recentIds.set(events[0].eventId.toLowerCase(), { streamName, eventNumber: first });
     if (cursor - offset !== plan.framedBytes) throw new TypeError('framed size estimate differs from the encoded size');
     const last = first + events.length - 1;
     this.pendingLast.set(streamName, last);

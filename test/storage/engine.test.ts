@@ -43,6 +43,8 @@ t.test('idempotent repeats return the original result and write nothing', async 
   const first = await engine.append('idem', -1, batch);
   t.match(await engine.append('idem', -1, batch), { firstEventNumber: 0, lastEventNumber: 2, idempotent: true, logPosition: first.logPosition });
   t.match(await engine.append('idem', -2, batch), { firstEventNumber: 0, idempotent: true }, 'any: found through recent ids');
+  const shouted = batch.map((event) => ({ ...event, eventId: event.eventId.toUpperCase() }));
+  t.match(await engine.append('idem', -1, shouted), { idempotent: true }, 'ids compare without regard to case');
   await engine.append('idem', 2, [newEvent()]);
   await t.rejects(engine.append('idem', 2, batch.slice(0, 1)), { code: Errors.wrongExpectedVersion.code }, 'position 3 holds another id: a wrong version');
   await t.rejects(engine.append('idem', -1, [batch[0], newEvent()]), { code: Errors.idempotencyViolation.code }, 'partial repeat');
