@@ -18,6 +18,7 @@ import {
 } from './stream-metadata.js';
 import { TransactionLog } from './transaction-log.js';
 import { Writer, type CommittedWrite, type NewEvent, type WriteResult } from './writer.js';
+import type { EngineStatistics } from './engine-stats.js';
 import { peekEventKey } from './record.js';
 import { randomUUID } from 'node:crypto';
 
@@ -28,6 +29,9 @@ export interface EngineStatus {
   writerPosition: number;
   chaserPosition: number;
   epochNumber: number;
+  /** Log position and id of this start's epoch record (-1 and '' before it is written). */
+  epochPosition: number;
+  epochId: string;
   chunkCount: number;
 }
 
@@ -63,6 +67,8 @@ export class Engine {
   private chaserPosition: number;
   private chaserTimer: NodeJS.Timeout | undefined;
   private epochNumber = -1;
+  private epochPosition = -1;
+  private epochId = '';
   private readonly writer: Writer;
   private readonly reader: Reader;
   private readonly streams: StreamLookup;
@@ -76,7 +82,7 @@ export class Engine {
     private readonly existence: ExistenceFilter,
     private readonly logger: Logger,
   ) {
-    this.streams = new StreamLookup(log, index, existence, options.streamInfoCacheCapacity);
+    this.streams = new StreamLookup(log, index, existence, options.streamInfoCacheCapacity, log.reads);
     this.reader = new Reader(log, this.streams, options.clock);
     this.writer = new Writer(
       log, checkpoints.writer, this.streams,
@@ -181,6 +187,8 @@ export class Engine {
   private async start(): Promise<void> {
     const epoch = await writeEpoch(this.log, this.checkpoints);
     this.epochNumber = epoch.epochNumber;
+    this.epochPosition = epoch.epochPosition;
+    this.epochId = epoch.epochId;
     this.publishPosition(this.log.writerPosition);
     this.chaserTimer = setInterval(() => void this.flushChaser(), CHASER_FLUSH_INTERVAL_MS).unref();
     this.logger.info({ epochNumber: epoch.epochNumber, position: epoch.epochPosition, chunks: this.log.chunkCount }, 'database opened');
@@ -364,6 +372,8 @@ export class Engine {
       writerPosition: this.log.readableEnd,
       chaserPosition: this.chaserPosition,
       epochNumber: this.epochNumber,
+      epochPosition: this.epochPosition,
+      epochId: this.epochId,
       chunkCount: this.log.chunkCount,
     };
   }
@@ -375,6 +385,33 @@ export class Engine {
 
   indexStats(): ReturnType<TableIndex['stats']> {
     return this.index.stats();
+  }
+
+  /** Counters for operators (/stats, /metrics): plain numbers, cheap to take at any time. */
+  stats(): EngineStatistics {
+    const flushes = this.writer.flushMeter;
+    const reads = this.log.reads;
+    const index = this.index.stats();
+    return {
+      writerCheckpoint: this.checkpoints.writer.value,
+      writerPosition: this.log.writerPosition,
+      chaserCheckpoint: this.checkpoints.chaser.value,
+      writerQueue: this.writer.queueMeter.snapshot(),
+      flushes: {
+        count: flushes.flushes, bytesTotal: flushes.bytesTotal, lastBytes: flushes.lastBytes, maxBytes: flushes.maxBytes,
+        msTotal: flushes.msTotal, lastMs: flushes.lastMs, maxMs: flushes.maxMs,
+      },
+      reads: {
+        recordsFromMemory: reads.recordsFromMemory, recordsFromFile: reads.recordsFromFile,
+        streamInfoCacheHits: reads.streamInfoCacheHits, streamInfoCacheMisses: reads.streamInfoCacheMisses,
+        hashCollisions: reads.hashCollisions,
+      },
+      index: {
+        memTableEntries: index.memTableEntries, frozenMemTables: index.frozenMemTables, files: index.files.length,
+        commitPosition: index.commitPosition,
+      },
+      chunkCount: this.log.chunkCount,
+    };
   }
 
   /** Finishes queued writes, persists the chaser, closes files and releases the lock. */

@@ -3,6 +3,7 @@ import type { TableIndex } from './index/table-index.js';
 import type { ExistenceFilter } from './existence-filter.js';
 import { RecordKind, type EventRecord } from './record.js';
 import type { TransactionLog } from './transaction-log.js';
+import { ReadCounters } from './engine-stats.js';
 import {
   EMPTY_METADATA, NO_STREAM, metadataStreamOf, parseStoredMetadata, type StreamMetadata,
 } from './stream-metadata.js';
@@ -26,13 +27,17 @@ export class StreamLookup {
     private readonly index: TableIndex,
     private readonly existence: ExistenceFilter,
     cacheCapacity: number,
+    private readonly counters: ReadCounters = new ReadCounters(),
   ) {
     this.cache = new LRUCache({ max: cacheCapacity });
   }
 
   private info(streamName: string): StreamInfo {
     let info = this.cache.get(streamName);
-    if (!info) {
+    if (info) {
+      this.counters.streamInfoCacheHits++;
+    } else {
+      this.counters.streamInfoCacheMisses++;
       info = { lastEventNumber: this.findLastEventNumber(streamName), metadata: undefined };
       this.cache.set(streamName, info);
     }
@@ -68,7 +73,9 @@ export class StreamLookup {
 
   private recordBelongsTo(position: number, streamName: string): boolean {
     const record = this.log.readRecord(position);
-    return record.kind === RecordKind.event && record.streamName === streamName;
+    const belongs = record.kind === RecordKind.event && record.streamName === streamName;
+    if (!belongs) this.counters.hashCollisions++;
+    return belongs;
   }
 
   /** The event records numbered from..to (inclusive) that exist, ascending, one per number. */

@@ -6,6 +6,7 @@ import { Chunk, type FrameLocation } from './chunk.js';
 import { parseChunkFileName } from './chunk-format.js';
 import { fsyncDirectorySync } from './durable-file.js';
 import { decodeRecord, type LogRecord } from './record.js';
+import { ReadCounters } from './engine-stats.js';
 
 /** The log cannot address more chunks than this (the chunk number is part of file names). */
 export const CHUNK_COUNT_MAX = 400_000;
@@ -35,6 +36,8 @@ export class TransactionLog {
   private readonly chunks: Chunk[] = [];
   private writeEnd = 0;
   private published = 0;
+  /** Where record reads were served from, for /stats. */
+  readonly reads = new ReadCounters();
 
   private constructor(private readonly options: LogOpenOptions) {}
 
@@ -254,6 +257,8 @@ export class TransactionLog {
     const chunk = this.chunks[number];
     if (!chunk || position >= this.published) throw new RangeError(`position ${position} is not in the readable log`);
     const local = position - chunk.chunkNumber * this.chunkSize;
+    if (chunk.isCached) this.reads.recordsFromMemory++;
+    else this.reads.recordsFromFile++;
     return chunk.frameAt(local, this.chunkLimit(chunk));
   }
 

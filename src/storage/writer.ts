@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import { Errors, type SvcError } from '../common/errors.js';
 import type { Checkpoint } from './checkpoint.js';
 import { EventFlags, FRAME_BYTES, encodeEventRecord, type EventRecordInput } from './record.js';
@@ -9,6 +10,7 @@ import {
   metadataStreamOf, originalStreamOf,
 } from './stream-metadata.js';
 import type { TransactionLog } from './transaction-log.js';
+import { FlushMeter, QueueMeter } from './engine-stats.js';
 
 export interface NewEvent {
   eventId: string;
@@ -91,6 +93,9 @@ export class Writer {
   private readonly recentIds: LRUCache<string, { streamName: string; eventNumber: number }>;
   private idle: Promise<void> = Promise.resolve();
   private markIdle: () => void = () => undefined;
+  /** Requests waiting and group commits done, for /stats. */
+  readonly queueMeter = new QueueMeter('StorageWriter', 'Storage');
+  readonly flushMeter = new FlushMeter();
 
   constructor(
     private readonly log: TransactionLog,
@@ -108,6 +113,7 @@ export class Writer {
     if (this.failure) return Promise.reject(Errors.storageClosed.create(`the writer stopped: ${this.failure.message}`));
     return new Promise((resolve, reject) => {
       this.queue.push({ request, resolve, reject });
+      this.queueMeter.enqueued();
       if (!this.running) void this.run();
     });
   }
@@ -124,7 +130,10 @@ export class Writer {
       while (this.queue.length > 0 && !this.failure) {
         const batch = this.queue;
         this.queue = [];
+        this.queueMeter.taken(batch.length);
+        const started = this.queueMeter.begin('GroupCommit');
         await this.commit(batch);
+        this.queueMeter.end(started, batch.length);
       }
     } finally {
       this.running = false;
@@ -177,6 +186,7 @@ export class Writer {
   /** Appends the `used` bytes encoded in place and makes them and writer.chk durable. */
   private async flushSegment(used: number, segmentStart: number, chunkFull: boolean): Promise<void> {
     if (segmentStart !== this.log.writerPosition) throw new TypeError('segment does not start at the writer position');
+    const started = performance.now();
     if (used > 0) this.log.appendEncoded(used);
     if (chunkFull) {
       await this.log.completeCurrentChunk();
@@ -184,6 +194,7 @@ export class Writer {
       await this.log.sync();
     }
     await this.writerCheckpoint.writeAsync(this.log.writerPosition);
+    this.flushMeter.record(used, performance.now() - started);
   }
 
   private currentLast(streamName: string): number {
@@ -302,6 +313,7 @@ export class Writer {
     this.failure = error;
     const stopped = Errors.storageClosed.create(`the writer stopped: ${error.message}`);
     for (const pending of [...batch, ...this.queue]) pending.reject(stopped);
+    this.queueMeter.taken(this.queue.length);
     this.queue = [];
     this.onFatal(error);
   }
