@@ -151,7 +151,7 @@ t.test('the daemon stops with the fatal error when the storage fails', async (t)
     },
   };
   const dir = t.testdir();
-  const options = daemonOptions({ dbPath: join(dir, 'db'), httpPort: 0 }, dir);
+  const options = daemonOptions({ db: join(dir, 'db'), httpPort: 0 }, dir);
   const daemon = await Daemon.start(options, { logger: silent, version: '1.2.3', openStorage: async () => storage });
   t.teardown(() => daemon.stop());
   t.equal(daemon.state, 'leader');
@@ -176,7 +176,7 @@ t.test('the daemon reports a storage that fails to close', async (t) => {
     onFatal: () => undefined,
   };
   const dir = t.testdir();
-  const options = daemonOptions({ dbPath: join(dir, 'db'), httpPort: 0 }, dir);
+  const options = daemonOptions({ db: join(dir, 'db'), httpPort: 0 }, dir);
   const daemon = await Daemon.start(options, { logger: silent, version: '1.2.3', openStorage: async () => storage });
   const result = await daemon.stop({ kind: 'signal', signal: 'SIGTERM' });
   t.equal(result.error, closeFailure, 'a clean signal stop still reports the failed close');
@@ -184,22 +184,22 @@ t.test('the daemon reports a storage that fails to close', async (t) => {
 
 t.test('options are checked once, naming the option', async (t) => {
   const dir = t.testdir();
-  const valid = daemonOptions({ dbPath: 'data/db' }, dir);
-  t.same(valid, {
-    dbPath: join(dir, 'data/db'),
-    indexPath: join(dir, 'data/index'),
+  const valid = daemonOptions({ db: 'data/db' }, dir);
+  t.match(valid.values, {
+    db: join(dir, 'data/db'),
+    index: join(dir, 'data/index'),
     httpIp: '127.0.0.1',
     httpPort: 2113,
-    chunkSizeBytes: 256 * 1024 * 1024,
+    chunkSize: 256 * 1024 * 1024,
   }, 'defaults, with the index next to the db directory');
-  t.ok(Object.isFrozen(valid), 'the options are frozen');
+  t.ok(Object.isFrozen(valid.values), 'the options are frozen');
   const invalid = (input: Parameters<typeof daemonOptions>[0], option: string) =>
     t.throws(() => daemonOptions(input, dir), { code: 'SVCDB_ERR_OPTION_INVALID', details: { option } }, option);
   invalid({ httpIp: 'localhost' }, '--http-ip');
   invalid({ httpPort: 65_536 }, '--http-port');
-  invalid({ chunkSizeBytes: 1.5 }, '--chunk-size');
-  invalid({ dbPath: ' ' }, '--db');
-  invalid({ dbPath: 'a', indexPath: 'a' }, '--index');
+  invalid({ chunkSize: 1.5 }, '--chunk-size');
+  invalid({ db: ' ' }, '--db');
+  t.throws(() => daemonOptions({ db: 'a', index: 'a' }, dir), { code: 'SVCDB_ERR_OPTION_CONFLICT' }, '--index equal to --db');
 });
 
 t.test('svcdb serve', async (t) => {

@@ -22,6 +22,9 @@ export const ExitCode = {
 
 const exitCodeByErrorCode: ReadonlyMap<string, number> = new Map([
   [Errors.optionInvalid.code, ExitCode.usage],
+  [Errors.optionUnknown.code, ExitCode.usage],
+  [Errors.optionConflict.code, ExitCode.usage],
+  [Errors.optionConfigFile.code, ExitCode.usage],
   [Errors.storageLocked.code, ExitCode.locked],
   [Errors.storageChecksum.code, ExitCode.corrupt],
   [Errors.storageChunkHash.code, ExitCode.corrupt],

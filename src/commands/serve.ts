@@ -1,66 +1,75 @@
-import { Flags } from '@oclif/core';
+import { Flags, type Interfaces } from '@oclif/core';
 import { BaseCommand } from '../cli/base-command.js';
-import { daemonOptions, optionDefaults, optionLimits } from '../daemon/options.js';
+import {
+  configKey, describeValues, environmentVariable, flagName, type OptionDefinition,
+} from '../common/options/definition.js';
+import { loadOptions, type RawValue } from '../common/options/load.js';
+import { optionKeys, optionSchema, type OptionKey } from '../common/options/schema.js';
 import { runDaemon, type RunResult } from '../daemon/run.js';
+
+/** What --help shows after the flag: the kind of value it takes. */
+function helpValue(definition: OptionDefinition): string {
+  switch (definition.type) {
+    case 'integer':
+      return definition.unit.toUpperCase().replace(/\s+/g, '-');
+    case 'enum':
+      return definition.values.join('|');
+    case 'ip':
+      return 'IP';
+    case 'path':
+      return 'PATH';
+    default:
+      return 'VALUE';
+  }
+}
+
+/**
+ * The flag of one option, from the schema. oclif is given no `default` and no `env`: the loader
+ * applies defaults, environment variables and the config file itself, so it knows each value's
+ * source and checks all three forms alike.
+ */
+function flagOf(key: OptionKey) {
+  const definition: OptionDefinition = optionSchema[key];
+  const deprecated = definition.deprecated ? ` Deprecated: ${definition.deprecated}.` : '';
+  const description = `${describeValues(definition)} Environment: ${environmentVariable(key)}.`
+    + `${definition.notInConfigFile ? '' : ` Config key: ${configKey(key)}.`}${deprecated}`;
+  const common = { summary: definition.description, description, helpGroup: definition.group.toUpperCase() };
+  return definition.type === 'boolean'
+    ? Flags.boolean({ ...common, allowNo: true })
+    : Flags.string({ ...common, helpValue: helpValue(definition) });
+}
+
+const optionFlags: Interfaces.FlagInput = Object.fromEntries(optionKeys.map((key) => [flagName(key), flagOf(key)]));
 
 export default class Serve extends BaseCommand {
   static override summary = 'Run a database node: open the database and serve the HTTP API until stopped.';
 
   static override description = [
-    'Takes the database lock, recovers the log, then listens for HTTP. Logs are JSON lines on stdout;',
-    'the line with "msg":"listening" carries the bound address and port. SIGINT or SIGTERM stops the node',
-    'cleanly (in-flight requests finish, the log is flushed, the lock released) and exits 0; a second',
-    'signal exits at once. Exit codes and error codes: man/errors.md.',
+    'Takes the database lock, recovers the log, then listens for HTTP. Every option is a flag, an SVC_* environment',
+    'variable and a PascalCase key of the YAML file given with --config; a flag wins over the environment, which',
+    'wins over the file. Options are checked once at start: a bad value stops the start with exit code 2 and names',
+    'the option. Logs are JSON lines on stdout; the line with "msg":"listening" carries the bound address and port.',
+    'SIGINT, SIGTERM or POST /admin/shutdown stops the node cleanly (in-flight requests finish, the log is flushed,',
+    'the lock released) and exits 0; a second signal exits at once. Exit codes and error codes: svcdb-errors(7).',
   ].join(' ');
 
   static override examples = [
     '<%= config.bin %> <%= command.id %>',
     '<%= config.bin %> <%= command.id %> --db /var/lib/svcdb/db --http-port 2113',
+    '<%= config.bin %> <%= command.id %> --config /etc/svcdb/svcdb.yaml --log-level debug',
     'SVC_HTTP_PORT=0 <%= config.bin %> <%= command.id %> --db /tmp/svcdb-test/db',
   ];
 
-  static override flags = {
-    db: Flags.string({
-      summary: 'Directory of the transaction log, checkpoints and lock file.',
-      env: 'SVC_DB',
-      default: optionDefaults.dbPath,
-    }),
-    index: Flags.string({
-      summary: 'Directory of the index files.',
-      description: 'Defaults to a directory named index next to the --db directory (<db>/../index).',
-      env: 'SVC_INDEX',
-    }),
-    'http-ip': Flags.string({
-      summary: 'IP address the HTTP server binds.',
-      env: 'SVC_HTTP_IP',
-      default: optionDefaults.httpIp,
-    }),
-    'http-port': Flags.integer({
-      summary: 'Port the HTTP server binds; 0 picks any free port (the log line "listening" shows which).',
-      env: 'SVC_HTTP_PORT',
-      default: optionDefaults.httpPort,
-      ...optionLimits.httpPort,
-    }),
-    'chunk-size': Flags.integer({
-      summary: 'Logical data size of one log chunk, in bytes.',
-      env: 'SVC_CHUNK_SIZE',
-      default: optionDefaults.chunkSizeBytes,
-      ...optionLimits.chunkSizeBytes,
-    }),
-  };
+  static override flags = optionFlags;
 
   async run(): Promise<RunResult> {
     const { flags } = await this.parse(Serve);
-    const options = daemonOptions(
-      {
-        dbPath: flags.db,
-        indexPath: flags.index,
-        httpIp: flags['http-ip'],
-        httpPort: flags['http-port'],
-        chunkSizeBytes: flags['chunk-size'],
-      },
-      process.cwd(),
-    );
+    const given: Partial<Record<OptionKey, RawValue>> = {};
+    for (const key of optionKeys) {
+      const value = (flags as Record<string, RawValue | undefined>)[flagName(key)];
+      if (value !== undefined) given[key] = value;
+    }
+    const options = loadOptions({ flags: given, env: process.env, cwd: process.cwd() });
     return runDaemon(options, this.config.version);
   }
 }

@@ -181,6 +181,21 @@ export const Errors = {
     (option: string, why: string) => `invalid option ${option}: ${why}`,
     (option: string) => ({ option }),
   ),
+  optionUnknown: define(
+    'SVCDB_ERR_OPTION_UNKNOWN', 400, 'the config file has a key that is not an option',
+    (key: string, file: string, fix: string) => `unknown option ${key} in ${file}; ${fix}`,
+    (key: string, file: string) => ({ option: key, file }),
+  ),
+  optionConflict: define(
+    'SVCDB_ERR_OPTION_CONFLICT', 400, 'two options cannot be used together as given',
+    (first: string, second: string, why: string) => `options ${first} and ${second} conflict: ${why}`,
+    (first: string, second: string) => ({ options: [first, second] }),
+  ),
+  optionConfigFile: define(
+    'SVCDB_ERR_OPTION_CONFIG_FILE', 400, 'the --config file cannot be read or is not a YAML mapping',
+    (file: string, why: string) => `cannot use config file ${file}: ${why}; fix the file or the --config path`,
+    (file: string) => ({ file }),
+  ),
   httpListen: define(
     'SVCDB_ERR_HTTP_LISTEN', 500, 'the HTTP server cannot listen on the configured address',
     (address: string, cause: string) =>

@@ -9,7 +9,8 @@ import { Errors, isSvcError } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
 import { buildApp } from './http/app.js';
 import type { ProcessLogger } from './log.js';
-import type { DaemonOptions } from './options.js';
+import { engineOptionsOf, type DaemonOptions, type LoadedOptions } from './options.js';
+import type { EngineOptions } from '../storage/engine-options.js';
 import { NodeInfo, type NodeFeatures, type NodeState } from './services/node-info.js';
 
 /** The part of the storage engine the composition root drives. */
@@ -18,12 +19,7 @@ export interface NodeStorage {
   onFatal(listener: (error: Error) => void): void;
 }
 
-export interface OpenStorageOptions {
-  dbPath: string;
-  indexPath: string;
-  chunkSizeBytes: number;
-  logger: Logger;
-}
+export type OpenStorageOptions = EngineOptions & { logger: Logger };
 
 export type OpenStorage = (options: OpenStorageOptions) => Promise<NodeStorage>;
 
@@ -61,15 +57,11 @@ export class Daemon {
   });
 
   /** Opens the storage, then listens. On any failure, whatever was opened is closed again. */
-  static async start(options: DaemonOptions, context: DaemonContext): Promise<Daemon> {
+  static async start(loaded: LoadedOptions, context: DaemonContext): Promise<Daemon> {
     const log = context.logger;
-    log.info({ version: context.version, dbPath: options.dbPath, indexPath: options.indexPath }, 'starting');
-    const storage = await context.openStorage({
-      dbPath: options.dbPath,
-      indexPath: options.indexPath,
-      chunkSizeBytes: options.chunkSizeBytes,
-      logger: log,
-    });
+    const options = loaded.values;
+    log.info({ version: context.version, dbPath: options.db, indexPath: options.index }, 'starting');
+    const storage = await context.openStorage({ ...engineOptionsOf(options), logger: log });
     const daemon = new Daemon(options, context, storage);
     storage.onFatal((error) => {
       log.error({ err: error, code: isSvcError(error) ? error.code : undefined }, 'storage stopped');
@@ -120,7 +112,7 @@ export class Daemon {
     this.nodeState = 'leader';
     const { ip, port } = this.address;
     // Operators and tests look for this line; its msg and fields are stable.
-    this.context.logger.info({ address: ip, port, dbPath: this.options.dbPath }, 'listening');
+    this.context.logger.info({ address: ip, port, dbPath: this.options.db }, 'listening');
   }
 
   private async shutDown(cause: StopCause): Promise<StopResult> {

@@ -6,7 +6,7 @@ import { isSvcError } from '../common/errors.js';
 import { Engine } from '../storage/engine.js';
 import { Daemon, type OpenStorage } from './daemon.js';
 import { createProcessLogger } from './log.js';
-import type { DaemonOptions } from './options.js';
+import type { LoadedOptions } from './options.js';
 import { ShutdownSignals } from './signals.js';
 
 export interface RunResult {
@@ -17,8 +17,10 @@ export interface RunResult {
 
 const openEngine: OpenStorage = (options) => Engine.open(options);
 
-export async function runDaemon(options: DaemonOptions, version: string): Promise<RunResult> {
-  const logger = createProcessLogger();
+export async function runDaemon(options: LoadedOptions, version: string): Promise<RunResult> {
+  const logger = createProcessLogger(options.values.logLevel);
+  // Deprecated options and unknown SVC_* variables do not stop the node, but the operator should fix them.
+  for (const warning of options.warnings) logger.warn({ option: warning.option }, warning.message);
   const signals = new ShutdownSignals(logger);
   try {
     const daemon = await Daemon.start(options, { logger, version, openStorage: openEngine });

@@ -1,0 +1,149 @@
+/**
+ * Every option of a node, declared once. `svcdb serve` derives its flags from this table, the
+ * loader reads the same names from the environment and the --config file, /info/options and the
+ * man page list it. Add an option here and it exists in all of them.
+ */
+import { boolean, integer, oneOf, text, type OptionValue } from './definition.js';
+
+const KiB = 1024;
+const MiB = 1024 * KiB;
+const GiB = 1024 * MiB;
+
+export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export const chunkVerifications = ['background', 'blocking', 'off'] as const;
+
+export const optionSchema = {
+  // Application
+  config: text('path', {
+    group: 'Application',
+    description: 'YAML file of options, one PascalCase key per option (HttpPort: 2113). Flags and SVC_* variables override it.',
+    default: '',
+    optional: true,
+    notInConfigFile: true,
+  }),
+
+  // Interface
+  httpIp: text('ip', {
+    group: 'Interface',
+    description: 'IP address the HTTP server binds. An address other than loopback needs --insecure until TLS is configured.',
+    default: '127.0.0.1',
+  }),
+  httpPort: integer({
+    group: 'Interface',
+    description: 'Port the HTTP server binds; 0 picks any free port (the "listening" log line shows which).',
+    default: 2113, min: 0, max: 65_535, unit: 'port',
+  }),
+  insecure: boolean({
+    group: 'Interface',
+    description: 'Allow plain HTTP on an address other than loopback. Without it the node only serves plain HTTP on 127.0.0.0/8 or ::1.',
+    default: false,
+  }),
+  enableUnixSocket: boolean({
+    group: 'Interface',
+    description: 'Listen on <db>/svcdb.sock (mode 0600) for local tools such as the redactor.',
+    default: false,
+  }),
+
+  // Database
+  db: text('path', {
+    group: 'Database',
+    description: 'Directory of the transaction log, checkpoints and lock file; created if missing.',
+    default: './data/db',
+  }),
+  index: text('path', {
+    group: 'Database',
+    description: 'Directory of the index files; must differ from --db.',
+    default: '<db>/../index',
+    derivedDefault: true,
+  }),
+  chunkSize: integer({
+    group: 'Database',
+    description: 'Logical data size of one transaction log chunk. Fixed when the database is created.',
+    default: 256 * MiB, min: 64 * KiB, max: 1 * GiB, unit: 'bytes',
+  }),
+  maxMemTableSize: integer({
+    group: 'Database',
+    description: 'Index entries held in memory before they are written to an index file.',
+    default: 1_000_000, min: 1, max: 100_000_000, unit: 'entries',
+  }),
+  streamInfoCacheCapacity: integer({
+    group: 'Database',
+    description: 'Streams whose last event number and metadata are kept in memory.',
+    default: 100_000, min: 1, max: 100_000_000, unit: 'streams',
+  }),
+  streamExistenceFilterSize: integer({
+    group: 'Database',
+    description: 'Size of the stream existence filter, about one byte per expected stream; 0 turns the filter off.',
+    default: 64 * MiB, min: 0, max: 4 * GiB, unit: 'bytes',
+    check: (value) => (value > 0 && value < 4 * KiB ? 'must be 0 (no filter) or at least 4096' : undefined),
+  }),
+  cachedChunks: integer({
+    group: 'Database',
+    description: 'Completed chunks kept in memory for reads, newest first.',
+    default: 2, min: 0, max: 64, unit: 'chunks',
+  }),
+  idempotencyCacheCapacity: integer({
+    group: 'Database',
+    description: 'Event ids remembered to answer repeated appends with expected version "any" idempotently.',
+    default: 100_000, min: 1, max: 100_000_000, unit: 'event ids',
+  }),
+  verifyChunks: oneOf({
+    group: 'Database',
+    description: 'How the hashes of completed chunks are checked at start: in the background, before serving, or not at all.',
+    values: chunkVerifications,
+    default: 'background',
+  }),
+
+  // Logging
+  logLevel: oneOf({
+    group: 'Logging',
+    description: 'Least severe level written to the log (JSON lines on stdout).',
+    values: logLevels,
+    default: 'info',
+  }),
+  logHttpRequests: boolean({
+    group: 'Logging',
+    description: 'Log one line per HTTP request: method, path, status, duration. Credentials are never logged.',
+    default: false,
+  }),
+
+  // Scavenge
+  disableScavengeMerging: boolean({
+    group: 'Scavenge',
+    description: 'Do not merge small scavenged chunks into files of about 256 MB.',
+    default: false,
+  }),
+  scavengeHistoryMaxAge: integer({
+    group: 'Scavenge',
+    description: 'How long the $scavenges streams keep the history of scavenges.',
+    default: 30, min: 1, max: 36_500, unit: 'days',
+  }),
+  alwaysKeepScavenged: boolean({
+    group: 'Scavenge',
+    description: 'Always keep the newer chunk of a scavenge, even when it is not smaller.',
+    default: false,
+    deprecated: 'it is ignored and will be removed; remove it from the command line, environment or config file',
+  }),
+  scavengeBackendPageSize: integer({
+    group: 'Scavenge',
+    description: 'Page size of the scavenge state database.',
+    default: 16, min: 1, max: 64, unit: 'KiB',
+  }),
+  scavengeBackendCacheSize: integer({
+    group: 'Scavenge',
+    description: 'Memory the scavenge state database may use as a cache.',
+    default: 64 * MiB, min: 0, max: 16 * GiB, unit: 'bytes',
+  }),
+  scavengeHashUsersCacheCapacity: integer({
+    group: 'Scavenge',
+    description: 'Stream hashes remembered when checking hash collisions during accumulation; raise it if accumulation reports many cache misses.',
+    default: 100_000, min: 1, max: 100_000_000, unit: 'hashes',
+  }),
+} as const;
+
+export type OptionKey = keyof typeof optionSchema;
+
+/** The validated, frozen options of a node. */
+export type NodeOptions = { readonly [K in OptionKey]: OptionValue<(typeof optionSchema)[K]> };
+
+export const optionKeys = Object.keys(optionSchema) as OptionKey[];
