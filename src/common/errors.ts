@@ -164,6 +164,31 @@ export const Errors = {
     'SVCDB_ERR_HTTP_MEDIA_TYPE', 415, 'the Content-Type is missing or not supported by this route',
     (contentType: string) => `Invalid or missing Content-Type: ${contentType || '(none)'}`,
   ),
+  httpHeaderInvalid: define(
+    'SVCDB_ERR_HTTP_HEADER_INVALID', 400, 'a request header has a value that is not allowed',
+    (header: string, why: string) => `${header} header in wrong format: ${why}`,
+    (header: string) => ({ header }),
+  ),
+  httpPathInvalid: define(
+    'SVCDB_ERR_HTTP_PATH_INVALID', 400, 'a path segment (event number, count or position) is not valid',
+    (value: string, why: string) => `'${value}' is not valid: ${why}`,
+  ),
+  httpMethodNotAllowed: define(
+    'SVCDB_ERR_HTTP_METHOD_NOT_ALLOWED', 405, 'the resource exists but does not answer to this method',
+    (method: string, allowed: string) => `${method} is not allowed here; use ${allowed}`,
+  ),
+  httpNotAcceptable: define(
+    'SVCDB_ERR_HTTP_NOT_ACCEPTABLE', 406, 'no representation of the resource matches the Accept header',
+    (accept: string, offered: string) => `Requested URI is not available in requested format (${accept || 'none'}); ask for one of ${offered}`,
+  ),
+  eventTypeMissing: define(
+    'SVCDB_ERR_EVENT_TYPE_MISSING', 400, 'a single raw event was sent without an event type',
+    () => 'Must include an event type with the request either in body or as Svc-EventType header.',
+  ),
+  eventIdMissing: define(
+    'SVCDB_ERR_EVENT_ID_MISSING', 400, 'an event was sent without an event id where one is required',
+    (where: string) => `Empty eventId provided (${where}); send a UUID`,
+  ),
   internal: define(
     'SVCDB_ERR_INTERNAL', 500, 'an unexpected failure; the server log has the details',
     (requestId: string) => `internal error; the server log has the details under request id ${requestId}`,

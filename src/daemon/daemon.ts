@@ -12,12 +12,12 @@ import type { ProcessLogger } from './log.js';
 import { engineOptionsOf, type DaemonOptions, type LoadedOptions } from './options.js';
 import type { EngineOptions } from '../storage/engine-options.js';
 import { NodeInfo, type NodeFeatures, type NodeState } from './services/node-info.js';
+import { allowAllAccess } from './services/stream-access.js';
+import { StreamsService, type StreamStorage } from './services/streams.js';
+import type { Engine } from '../storage/engine.js';
 
-/** The part of the storage engine the composition root drives. */
-export interface NodeStorage {
-  close(): Promise<void>;
-  onFatal(listener: (error: Error) => void): void;
-}
+/** The part of the storage engine the composition root drives and its services use. */
+export type NodeStorage = StreamStorage & Pick<Engine, 'close' | 'onFatal'>;
 
 export type OpenStorageOptions = EngineOptions & { logger: Logger };
 
@@ -77,7 +77,8 @@ export class Daemon {
     private readonly storage: NodeStorage,
   ) {
     const nodeInfo = new NodeInfo(context.version, features, authentication, () => this.nodeState);
-    this.app = buildApp({ logger: context.logger.child({ component: 'http' }), nodeInfo, nodeState: () => this.nodeState });
+    const streams = new StreamsService(storage, allowAllAccess);
+    this.app = buildApp({ logger: context.logger.child({ component: 'http' }), nodeInfo, nodeState: () => this.nodeState, streams });
     // fastify closes its plugins first and the storage last, after in-flight requests finished.
     this.app.addHook('onClose', async () => this.closeStorage());
   }

@@ -302,12 +302,18 @@ export class Engine {
     return this.writer.submit({ kind: 'hardDelete', streamName, expectedVersion, events: [tombstone] });
   }
 
-  /** Writes a new metadata event to `$$stream`; `expectedVersion` applies to the metadata stream. */
-  async setStreamMetadata(streamName: string, expectedVersion: number, metadata: unknown, eventId: string = randomUUID()): Promise<WriteResult> {
+  /**
+   * Writes a new metadata event to `$$stream`; `expectedVersion` applies to the metadata stream.
+   * The event type is `$metadata` unless the client named another (the wire protocol allows it).
+   */
+  async setStreamMetadata(
+    streamName: string, expectedVersion: number, metadata: unknown, eventId: string = randomUUID(), eventType: string = METADATA_EVENT_TYPE,
+  ): Promise<WriteResult> {
     this.checkOpen();
     checkStreamName(streamName);
+    if (isMetadataStream(streamName)) throw Errors.invalidStreamName.create('a metadata stream has no metadata of its own; drop the leading $$');
     validateMetadata(metadata);
-    const event: NewEvent = { eventId, eventType: METADATA_EVENT_TYPE, data: Buffer.from(JSON.stringify(metadata)), metadata: Buffer.alloc(0), isJson: true };
+    const event: NewEvent = { eventId, eventType, data: Buffer.from(JSON.stringify(metadata)), metadata: Buffer.alloc(0), isJson: true };
     return this.append(metadataStreamOf(streamName), expectedVersion, [event]);
   }
 

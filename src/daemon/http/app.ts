@@ -8,15 +8,20 @@ import type { NodeInfo, NodeState } from '../services/node-info.js';
 import { errorHandler, notFoundHandler } from './errors.js';
 import { infoRoutes } from './info.js';
 import { pingRoutes } from './ping.js';
+import { addCorsHeaders } from './cors.js';
+import { redirectTrailingSlash } from './trailing-slash.js';
+import { streamsRoutes } from './streams/plugin.js';
+import type { StreamsService } from '../services/streams.js';
 
 export interface AppDependencies {
   logger: FastifyBaseLogger;
   nodeInfo: NodeInfo;
   /** Read on every request so a node that is shutting down refuses new work with a coded error. */
   nodeState: () => NodeState;
+  streams: StreamsService;
 }
 
-export function buildApp({ logger, nodeInfo, nodeState }: AppDependencies): FastifyInstance {
+export function buildApp({ logger, nodeInfo, nodeState, streams }: AppDependencies): FastifyInstance {
   const app = Fastify({
     loggerInstance: logger,
     // One log line per request would dominate the log and the CPU under load; errors are logged
@@ -35,7 +40,10 @@ export function buildApp({ logger, nodeInfo, nodeState }: AppDependencies): Fast
     throw Errors.nodeShuttingDown.create();
   });
 
+  addCorsHeaders(app);
+  redirectTrailingSlash(app);
   app.register(pingRoutes);
+  app.register(streamsRoutes, { service: streams });
   app.register(infoRoutes, { nodeInfo });
   return app;
 }

@@ -6,6 +6,7 @@
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { Errors, isSvcError, type SvcError } from '../../common/errors.js';
+import { decorateError } from './error-decorations.js';
 
 export interface ErrorBody {
   code: string;
@@ -13,6 +14,7 @@ export interface ErrorBody {
 }
 
 export function sendError(reply: FastifyReply, error: SvcError): FastifyReply {
+  decorateError(reply.request, reply, error);
   const body: ErrorBody = { code: error.code, message: error.message };
   return reply.code(error.statusCode).type('application/json; charset=utf-8').send(body);
 }

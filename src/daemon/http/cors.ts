@@ -1,0 +1,23 @@
+/**
+ * Cross-origin headers on every reply, so browser clients can use the API and read the
+ * headers that matter (Location, Svc-Position, Svc-CurrentVersion).
+ */
+import type { FastifyInstance } from 'fastify';
+
+const ALLOWED_HEADERS = [
+  'Content-Type', 'X-Requested-With', 'X-Forwarded-Host', 'X-Forwarded-Prefix', 'X-PINGOTHER', 'Authorization',
+  'Svc-LongPoll', 'Svc-ExpectedVersion', 'Svc-EventId', 'Svc-EventType', 'Svc-RequiresMaster', 'Svc-RequireMaster',
+  'Svc-RequireLeader', 'Svc-HardDelete', 'Svc-ResolveLinkTos',
+].join(', ');
+const EXPOSED_HEADERS = 'Location, Svc-Position, Svc-CurrentVersion';
+
+export function addCorsHeaders(app: FastifyInstance): void {
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('Access-Control-Allow-Origin', '*');
+    reply.header('Access-Control-Allow-Headers', ALLOWED_HEADERS);
+    reply.header('Access-Control-Expose-Headers', EXPOSED_HEADERS);
+    if (!reply.hasHeader('Access-Control-Allow-Methods')) {
+      reply.header('Access-Control-Allow-Methods', `${request.routeOptions.method ?? request.method}, OPTIONS`);
+    }
+  });
+}

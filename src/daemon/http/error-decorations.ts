@@ -1,0 +1,25 @@
+/**
+ * What an error reply carries besides its JSON body: the reason phrase clients of the wire
+ * protocol look for, and headers such as Svc-CurrentVersion on a wrong expected version.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Errors, type SvcError } from '../../common/errors.js';
+
+const reasons = new Map<string, string>([
+  [Errors.wrongExpectedVersion.code, 'Wrong expected EventNumber'],
+  [Errors.streamDeleted.code, 'Stream deleted'],
+  [Errors.streamNotFound.code, 'Not Found'],
+  [Errors.httpMediaType.code, 'Invalid or missing Content-Type'],
+  [Errors.httpNotAcceptable.code, 'Requested URI is not available in requested format'],
+  [Errors.httpMethodNotAllowed.code, 'Method Not Allowed'],
+  [Errors.eventTooLarge.code, 'Too large events received'],
+  [Errors.httpBodyTooLarge.code, 'Too large events received'],
+]);
+
+export function decorateError(request: FastifyRequest, reply: FastifyReply, error: SvcError): void {
+  let reason = reasons.get(error.code);
+  // Reads of a hard-deleted stream say "Deleted"; writes say "Stream deleted".
+  if (Errors.streamDeleted.is(error) && (request.method === 'GET' || request.method === 'HEAD')) reason = 'Deleted';
+  if (reason) reply.raw.statusMessage = reason;
+  if (Errors.wrongExpectedVersion.is(error)) reply.header('Svc-CurrentVersion', String(error.details.current));
+}

@@ -1,0 +1,99 @@
+/**
+ * Turns an append request body into events. A batch (`application/vnd.svc.events+json` and its
+ * aliases) is a JSON array of `{eventId, eventType, data, metadata}`; a single raw event is the
+ * body itself, with its type and id in headers.
+ */
+import { Errors } from '../../../common/errors.js';
+import { isUuid } from '../../../storage/uuid.js';
+import type { NewEvent } from '../../../storage/writer.js';
+import { MediaType } from './media-types.js';
+
+const BATCH_TYPES = new Set<string>([MediaType.eventsJson, MediaType.eventJson, MediaType.atomJson]);
+const RAW_TYPES = new Map<string, boolean>([
+  // media type → whether the data is JSON
+  [MediaType.json, true],
+  [MediaType.xml, false],
+  [MediaType.textXml, false],
+  [MediaType.octetStream, false],
+]);
+const EMPTY = Buffer.alloc(0);
+
+export function isBatchType(mediaType: string): boolean {
+  return BATCH_TYPES.has(mediaType);
+}
+
+export function isRawType(mediaType: string): boolean {
+  return RAW_TYPES.has(mediaType);
+}
+
+/** A raw single event: the body is the data; `application/json` marks it as JSON (not validated). */
+export function rawEvent(mediaType: string, body: Buffer, eventId: string, eventType: string): NewEvent {
+  return { eventId, eventType, data: body, metadata: EMPTY, isJson: RAW_TYPES.get(mediaType) ?? false };
+}
+
+interface Encoded {
+  bytes: Buffer;
+  isJson: boolean;
+}
+
+/**
+ * `data` / `metadata` of a batch entry: an object or array is stored as JSON; a string that
+ * holds a JSON object or array is stored as that JSON; any other string as its UTF-8 bytes;
+ * other JSON values as their JSON text; absent or null as nothing.
+ */
+function encodeValue(value: unknown): Encoded {
+  if (value === undefined || value === null) return { bytes: EMPTY, isJson: false };
+  if (typeof value === 'object') return { bytes: Buffer.from(JSON.stringify(value)), isJson: true };
+  if (typeof value === 'string') {
+    const trimmed = value.trim();
+    if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
+      try {
+        JSON.parse(trimmed);
+        return { bytes: Buffer.from(value), isJson: true };
+      } catch {
+        // Not JSON after all: stored as text.
+      }
+    }
+    return { bytes: Buffer.from(value), isJson: false };
+  }
+  return { bytes: Buffer.from(JSON.stringify(value)), isJson: false };
+}
+
+function parseJson(body: Buffer): unknown {
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch (error) {
+    throw Errors.httpRequestInvalid.create(`the body is not valid JSON (${(error as Error).message})`);
+  }
+}
+
+function batchEntry(entry: unknown, index: number): NewEvent {
+  if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
+    throw Errors.invalidEvent.create(`entry ${index} of the batch is not an object`);
+  }
+  const { eventId, eventType, data, metadata } = entry as Record<string, unknown>;
+  if (eventId === undefined || eventId === null || eventId === '') throw Errors.eventIdMissing.create(`entry ${index}`);
+  if (typeof eventId !== 'string' || !isUuid(eventId)) throw Errors.invalidEvent.create(`eventId of entry ${index} is not a UUID`);
+  if (typeof eventType !== 'string' || eventType === '') throw Errors.invalidEvent.create(`Empty eventType provided (entry ${index})`);
+  const encodedData = encodeValue(data);
+  const encodedMetadata = encodeValue(metadata);
+  return {
+    eventId: eventId.toLowerCase(),
+    eventType,
+    data: encodedData.bytes,
+    metadata: encodedMetadata.bytes,
+    isJson: encodedData.isJson || encodedMetadata.isJson,
+  };
+}
+
+export function batchEvents(body: Buffer): NewEvent[] {
+  const parsed = parseJson(body);
+  if (!Array.isArray(parsed)) throw Errors.invalidEvent.create('Write request body invalid: a batch is a JSON array of events');
+  if (parsed.length === 0) throw Errors.invalidEvent.create('the batch is empty; send at least one event');
+  return parsed.map(batchEntry);
+}
+
+/** The metadata object of a `POST /streams/{s}/metadata` with a JSON body. */
+export function metadataObject(body: Buffer): unknown {
+  return parseJson(body);
+}

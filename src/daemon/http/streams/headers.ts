@@ -1,0 +1,89 @@
+/**
+ * The request headers of the streams API, each parsed once with a coded error that names the
+ * header. The reference's product-prefixed names are spelled with our `Svc-` prefix.
+ */
+import type { FastifyRequest } from 'fastify';
+import { Errors } from '../../../common/errors.js';
+import { isUuid } from '../../../storage/uuid.js';
+
+export const Header = {
+  expectedVersion: 'svc-expectedversion',
+  eventType: 'svc-eventtype',
+  eventId: 'svc-eventid',
+  hardDelete: 'svc-harddelete',
+  longPoll: 'svc-longpoll',
+  resolveLinkTos: 'svc-resolvelinktos',
+  requireLeader: 'svc-requireleader',
+  requireMaster: 'svc-requiremaster',
+  requiresMaster: 'svc-requiresmaster',
+  currentVersion: 'Svc-CurrentVersion',
+  position: 'Svc-Position',
+} as const;
+
+/** Svc-LongPoll may hold a request at most this long. */
+export const LONG_POLL_SECONDS_MAX = 600;
+
+function single(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** -2 (any) when absent; -1, -4 or an event number otherwise. */
+export function expectedVersion(request: FastifyRequest): number {
+  const text = single(request, Header.expectedVersion);
+  if (text === undefined) return -2;
+  const value = Number(text.trim());
+  if (text.trim() === '' || !Number.isSafeInteger(value) || value < -4 || value === -3) {
+    throw Errors.httpHeaderInvalid.create('Svc-ExpectedVersion', `'${text}'; use -2 (any), -1 (no stream), -4 (stream exists) or an event number`);
+  }
+  return value;
+}
+
+function booleanHeader(request: FastifyRequest, name: string, label: string): boolean | undefined {
+  const text = single(request, name);
+  if (text === undefined) return undefined;
+  const lowered = text.trim().toLowerCase();
+  if (lowered !== 'true' && lowered !== 'false') throw Errors.httpHeaderInvalid.create(label, `'${text}'; use True or False`);
+  return lowered === 'true';
+}
+
+export function hardDelete(request: FastifyRequest): boolean {
+  return booleanHeader(request, Header.hardDelete, 'Svc-HardDelete') ?? false;
+}
+
+export function resolveLinkTos(request: FastifyRequest, byDefault: boolean): boolean {
+  return booleanHeader(request, Header.resolveLinkTos, 'Svc-ResolveLinkTos') ?? byDefault;
+}
+
+/**
+ * Svc-RequireLeader (and the older Svc-RequireMaster / Svc-RequiresMaster): validated; a single
+ * node is always the leader, so a valid value changes nothing.
+ */
+export function checkRequireLeader(request: FastifyRequest): void {
+  booleanHeader(request, Header.requireLeader, 'Svc-RequireLeader');
+  booleanHeader(request, Header.requireMaster, 'Svc-RequireMaster');
+  booleanHeader(request, Header.requiresMaster, 'Svc-RequiresMaster');
+}
+
+/** Seconds to hold a forward read waiting for events; undefined when absent. */
+export function longPollSeconds(request: FastifyRequest): number | undefined {
+  const text = single(request, Header.longPoll);
+  if (text === undefined) return undefined;
+  const value = Number(text.trim());
+  if (!Number.isSafeInteger(value) || value < 1 || value > LONG_POLL_SECONDS_MAX) {
+    throw Errors.httpHeaderInvalid.create('Svc-LongPoll', `'${text}'; use whole seconds from 1 to ${LONG_POLL_SECONDS_MAX}`);
+  }
+  return value;
+}
+
+export function eventIdHeader(request: FastifyRequest): string | undefined {
+  const text = single(request, Header.eventId);
+  if (text === undefined) return undefined;
+  if (!isUuid(text.trim())) throw Errors.httpHeaderInvalid.create('Svc-EventId', `'${text}' is not a UUID`);
+  return text.trim().toLowerCase();
+}
+
+export function eventTypeHeader(request: FastifyRequest): string | undefined {
+  const text = single(request, Header.eventType);
+  return text === undefined || text.trim() === '' ? undefined : text.trim();
+}

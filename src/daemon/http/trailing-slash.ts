@@ -1,0 +1,17 @@
+/**
+ * `/streams/x/` means `/streams/x`: the client is sent there with a 307 (method kept), before
+ * routing could read the empty last segment as a parameter.
+ */
+import type { FastifyInstance } from 'fastify';
+
+export function redirectTrailingSlash(app: FastifyInstance): void {
+  app.addHook('onRequest', async (request, reply) => {
+    const at = request.url.indexOf('?');
+    const path = at < 0 ? request.url : request.url.slice(0, at);
+    if (path.length <= 1 || !path.endsWith('/')) return;
+    const target = path.replace(/\/+$/, '') + (at < 0 ? '' : request.url.slice(at));
+    reply.raw.statusMessage = 'Moved Permanently';
+    return reply.code(307).header('Location', target || '/').header('Cache-Control', 'max-age=31536000, public')
+      .type('text/plain; charset=utf-8').send('Moved Permanently');
+  });
+}

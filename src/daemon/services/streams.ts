@@ -1,0 +1,134 @@
+/**
+ * The streams service: what the HTTP routes may do with streams, each operation checked through
+ * the access seam first, links resolved on request, long polls waited for. It adapts the engine;
+ * it knows nothing of HTTP.
+ */
+import type { Engine } from '../../storage/engine.js';
+import type { AllPage, StreamPage } from '../../storage/reader.js';
+import type { EventRecord } from '../../storage/record.js';
+import { isMetadataStream, metadataStreamOf, originalStreamOf } from '../../storage/stream-metadata.js';
+import type { NewEvent, WriteResult } from '../../storage/writer.js';
+import { ALL_STREAMS, LongPollHub } from './long-poll.js';
+import type { Principal, StreamAccess, StreamOperation } from './stream-access.js';
+
+export const LINK_EVENT_TYPE = '$>';
+
+/** The engine surface the streams service uses. */
+export type StreamStorage = Pick<Engine,
+  'append' | 'deleteStream' | 'setStreamMetadata' | 'getStreamMetadata' | 'readEvent' | 'readStreamForward' |
+  'readStreamBackward' | 'readAllForward' | 'readAllBackward' | 'onCommitted' | 'status'>;
+
+/** An event as a reader sees it: the event, and the link it was reached through if resolved. */
+export interface ResolvedEvent {
+  event: EventRecord;
+  link?: EventRecord;
+}
+
+export interface ResolvedPage extends Omit<StreamPage, 'events'> {
+  events: ResolvedEvent[];
+}
+
+export interface ResolvedRead {
+  status: 'success' | 'notFound' | 'deleted';
+  event?: ResolvedEvent;
+  lastEventNumber: number;
+}
+
+export class StreamsService {
+  readonly longPolls: LongPollHub;
+
+  constructor(private readonly storage: StreamStorage, private readonly access: StreamAccess) {
+    this.longPolls = new LongPollHub((listener) => storage.onCommitted(listener));
+  }
+
+  private check(principal: Principal | undefined, operation: StreamOperation, streamName: string): void {
+    // A metadata stream's events are its stream's metadata, guarded by the metadata rights.
+    if (isMetadataStream(streamName)) {
+      const metadataOperation = operation === 'read' ? 'metadataRead' : operation === 'write' ? 'metadataWrite' : operation;
+      this.access.check(principal, metadataOperation, originalStreamOf(streamName));
+      return;
+    }
+    this.access.check(principal, operation, streamName);
+  }
+
+  append(principal: Principal | undefined, streamName: string, expectedVersion: number, events: NewEvent[]): Promise<WriteResult> {
+    this.check(principal, 'write', streamName);
+    return this.storage.append(streamName, expectedVersion, events);
+  }
+
+  deleteStream(principal: Principal | undefined, streamName: string, expectedVersion: number, hard: boolean): Promise<WriteResult> {
+    this.check(principal, 'delete', streamName);
+    return this.storage.deleteStream(streamName, expectedVersion, hard);
+  }
+
+  writeMetadata(principal: Principal | undefined, streamName: string, expectedVersion: number, metadata: unknown, eventId: string, eventType?: string): Promise<WriteResult> {
+    this.access.check(principal, 'metadataWrite', streamName);
+    return this.storage.setStreamMetadata(streamName, expectedVersion, metadata, eventId, eventType);
+  }
+
+  readEvent(principal: Principal | undefined, streamName: string, eventNumber: number, resolveLinks: boolean): ResolvedRead {
+    this.check(principal, 'read', streamName);
+    const read = this.storage.readEvent(streamName, eventNumber);
+    return { ...read, event: read.event && this.resolve(principal, read.event, resolveLinks) };
+  }
+
+  readForward(principal: Principal | undefined, streamName: string, from: number, count: number, resolveLinks: boolean): ResolvedPage {
+    this.check(principal, 'read', streamName);
+    return this.resolvePage(principal, this.storage.readStreamForward(streamName, from, count), resolveLinks);
+  }
+
+  readBackward(principal: Principal | undefined, streamName: string, from: number, count: number, resolveLinks: boolean): ResolvedPage {
+    this.check(principal, 'read', streamName);
+    return this.resolvePage(principal, this.storage.readStreamBackward(streamName, from, count), resolveLinks);
+  }
+
+  readAllForward(principal: Principal | undefined, position: number, count: number): AllPage {
+    this.access.check(principal, 'read', ALL_STREAMS);
+    return this.storage.readAllForward(position, count);
+  }
+
+  readAllBackward(principal: Principal | undefined, position: number, count: number): AllPage {
+    this.access.check(principal, 'read', ALL_STREAMS);
+    return this.storage.readAllBackward(position, count);
+  }
+
+  /** The metadata stream name of `streamName`, for reads of `/streams/{s}/metadata`. */
+  metadataStreamOf(streamName: string): string {
+    return metadataStreamOf(streamName);
+  }
+
+  /** The end of the log, for $all heads and their ETags. */
+  get logEnd(): number {
+    return this.storage.status().writerPosition;
+  }
+
+  private resolvePage(principal: Principal | undefined, page: StreamPage, resolveLinks: boolean): ResolvedPage {
+    return { ...page, events: page.events.map((event) => this.resolve(principal, event, resolveLinks)) };
+  }
+
+  /**
+   * A link event (`$>`, data `{n}@{stream}`) stands for the event it points at, when asked and
+   * when the caller may read the target; a link that cannot be resolved stays itself.
+   */
+  private resolve(principal: Principal | undefined, record: EventRecord, resolveLinks: boolean): ResolvedEvent {
+    if (!resolveLinks || record.eventType !== LINK_EVENT_TYPE) return { event: record };
+    const target = parseLink(record.data.toString('utf8'));
+    if (!target) return { event: record };
+    try {
+      this.check(principal, 'read', target.streamName);
+      const read = this.storage.readEvent(target.streamName, target.eventNumber);
+      return read.event ? { event: read.event, link: record } : { event: record };
+    } catch {
+      // A target the caller may not read, or a malformed name, leaves the link unresolved.
+      return { event: record };
+    }
+  }
+}
+
+export function parseLink(data: string): { streamName: string; eventNumber: number } | undefined {
+  const at = data.indexOf('@');
+  if (at <= 0) return undefined;
+  const eventNumber = Number(data.slice(0, at));
+  const streamName = data.slice(at + 1);
+  return Number.isSafeInteger(eventNumber) && eventNumber >= 0 && streamName ? { streamName, eventNumber } : undefined;
+}

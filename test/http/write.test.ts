@@ -1,0 +1,246 @@
+import t from 'tap';
+import { randomUUID } from 'node:crypto';
+import { Errors } from '../../src/common/errors.js';
+import { EventFlags } from '../../src/storage/record.js';
+import { postEvent, startNode } from '../helpers/node.js';
+
+const JSON_EVENT = { 'content-type': 'application/json', 'svc-eventtype': 'Thing' };
+
+async function errorCode(response: Response): Promise<string> {
+  return ((await response.json()) as { code: string }).code;
+}
+
+t.test('a raw JSON event: 201, Location of the event, stored as sent and flagged JSON', async (t) => {
+  const node = await startNode(t);
+  const body = '{"a": 1,  "spaced": true}';
+  const response = await postEvent(`${node.url}/streams/raw-1`, body, { ...JSON_EVENT, 'svc-eventid': randomUUID() });
+  t.equal(response.status, 201);
+  t.equal(response.statusText, 'Created');
+  t.equal(response.headers.get('location'), `${node.url}/streams/raw-1/0`);
+  const event = node.engine.readEvent('raw-1', 0).event!;
+  t.equal(event.data.toString(), body, 'the body is the data, byte for byte');
+  t.equal(event.eventType, 'Thing');
+  t.ok(event.flags & EventFlags.isJson);
+});
+
+t.test('XML and octet-stream bodies are stored raw and not flagged JSON', async (t) => {
+  const node = await startNode(t);
+  const bytes = Buffer.from([0, 1, 2, 250, 255]);
+  for (const [type, body] of [['application/xml', '<a>1</a>'], ['text/xml', '<b/>'], ['application/octet-stream', bytes]] as const) {
+    const response = await postEvent(`${node.url}/streams/raw-2`, body, { 'content-type': type, 'svc-eventtype': 'T', 'svc-eventid': randomUUID() });
+    t.equal(response.status, 201, type);
+  }
+  const events = node.engine.readStreamForward('raw-2', 0, 10).events;
+  t.same(events.map((e) => e.flags & EventFlags.isJson), [0, 0, 0]);
+  t.same(events[2].data, bytes);
+});
+
+t.test('without Svc-EventId: 307 to an idempotent URI; re-posting there is idempotent', async (t) => {
+  const node = await startNode(t);
+  const first = await postEvent(`${node.url}/streams/redirected?x=1`, '{"n":1}', JSON_EVENT);
+  t.equal(first.status, 307);
+  t.equal(await first.text(), 'Forwarding to idempotent URI');
+  const location = first.headers.get('location')!;
+  t.match(location, new RegExp(`^${node.url}/streams/redirected/incoming/[0-9a-f-]{36}$`));
+  t.equal(node.engine.readStreamForward('redirected', 0, 10).status, 'notFound', 'nothing written yet');
+  for (let i = 0; i < 3; i++) {
+    const again = await postEvent(location, '{"n":1}', JSON_EVENT);
+    t.equal(again.status, 201);
+    t.equal(again.headers.get('location'), `${node.url}/streams/redirected/0`, 'the same Location every time');
+  }
+  const events = node.engine.readStreamForward('redirected', 0, 10).events;
+  t.equal(events.length, 1, 'written once');
+  t.equal(events[0].eventId, location.split('/').pop(), 'the path GUID is the event id');
+});
+
+t.test('a batch is written atomically, data and metadata encoded by kind', async (t) => {
+  const node = await startNode(t);
+  const ids = [randomUUID(), randomUUID(), randomUUID()];
+  const batch = [
+    { eventId: ids[0], eventType: 'Obj', data: { a: 1 }, metadata: { m: true } },
+    { eventId: ids[1], eventType: 'Str', data: 'plain text' },
+    { eventId: ids[2], eventType: 'JsonStr', data: '{"b":2}', metadata: null },
+  ];
+  const response = await fetch(`${node.url}/streams/batch`, { method: 'POST', body: JSON.stringify(batch), headers: { 'content-type': 'application/vnd.svc.events+json' } });
+  t.equal(response.status, 201);
+  t.equal(response.headers.get('location'), `${node.url}/streams/batch/0`);
+  const events = node.engine.readStreamForward('batch', 0, 10).events;
+  t.same(events.map((e) => e.eventId), ids);
+  t.same(JSON.parse(events[0].data.toString()), { a: 1 });
+  t.same(JSON.parse(events[0].metadata.toString()), { m: true });
+  t.equal(events[1].data.toString(), 'plain text');
+  t.notOk(events[1].flags & EventFlags.isJson);
+  t.ok(events[2].flags & EventFlags.isJson, 'a string holding JSON is JSON');
+  const repeat = await fetch(`${node.url}/streams/batch`, { method: 'POST', body: JSON.stringify(batch), headers: { 'content-type': 'application/vnd.svc.events+json' } });
+  t.equal(repeat.status, 201);
+  t.equal(repeat.headers.get('location'), `${node.url}/streams/batch/0`, 'an idempotent repeat');
+  t.equal(node.engine.readStreamForward('batch', 0, 10).events.length, 3);
+});
+
+t.test('malformed batches are refused with a code and write nothing', async (t) => {
+  const node = await startNode(t);
+  const cases: Array<[string, string]> = [
+    ['{not json', Errors.httpRequestInvalid.code],
+    ['{"eventId":"x"}', Errors.invalidEvent.code],
+    ['[]', Errors.invalidEvent.code],
+    [JSON.stringify([{ eventType: 'T', data: {} }]), Errors.eventIdMissing.code],
+    [JSON.stringify([{ eventId: 'nope', eventType: 'T' }]), Errors.invalidEvent.code],
+    [JSON.stringify([{ eventId: randomUUID(), eventType: '' }]), Errors.invalidEvent.code],
+    [JSON.stringify([{ eventId: randomUUID(), eventType: 'T' }, 7]), Errors.invalidEvent.code],
+  ];
+  for (const [body, code] of cases) {
+    const response = await fetch(`${node.url}/streams/bad-batch`, { method: 'POST', body, headers: { 'content-type': 'application/vnd.svc.events+json' } });
+    t.equal(response.status, 400, body);
+    t.equal(await errorCode(response), code, body);
+  }
+  t.equal(node.engine.readStreamForward('bad-batch', 0, 10).status, 'notFound');
+});
+
+t.test('expected version: mismatch is 400 "Wrong expected EventNumber" with Svc-CurrentVersion', async (t) => {
+  const node = await startNode(t);
+  const post = (expected?: string) => postEvent(`${node.url}/streams/versions`, '{}', {
+    ...JSON_EVENT, 'svc-eventid': randomUUID(), ...(expected === undefined ? {} : { 'svc-expectedversion': expected }),
+  });
+  t.equal((await post('-1')).status, 201);
+  const mismatch = await post('-1');
+  t.equal(mismatch.status, 400);
+  t.equal(mismatch.statusText, 'Wrong expected EventNumber');
+  t.equal(mismatch.headers.get('svc-currentversion'), '0');
+  t.equal(await errorCode(mismatch), Errors.wrongExpectedVersion.code);
+  t.equal((await post('0')).status, 201);
+  t.equal((await post('-4')).status, 201);
+  t.equal((await post()).status, 201, 'absent means any');
+  for (const bad of ['abc', '-3', '1.5', '', '-5']) {
+    const response = await post(bad);
+    t.equal(response.status, 400, `'${bad}'`);
+    t.equal(await errorCode(response), Errors.httpHeaderInvalid.code);
+  }
+  t.equal(node.engine.readStreamForward('versions', 0, 10).lastEventNumber, 3);
+});
+
+t.test('headers and bodies a client can get wrong: 4xx with a code, nothing written', async (t) => {
+  const node = await startNode(t);
+  const url = `${node.url}/streams/picky`;
+  const expectations: Array<[Promise<Response>, number, string]> = [
+    [postEvent(url, '{}', { 'content-type': 'application/json', 'svc-eventid': randomUUID() }), 400, Errors.eventTypeMissing.code],
+    [postEvent(url, '{}', { ...JSON_EVENT, 'svc-eventid': 'not-a-guid' }), 400, Errors.httpHeaderInvalid.code],
+    [postEvent(url, '{}', { 'content-type': 'image/png', 'svc-eventtype': 'T', 'svc-eventid': randomUUID() }), 415, Errors.httpMediaType.code],
+    [fetch(url, { method: 'POST', body: '{}' }), 415, Errors.httpMediaType.code],
+    [postEvent(url, '{}', { ...JSON_EVENT, 'svc-eventid': randomUUID(), 'svc-requireleader': 'maybe' }), 400, Errors.httpHeaderInvalid.code],
+    [postEvent(url, Buffer.alloc(5 * 1024 * 1024, 0x61), { 'content-type': 'application/octet-stream', 'svc-eventtype': 'T', 'svc-eventid': randomUUID() }), 413, Errors.httpBodyTooLarge.code],
+    [fetch(url, { method: 'PUT', body: '{}' }), 405, Errors.httpMethodNotAllowed.code],
+    [fetch(`${node.url}/streams/picky/incoming/not-a-guid`, { method: 'POST', body: '{}', headers: JSON_EVENT }), 400, Errors.httpPathInvalid.code],
+    [fetch(`${node.url}/streams/picky/incoming/${randomUUID()}`, { method: 'POST', body: '[]', headers: { 'content-type': 'application/vnd.svc.events+json' } }), 415, Errors.httpMediaType.code],
+  ];
+  for (const [pending, status, code] of expectations) {
+    const response = await pending;
+    t.equal(response.status, status, code);
+    t.equal(await errorCode(response), code);
+  }
+  for (const header of ['svc-requireleader', 'svc-requiremaster', 'svc-requiresmaster']) {
+    const response = await postEvent(url, '{}', { ...JSON_EVENT, 'svc-eventid': randomUUID(), [header]: 'True' });
+    t.equal(response.status, 201, `${header}: True is accepted on the leader`);
+  }
+  t.equal(node.engine.readStreamForward('picky', 0, 10).events.length, 3, 'only the three valid appends');
+});
+
+t.test('OPTIONS answers with the allowed methods; a trailing slash redirects', async (t) => {
+  const node = await startNode(t);
+  const options = await fetch(`${node.url}/streams/any`, { method: 'OPTIONS' });
+  t.equal(options.status, 200);
+  t.match(options.headers.get('access-control-allow-methods'), /POST/);
+  t.equal(options.headers.get('access-control-allow-origin'), '*');
+  t.match(options.headers.get('access-control-expose-headers'), /Svc-CurrentVersion/);
+  const slash = await postEvent(`${node.url}/streams/any/?q=1`, '{}', JSON_EVENT);
+  t.equal(slash.status, 307);
+  t.equal(slash.headers.get('location'), '/streams/any?q=1');
+});
+
+t.test('soft delete: 204, then 404 on reads; an append revives the stream with continued numbering', async (t) => {
+  const node = await startNode(t);
+  for (let i = 0; i < 3; i++) await postEvent(`${node.url}/streams/soft`, '{}', { ...JSON_EVENT, 'svc-eventid': randomUUID() });
+  const wrong = await fetch(`${node.url}/streams/soft`, { method: 'DELETE', headers: { 'svc-expectedversion': '0' } });
+  t.equal(wrong.status, 400);
+  t.equal(wrong.headers.get('svc-currentversion'), '2');
+  const deleted = await fetch(`${node.url}/streams/soft`, { method: 'DELETE', headers: { 'svc-expectedversion': '2' } });
+  t.equal(deleted.status, 204);
+  t.equal(deleted.statusText, 'Stream deleted');
+  t.equal(node.engine.readStreamForward('soft', 0, 10).status, 'notFound');
+  const revived = await postEvent(`${node.url}/streams/soft`, '{}', { ...JSON_EVENT, 'svc-eventid': randomUUID() });
+  t.equal(revived.headers.get('location'), `${node.url}/streams/soft/3`);
+});
+
+t.test('hard delete: 204, then 410 "Stream deleted" for writes and metadata, forever', async (t) => {
+  const node = await startNode(t);
+  await postEvent(`${node.url}/streams/hard`, '{}', { ...JSON_EVENT, 'svc-eventid': randomUUID() });
+  const bad = await fetch(`${node.url}/streams/hard`, { method: 'DELETE', headers: { 'svc-harddelete': 'maybe' } });
+  t.equal(bad.status, 400);
+  t.equal((await fetch(`${node.url}/streams/hard`, { method: 'DELETE', headers: { 'svc-harddelete': 'true' } })).status, 204);
+  const write = await postEvent(`${node.url}/streams/hard`, '{}', { ...JSON_EVENT, 'svc-eventid': randomUUID() });
+  t.equal(write.status, 410);
+  t.equal(write.statusText, 'Stream deleted');
+  t.equal(await errorCode(write), Errors.streamDeleted.code);
+  const again = await fetch(`${node.url}/streams/hard`, { method: 'DELETE', headers: { 'svc-harddelete': 'true' } });
+  t.equal(again.status, 410);
+  const metadata = await fetch(`${node.url}/streams/hard/metadata`, { method: 'POST', body: '{"$maxCount":1}', headers: { 'content-type': 'application/json', 'svc-eventid': randomUUID() } });
+  t.equal(metadata.status, 410);
+});
+
+t.test('metadata writes: JSON body with Svc-EventId, or a one-event batch; validated; Location in $$', async (t) => {
+  const node = await startNode(t);
+  const post = (body: string, headers: Record<string, string>, stream = 'meta') =>
+    fetch(`${node.url}/streams/${encodeURIComponent(stream)}/metadata`, { method: 'POST', body, headers });
+  const ok = await post('{"$maxCount": 2, "custom": "x"}', { 'content-type': 'application/json', 'svc-eventid': randomUUID() });
+  t.equal(ok.status, 201);
+  t.equal(ok.headers.get('location'), `${node.url}/streams/%24%24meta/0`);
+  t.same(node.engine.getStreamMetadata('meta').metadata.raw, { $maxCount: 2, custom: 'x' });
+  const batch = await post(JSON.stringify([{ eventId: randomUUID(), eventType: '$metadata', data: { $tb: 1 } }]), { 'content-type': 'application/vnd.svc.events+json' });
+  t.equal(batch.status, 201);
+  t.equal(node.engine.getStreamMetadata('meta').metadata.truncateBefore, 1);
+  const refusals: Array<[Promise<Response>, string]> = [
+    [post('{"$maxCount": 2}', { 'content-type': 'application/json' }), Errors.eventIdMissing.code],
+    [post('{"$maxCount": 2}', { 'content-type': 'application/json', 'svc-eventid': randomUUID(), 'svc-eventtype': 'Other' }), Errors.invalidEvent.code],
+    [post('{"$maxCount": -2}', { 'content-type': 'application/json', 'svc-eventid': randomUUID() }), Errors.invalidArgument.code],
+    [post('[1,2]', { 'content-type': 'application/json', 'svc-eventid': randomUUID() }), Errors.invalidArgument.code],
+    [post('{oops', { 'content-type': 'application/json', 'svc-eventid': randomUUID() }), Errors.httpRequestInvalid.code],
+    [post('{}', { 'content-type': 'application/json', 'svc-eventid': randomUUID() }, '$$meta'), Errors.invalidStreamName.code],
+    [post('{}', { 'content-type': 'application/json', 'svc-eventid': randomUUID(), 'svc-expectedversion': '7' }), Errors.wrongExpectedVersion.code],
+  ];
+  for (const [pending, code] of refusals) {
+    const response = await pending;
+    t.equal(response.status, 400, code);
+    t.equal(await errorCode(response), code);
+  }
+  t.equal(node.engine.readStreamForward('$$meta', 0, 10).events.length, 2, 'only the two valid writes');
+});
+
+t.test('many clients appending with expected versions to one stream: exactly one winner per version', async (t) => {
+  const node = await startNode(t);
+  const clients = 12;
+  const versions = 15;
+  const winners: string[][] = [];
+  for (let version = -1; version < versions - 1; version++) {
+    const responses = await Promise.all(Array.from({ length: clients }, (_, client) =>
+      postEvent(`${node.url}/streams/contended`, JSON.stringify({ client }), { ...JSON_EVENT, 'svc-eventid': randomUUID(), 'svc-expectedversion': String(version) })));
+    const statuses = responses.map((r) => r.status);
+    t.equal(statuses.filter((s) => s === 201).length, 1, `one winner at ${version}`);
+    t.equal(statuses.filter((s) => s === 400).length, clients - 1, 'the others are told the version moved');
+    winners.push(responses.filter((r) => r.status === 201).map((r) => r.headers.get('location')!));
+  }
+  t.same(winners.flat(), Array.from({ length: versions }, (_, n) => `${node.url}/streams/contended/${n}`));
+});
+
+t.test('garbage in headers and bodies never causes a 5xx', async (t) => {
+  const node = await startNode(t);
+  const junk = ['', '\u0000', '[', ']]', '{"eventId":1}', 'null', '[null]', '[{"eventId":"' + randomUUID() + '","eventType":{}}]', 'x'.repeat(10_000)];
+  const types = ['application/json', 'application/vnd.svc.events+json', 'application/vnd.svc.event+json', 'text/xml', 'application/octet-stream', 'application/x-www-form-urlencoded'];
+  let fivexx = 0;
+  for (const body of junk) {
+    for (const type of types) {
+      const response = await postEvent(`${node.url}/streams/junk`, body, { 'content-type': type, 'svc-eventtype': 'T', 'svc-eventid': randomUUID(), 'svc-expectedversion': '-2' });
+      if (response.status >= 500) fivexx++;
+      await response.arrayBuffer();
+    }
+  }
+  t.equal(fivexx, 0);
+});
