@@ -10,6 +10,9 @@ import { Daemon, type NodeStorage } from '../src/daemon/daemon.js';
 import { buildApp } from '../src/daemon/http/app.js';
 import { daemonOptions } from '../src/daemon/options.js';
 import { NodeInfo, type NodeState } from '../src/daemon/services/node-info.js';
+import { allowAllAccess } from '../src/daemon/services/stream-access.js';
+import { StreamsService } from '../src/daemon/services/streams.js';
+import { openEngine, tempDirectory } from './helpers/engine.js';
 import { CliProcess, repositoryRoot, runCli, startServer, type CliExit } from './helpers/cli.js';
 
 const packageVersion: string = JSON.parse(readFileSync(join(repositoryRoot, 'package.json'), 'utf8')).version;
@@ -22,6 +25,11 @@ async function getJson(url: string, init?: RequestInit) {
   return { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, unknown> };
 }
 
+/** The streams service over a real engine in a temp directory, closed at teardown. */
+async function realStreams(t: Test): Promise<StreamsService> {
+  return new StreamsService(await openEngine(tempDirectory(t)), allowAllAccess);
+}
+
 function noStackTrace(t: Test, exit: CliExit) {
   t.notMatch(exit.stderr, /^\s+at /m, 'stderr has no stack trace');
 }
@@ -29,7 +37,7 @@ function noStackTrace(t: Test, exit: CliExit) {
 t.test('the HTTP app', async (t) => {
   let state: NodeState = 'leader';
   const nodeInfo = new NodeInfo('1.2.3', features, authentication, () => state);
-  const app = buildApp({ logger: silent, nodeInfo, nodeState: () => state });
+  const app = buildApp({ logger: silent, nodeInfo, nodeState: () => state, streams: await realStreams(t) });
   app.get('/test/declared-error', async () => {
     throw Errors.streamNotFound.create('orders-1');
   });
@@ -109,7 +117,7 @@ t.test('the HTTP app', async (t) => {
 
 t.test('an in-flight request finishes when the app closes', async (t) => {
   const nodeInfo = new NodeInfo('1.2.3', features, authentication, () => 'leader');
-  const app = buildApp({ logger: silent, nodeInfo, nodeState: () => 'leader' });
+  const app = buildApp({ logger: silent, nodeInfo, nodeState: () => 'leader', streams: await realStreams(t) });
   let releaseRequest!: () => void;
   const requestArrived = new Promise<void>((arrived) => {
     app.get('/test/slow', async () => {
