@@ -1,0 +1,48 @@
+/**
+ * The representations of a single event (`GET /streams/{s}/{n}`), in the order a client that
+ * names no type gets them: the Atom entry (XML, JSON), the data alone (`application/json`,
+ * `text/xml` / `application/xml` as `<data>`, `application/octet-stream` as the raw bytes), and
+ * the event document (`vnd.svc.event+json`, `vnd.svc.event+xml`).
+ */
+import type { ResolvedEvent } from '../../services/streams.js';
+import { entryXml } from './atom-xml.js';
+import { dataOf, eventDocument, feedEntry, isJsonEvent, parsedOrText, type EntryUrls } from './entry.js';
+import { MediaType, type MediaTypeName } from './media-types.js';
+import type { EmbedLevel } from './read-params.js';
+import { jsonChildren, jsonElement } from './xml-text.js';
+
+export const SINGLE_EVENT_TYPES: readonly MediaTypeName[] = [
+  MediaType.atomXml, MediaType.atomJson, MediaType.json, MediaType.eventJson, MediaType.eventXml,
+  MediaType.textXml, MediaType.xml, MediaType.octetStream,
+];
+
+/** The event's data as a JSON value: parsed when it is JSON, its text otherwise. */
+function dataValue(resolved: ResolvedEvent): unknown {
+  const text = dataOf(resolved.event).toString('utf8');
+  return isJsonEvent(resolved.event) ? parsedOrText(text) : text;
+}
+
+export function encodeEvent(type: MediaTypeName, resolved: ResolvedEvent, urls: EntryUrls, embed: EmbedLevel): string | Buffer {
+  switch (type) {
+    case MediaType.atomJson:
+      return JSON.stringify(feedEntry(resolved, urls, embed, true));
+    case MediaType.json:
+      return JSON.stringify(dataValue(resolved));
+    case MediaType.eventJson:
+      return JSON.stringify(eventDocument(resolved.event));
+    case MediaType.eventXml:
+      return `<event>${jsonChildren(eventDocument(resolved.event) as unknown as Record<string, unknown>)}</event>`;
+    case MediaType.textXml:
+    case MediaType.xml:
+      return jsonElement('data', dataValue(resolved));
+    case MediaType.octetStream:
+      return dataOf(resolved.event);
+    default:
+      return entryXml(feedEntry(resolved, urls, embed, true));
+  }
+}
+
+/** What a representation of "no event yet" looks like: the metadata of a stream that has none. */
+export function emptyRepresentation(type: MediaTypeName): string {
+  return type === MediaType.json || type === MediaType.atomJson || type === MediaType.eventJson ? '{}' : '';
+}

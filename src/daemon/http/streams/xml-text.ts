@@ -1,0 +1,61 @@
+/**
+ * XML text: escaping for text and attribute values, and JSON values as XML elements (objects
+ * become child elements, an array property repeated elements, as JSON-to-XML converters do).
+ * Characters XML 1.0 cannot carry are dropped.
+ */
+
+// Markup characters (values are written in double quotes), the control characters XML forbids,
+// non-characters and lone surrogates.
+const SPECIAL = /[&<>"\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const SPECIAL_ALL = new RegExp(SPECIAL.source, 'g');
+const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' };
+
+export function escapeXml(text: string): string {
+  if (!SPECIAL.test(text)) return text;
+  return text.replace(SPECIAL_ALL, (character) => ENTITIES[character] ?? '');
+}
+
+function isNameStart(code: number): boolean {
+  return (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95;
+}
+
+function isNameCharacter(code: number): boolean {
+  return isNameStart(code) || (code >= 48 && code <= 57) || code === 45 || code === 46;
+}
+
+/** A JSON key as an element name; other characters are written `_xHHHH_`, as XmlConvert does. */
+export function elementName(key: string): string {
+  if (key.length === 0) return '_';
+  let name = '';
+  for (let i = 0; i < key.length; i++) {
+    const code = key.charCodeAt(i);
+    const valid = i === 0 ? isNameStart(code) : isNameCharacter(code);
+    name += valid ? key[i] : `_x${code.toString(16).toUpperCase().padStart(4, '0')}_`;
+  }
+  return name;
+}
+
+/** `<name>…</name>` for a JSON value; `<name />` when it is null or empty. Arrays hold `<item>`s. */
+export function jsonElement(name: string, value: unknown): string {
+  if (value === null || value === undefined || value === '') return `<${name} />`;
+  if (Array.isArray(value)) {
+    if (value.length === 0) return `<${name} />`;
+    return `<${name}>${value.map((item) => jsonElement('item', item)).join('')}</${name}>`;
+  }
+  if (typeof value === 'object') {
+    const children = jsonChildren(value as Record<string, unknown>);
+    return children === '' ? `<${name} />` : `<${name}>${children}</${name}>`;
+  }
+  return `<${name}>${escapeXml(String(value))}</${name}>`;
+}
+
+/** The properties of an object as elements; an array property as one element per item. */
+export function jsonChildren(object: Record<string, unknown>): string {
+  let xml = '';
+  for (const [key, value] of Object.entries(object)) {
+    const name = elementName(key);
+    if (Array.isArray(value)) for (const item of value) xml += jsonElement(name, item);
+    else xml += jsonElement(name, value);
+  }
+  return xml;
+}
