@@ -15,9 +15,16 @@ import { NodeInfo, type NodeFeatures, type NodeState } from './services/node-inf
 import { allowAllAccess } from './services/stream-access.js';
 import { StreamsService, type StreamStorage } from './services/streams.js';
 import type { Engine } from '../storage/engine.js';
+import { QueueMeter } from '../storage/engine-stats.js';
+import type { OperationsDependencies } from './http/admin-operations.js';
+import { GossipService } from './services/gossip.js';
+import { MetricsService } from './services/metrics.js';
+import { optionsInfo } from './services/options-info.js';
+import { ConnectionMeter } from './services/stats-process.js';
+import { StatsService } from './services/stats.js';
 
 /** The part of the storage engine the composition root drives and its services use. */
-export type NodeStorage = StreamStorage & Pick<Engine, 'close' | 'onFatal'>;
+export type NodeStorage = StreamStorage & Pick<Engine, 'close' | 'onFatal' | 'stats' | 'mergeIndexes'>;
 
 export type OpenStorageOptions = EngineOptions & { logger: Logger };
 
@@ -62,7 +69,7 @@ export class Daemon {
     const options = loaded.values;
     log.info({ version: context.version, dbPath: options.db, indexPath: options.index }, 'starting');
     const storage = await context.openStorage({ ...engineOptionsOf(options), logger: log });
-    const daemon = new Daemon(options, context, storage);
+    const daemon = new Daemon(options, context, storage, loaded);
     storage.onFatal((error) => {
       log.error({ err: error, code: isSvcError(error) ? error.code : undefined }, 'storage stopped');
       void daemon.stop({ kind: 'fatal', error });
@@ -75,12 +82,41 @@ export class Daemon {
     private readonly options: DaemonOptions,
     private readonly context: DaemonContext,
     private readonly storage: NodeStorage,
+    loaded: LoadedOptions,
   ) {
     const nodeInfo = new NodeInfo(context.version, features, authentication, () => this.nodeState);
     const streams = new StreamsService(storage, allowAllAccess);
-    this.app = buildApp({ logger: context.logger.child({ component: 'http' }), nodeInfo, nodeState: () => this.nodeState, streams });
+    const connections = new ConnectionMeter();
+    const operations = this.operations(loaded, connections);
+    this.app = buildApp({ logger: context.logger.child({ component: 'http' }), nodeInfo, nodeState: () => this.nodeState, streams, operations });
+    connections.attach(this.app.server);
+    this.app.addHook('onClose', async () => operations.stats.stop());
     // fastify closes its plugins first and the storage last, after in-flight requests finished.
     this.app.addHook('onClose', async () => this.closeStorage());
+  }
+
+  /** The services behind /stats, /metrics, /gossip, /info/options and /admin. */
+  private operations(loaded: LoadedOptions, connections: ConnectionMeter): OperationsDependencies {
+    const requests = new QueueMeter('HttpRequests', 'Http');
+    let requestErrors = 0;
+    const stats = new StatsService({
+      storage: () => this.storage.stats(), requests, connections, requestErrors: () => requestErrors,
+      paths: [this.options.db, this.options.index],
+    });
+    const gossip = new GossipService({
+      status: () => this.storage.status(), state: () => this.nodeState,
+      address: () => (this.app.server.listening ? this.address : undefined),
+      logger: this.context.logger.child({ component: 'gossip' }),
+    });
+    return {
+      stats, gossip, requests,
+      metrics: new MetricsService(() => stats.collect()),
+      options: optionsInfo(loaded),
+      onRequestError: () => void requestErrors++,
+      logRequests: this.options.logHttpRequests,
+      shutdown: () => void this.stop({ kind: 'request' }),
+      mergeIndexes: () => this.storage.mergeIndexes(),
+    };
   }
 
   get state(): NodeState {

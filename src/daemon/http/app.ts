@@ -7,6 +7,7 @@ import { Errors } from '../../common/errors.js';
 import type { NodeInfo, NodeState } from '../services/node-info.js';
 import { errorHandler, notFoundHandler } from './errors.js';
 import { infoRoutes } from './info.js';
+import { registerOperations, type OperationsDependencies } from './admin-operations.js';
 import { pingRoutes } from './ping.js';
 import { addCorsHeaders } from './cors.js';
 import { redirectTrailingSlash } from './trailing-slash.js';
@@ -19,9 +20,11 @@ export interface AppDependencies {
   /** Read on every request so a node that is shutting down refuses new work with a coded error. */
   nodeState: () => NodeState;
   streams: StreamsService;
+  /** Stats, metrics, gossip, options and admin commands; tests of other parts may leave them out. */
+  operations?: OperationsDependencies;
 }
 
-export function buildApp({ logger, nodeInfo, nodeState, streams }: AppDependencies): FastifyInstance {
+export function buildApp({ logger, nodeInfo, nodeState, streams, operations }: AppDependencies): FastifyInstance {
   const app = Fastify({
     loggerInstance: logger,
     // One log line per request would dominate the log and the CPU under load; errors are logged
@@ -42,6 +45,7 @@ export function buildApp({ logger, nodeInfo, nodeState, streams }: AppDependenci
 
   addCorsHeaders(app);
   redirectTrailingSlash(app);
+  if (operations) registerOperations(app, operations);
   app.register(pingRoutes);
   app.register(streamsRoutes, { service: streams });
   app.register(infoRoutes, { nodeInfo });

@@ -1,0 +1,46 @@
+/** `GET /gossip` (this node's view of the cluster) and `POST /gossip` (another node's view). */
+import type { FastifyPluginAsync } from 'fastify';
+import type { GossipService, GossipUpdate } from '../services/gossip.js';
+
+export interface GossipRoutesOptions {
+  gossip: GossipService;
+}
+
+const uuid = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
+const memberStates = [
+  'Initializing', 'DiscoverLeader', 'Unknown', 'PreReplica', 'CatchingUp', 'Clone', 'Follower', 'PreLeader', 'Leader',
+  'Manager', 'ShuttingDown', 'Shutdown', 'ReadOnlyLeaderless', 'PreReadOnlyReplica', 'ReadOnlyReplica', 'ResigningLeader',
+];
+const port = { type: 'integer', minimum: 0, maximum: 65_535 } as const;
+
+const updateSchema = {
+  type: 'object',
+  required: ['members', 'serverIp', 'serverPort'],
+  properties: {
+    serverIp: { type: 'string', minLength: 1 },
+    serverPort: port,
+    members: {
+      type: 'array',
+      maxItems: 64,
+      items: {
+        type: 'object',
+        required: ['instanceId', 'state', 'isAlive', 'httpEndPointIp', 'httpEndPointPort'],
+        properties: {
+          instanceId: { type: 'string', pattern: uuid },
+          state: { type: 'string', enum: memberStates },
+          isAlive: { type: 'boolean' },
+          httpEndPointIp: { type: 'string', minLength: 1 },
+          httpEndPointPort: port,
+          epochNumber: { type: 'integer', minimum: -1 },
+          writerCheckpoint: { type: 'integer', minimum: -1 },
+          chaserCheckpoint: { type: 'integer', minimum: -1 },
+        },
+      },
+    },
+  },
+} as const;
+
+export const gossipRoutes: FastifyPluginAsync<GossipRoutesOptions> = async (app, { gossip }) => {
+  app.get('/gossip', async () => gossip.document());
+  app.post<{ Body: GossipUpdate }>('/gossip', { schema: { body: updateSchema } }, async (request) => gossip.receive(request.body));
+};
