@@ -71,6 +71,9 @@ interface Plan {
 }
 
 
+/** The longest a commit waits for more writers to join it. */
+const GATHER_MS_MAX = 1;
+
 /** Exact framed size of one event record. */
 export function framedEventBytes(streamName: string, event: NewEvent): number {
   return FRAME_BYTES + 88 + Buffer.byteLength(streamName) + Buffer.byteLength(event.eventType) +
@@ -127,17 +130,37 @@ export class Writer {
     this.running = true;
     this.idle = new Promise((resolve) => (this.markIdle = resolve));
     try {
+      let previousBatch = 0;
+      let previousMs = 0;
       while (this.queue.length > 0 && !this.failure) {
+        await this.gather(previousBatch, previousMs);
         const batch = this.queue;
         this.queue = [];
         this.queueMeter.taken(batch.length);
         const started = this.queueMeter.begin('GroupCommit');
         await this.commit(batch);
         this.queueMeter.end(started, batch.length);
+        previousBatch = batch.length;
+        previousMs = performance.now() - started;
       }
     } finally {
       this.running = false;
       this.markIdle();
+    }
+  }
+
+  /**
+   * Concurrent writers settle into two cohorts: one is being flushed while the other waits, and
+   * each commit carries half of them. Before a commit, when fewer requests are queued than the
+   * last commit carried, the writer lets the event loop turn a few times (at most half the last
+   * commit's duration) so that writers just acknowledged can join: one fsync then serves both
+   * cohorts. A lone writer (last commit of one request) never waits.
+   */
+  private async gather(previousBatch: number, previousMs: number): Promise<void> {
+    if (previousBatch <= 1 || this.queue.length >= previousBatch) return;
+    const deadline = performance.now() + Math.min(previousMs / 2, GATHER_MS_MAX);
+    while (this.queue.length < previousBatch && performance.now() < deadline) {
+      await new Promise((resolve) => setImmediate(resolve));
     }
   }
 
