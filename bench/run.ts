@@ -1,9 +1,21 @@
+import { httpBenchmarks } from './http.js';
 import { storageBenchmarks } from './storage.js';
+
+/** Benchmark groups; `npm run bench -- http` runs only the named ones. */
+const groups: Record<string, () => Promise<void>> = {
+  storage: storageBenchmarks,
+  http: httpBenchmarks,
+};
 
 /** `npm run bench`: every benchmark, each beside the baseline it measures in the same run. */
 async function main(): Promise<void> {
+  const wanted = process.argv.slice(2);
+  const unknown = wanted.filter((name) => !(name in groups));
+  if (unknown.length > 0) throw new Error(`unknown benchmark group ${unknown.join(', ')}; groups: ${Object.keys(groups).join(', ')}`);
   process.stdout.write(`svcdb benchmarks on Node ${process.version}\n`);
-  await storageBenchmarks();
+  for (const [name, run] of Object.entries(groups)) {
+    if (wanted.length === 0 || wanted.includes(name)) await run();
+  }
 }
 
 main().catch((error) => {

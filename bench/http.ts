@@ -1,0 +1,110 @@
+/**
+ * HTTP benchmarks: a node (`svcdb serve`) and the hello-world ceiling each run in a child
+ * process and are loaded over loopback by autocannon from this process, so the load generator
+ * and the server do not share an event loop.
+ */
+import autocannon from 'autocannon';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { report, section } from './measure.js';
+
+const DURATION_SECONDS = Number(process.env.SVC_BENCH_SECONDS ?? 3) + 2;
+const CONNECTIONS = 50;
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+interface Server {
+  url: string;
+  child: ChildProcess;
+}
+
+/** Starts `args` with node and waits for a JSON line with a `port`. */
+function startServer(args: string[]): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      try {
+        const { port } = JSON.parse(line) as { port?: number };
+        if (port) resolve({ url: `http://127.0.0.1:${port}`, child });
+      } catch {
+        // Not a JSON line: keep waiting.
+      }
+    });
+  });
+}
+
+async function stop(server: Server): Promise<void> {
+  server.child.removeAllListeners('exit');
+  const exited = new Promise((resolve) => server.child.once('exit', resolve));
+  server.child.kill('SIGTERM');
+  await exited;
+}
+
+interface Load {
+  requestsPerSecond: number;
+  p99Ms: number;
+  non2xx: number;
+}
+
+async function load(options: autocannon.Options): Promise<Load> {
+  const result = await autocannon({ connections: CONNECTIONS, duration: DURATION_SECONDS, ...options });
+  return { requestsPerSecond: result.requests.average, p99Ms: result.latency.p99, non2xx: result.non2xx + result.errors };
+}
+
+function share(value: number, ceiling: number): string {
+  return `${((value / ceiling) * 100).toFixed(0)}% of hello-world`;
+}
+
+function batchBody(): string {
+  return JSON.stringify(Array.from({ length: 100 }, (_, i) => ({ eventId: randomUUID(), eventType: 'BenchEvent', data: { i, pad: 'x'.repeat(150) } })));
+}
+
+export async function httpBenchmarks(): Promise<void> {
+  section(`HTTP over loopback (autocannon, ${CONNECTIONS} connections, ${DURATION_SECONDS} s per run)`);
+  const hello = await startServer([join(root, 'dist/bench/hello-server.js')]);
+  const ceiling = await load({ url: `${hello.url}/hello` });
+  await stop(hello);
+  report('ceiling: fastify hello-world GET', ceiling.requestsPerSecond, 'req/s', `p99 ${ceiling.p99Ms} ms`);
+
+  const directory = mkdtempSync(join(process.env.SVC_BENCH_DIR ?? tmpdir(), 'svcdb-bench-http-'));
+  const node = await startServer([join(root, 'bin/run.js'), 'serve', '--db', join(directory, 'db'), '--http-port', '0']);
+  try {
+    const single = await load({
+      url: `${node.url}/streams/bench-single`,
+      method: 'POST',
+      requests: [{
+        setupRequest: (request) => ({
+          ...request,
+          headers: { 'content-type': 'application/json', 'svc-eventtype': 'BenchEvent', 'svc-eventid': randomUUID() },
+          body: '{"value":1}',
+        }),
+      }],
+    });
+    report('single-event appends', single.requestsPerSecond, 'req/s', `p99 ${single.p99Ms} ms, ${share(single.requestsPerSecond, ceiling.requestsPerSecond)}, non-2xx ${single.non2xx}`);
+
+    // Every request carries fresh event ids, so each one is a write and not an idempotent repeat.
+    const batches = await load({
+      url: `${node.url}/streams/bench-batch`,
+      method: 'POST',
+      connections: 16,
+      requests: [{
+        setupRequest: (request) => ({ ...request, headers: { 'content-type': 'application/vnd.svc.events+json' }, body: batchBody() }),
+      }],
+    });
+    report('100-event batch appends (16 connections)', batches.requestsPerSecond * 100, 'events/s', `p99 ${batches.p99Ms} ms, non-2xx ${batches.non2xx}`);
+
+    const accept = { accept: 'application/vnd.svc.atom+json' };
+    const head = await load({ url: `${node.url}/streams/bench-single`, headers: accept });
+    report('20-event feed reads, head page', head.requestsPerSecond, 'req/s', `p99 ${head.p99Ms} ms, ${share(head.requestsPerSecond, ceiling.requestsPerSecond)}, non-2xx ${head.non2xx}`);
+    const middle = await load({ url: `${node.url}/streams/bench-single/100/forward/20`, headers: accept });
+    report('20-event feed reads, middle page', middle.requestsPerSecond, 'req/s', `p99 ${middle.p99Ms} ms, ${share(middle.requestsPerSecond, ceiling.requestsPerSecond)}, non-2xx ${middle.non2xx}`);
+  } finally {
+    await stop(node);
+    rmSync(directory, { recursive: true, force: true });
+  }
+}
