@@ -18,6 +18,10 @@ export const ExitCode = {
   io: 5,
   /** The HTTP server could not bind its address. */
   listen: 6,
+  /** A backup met a scavenge, or a node that changed under it: run it again later. */
+  busy: 7,
+  /** Backup or restore refused its source, destination or target (wrong directory, another node's backup, unfinished backup, non-empty target). */
+  refused: 8,
 } as const;
 
 const exitCodeByErrorCode: ReadonlyMap<string, number> = new Map([
@@ -34,6 +38,16 @@ const exitCodeByErrorCode: ReadonlyMap<string, number> = new Map([
   [Errors.storageIo.code, ExitCode.io],
   [Errors.storageFull.code, ExitCode.io],
   [Errors.httpListen.code, ExitCode.listen],
+  [Errors.backupScavengeRunning.code, ExitCode.busy],
+  [Errors.backupSourceChanged.code, ExitCode.busy],
+  [Errors.backupDestinationLocked.code, ExitCode.locked],
+  [Errors.backupNotDataDirectory.code, ExitCode.refused],
+  [Errors.backupOtherNode.code, ExitCode.refused],
+  [Errors.backupNotABackup.code, ExitCode.refused],
+  [Errors.backupIncomplete.code, ExitCode.refused],
+  [Errors.restoreTargetNotEmpty.code, ExitCode.refused],
+  [Errors.backupCorrupt.code, ExitCode.corrupt],
+  [Errors.backupIo.code, ExitCode.io],
 ]);
 
 export function exitCodeFor(errorCode: string): number {

@@ -20,6 +20,16 @@ const hintByErrorCode: ReadonlyMap<string, string> = new Map([
   [Errors.storageCheckpoint.code, corruptHint],
   [Errors.indexCorrupt.code, 'Stop the node and delete the index directory (--index); it is rebuilt from the log at the next start.'],
   [Errors.storageIo.code, 'Check the disk: free space, permissions, and the kernel log (dmesg). Then start the node again; it recovers from the log.'],
+  [Errors.backupScavengeRunning.code, 'Wait for the scavenge to finish (or stop it), then run the backup again; file-copy backups never overlap a scavenge.'],
+  [Errors.backupSourceChanged.code, 'Run the backup again; if it keeps failing, run it when the node is less busy.'],
+  [Errors.backupOtherNode.code, 'Back up each node into its own destination. After a node was restored from a backup, take a full backup into an empty destination.'],
+  [Errors.backupNotDataDirectory.code, 'Give the node\'s --db directory (and --index if it is not <db>/../index), as svcdb serve uses them.'],
+  [Errors.backupNotABackup.code, 'Give a folder or .tar.gz file written by svcdb backup; a backup destination must be empty or hold a backup of the same node.'],
+  [Errors.backupIncomplete.code, 'Run svcdb backup into the same destination again to finish it, or restore from another backup.'],
+  [Errors.backupDestinationLocked.code, 'Another svcdb backup is writing there (its pid is in svcdb.lock in the destination); wait for it, or choose another destination.'],
+  [Errors.backupCorrupt.code, 'Do not restore from this backup; take a new backup of the node (a full one if the damage is in older chunks).'],
+  [Errors.backupIo.code, 'Check free space and permissions of the backup destination or the restore target, then run the command again.'],
+  [Errors.restoreTargetNotEmpty.code, 'Restore into empty --db and --index directories, or add --force to replace the database files there (its data is lost).'],
 ]);
 
 export function hintFor(errorCode: string): string {

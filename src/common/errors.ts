@@ -232,4 +232,59 @@ export const Errors = {
     'SVCDB_ERR_INVALID_ARGUMENT', 400, 'an argument is out of range',
     (name: string, why: string) => `invalid ${name}: ${why}`,
   ),
+
+  // Backup and restore (svcdb backup, svcdb backup verify, svcdb restore): they never run inside a
+  // node, so the HTTP statuses only classify them; the exit codes are what scripts see.
+  backupNotDataDirectory: define(
+    'SVCDB_ERR_BACKUP_NOT_DATA_DIRECTORY', 400, 'the backup source is not a node\'s data directory',
+    (path: string, why: string) => `${path} is not a svcdb data directory: ${why}; point --db (and --index) at the node's directories`,
+    (path: string) => ({ path }),
+  ),
+  backupScavengeRunning: define(
+    'SVCDB_ERR_BACKUP_SCAVENGE_RUNNING', 409, 'a scavenge is running on the node, so its files must not be copied',
+    (stage: string, stateFile: string) =>
+      `a scavenge is running on this node (stage ${stage} in ${stateFile}); a file copy taken now could miss or mix chunks: back up after the scavenge is done`,
+    (stage: string, stateFile: string) => ({ stage, stateFile }),
+  ),
+  backupOtherNode: define(
+    'SVCDB_ERR_BACKUP_OTHER_NODE', 409, 'the destination holds a backup of another node',
+    (destination: string, backupNodeId: string, nodeId: string) =>
+      `${destination} holds a backup of node ${backupNodeId}, and this is node ${nodeId}; backups of different nodes are never mixed: use another destination`,
+    (destination: string, backupNodeId: string, nodeId: string) => ({ destination, backupNodeId, nodeId }),
+  ),
+  backupNotABackup: define(
+    'SVCDB_ERR_BACKUP_NOT_A_BACKUP', 400, 'the path is not a svcdb backup',
+    (path: string, why: string) => `${path} is not a svcdb backup: ${why}`,
+    (path: string) => ({ path }),
+  ),
+  backupIncomplete: define(
+    'SVCDB_ERR_BACKUP_INCOMPLETE', 409, 'the backup did not finish',
+    (path: string) => `the backup in ${path} is incomplete: the backup that wrote it did not finish; run the backup again`,
+    (path: string) => ({ path }),
+  ),
+  backupSourceChanged: define(
+    'SVCDB_ERR_BACKUP_SOURCE_CHANGED', 409, 'the node changed during the backup in a way a file copy cannot follow',
+    (what: string) => `the backup was abandoned: ${what}; run it again`,
+  ),
+  backupDestinationLocked: define(
+    'SVCDB_ERR_BACKUP_DESTINATION_LOCKED', 409, 'another backup is writing to the destination',
+    (destination: string, pid: string) => `another backup (process ${pid}) is writing to ${destination}; wait for it to finish`,
+    (destination: string) => ({ destination }),
+  ),
+  backupCorrupt: define(
+    'SVCDB_ERR_BACKUP_CORRUPT', 500, 'the backup failed verification',
+    (path: string, problems: ReadonlyArray<{ file: string; problem: string }>) =>
+      `backup ${path} failed verification with ${problems.length} problem(s): ${problems.slice(0, 5).map((p) => `${p.file}: ${p.problem}`).join('; ')}${problems.length > 5 ? '; …' : ''}`,
+    (path: string, problems: ReadonlyArray<{ file: string; problem: string }>) => ({ path, problems }),
+  ),
+  backupIo: define(
+    'SVCDB_ERR_BACKUP_IO', 500, 'reading or writing a file of a backup or restore failed',
+    (file: string, operation: string, cause: string) => `${operation} failed on ${file}: ${cause}`,
+    (file: string, operation: string) => ({ file, operation }),
+  ),
+  restoreTargetNotEmpty: define(
+    'SVCDB_ERR_RESTORE_TARGET_NOT_EMPTY', 409, 'the directories to restore into are not empty',
+    (directory: string) => `${directory} is not empty; restore into empty directories, or pass --force to replace the database there`,
+    (directory: string) => ({ directory }),
+  ),
 } as const;
