@@ -238,12 +238,15 @@ async function singleEventReply(
 async function metadataReply(service: StreamsService, request: FastifyRequest, reply: FastifyReply, streamName: string): Promise<FastifyReply> {
   const metadataStream = metadataStreamOf(service, streamName);
   const read = service.readEvent(principalOf(request), metadataStream, HEAD, false);
-  if (read.event || streamName === ALL) return singleEventReply(service, request, reply, metadataStream, 'head', false);
+  if (read.event) return singleEventReply(service, request, reply, metadataStream, 'head', false);
   headers.checkRequireLeader(request);
   const { type } = chooseType(request, SINGLE_EVENT_TYPES);
-  const stream = service.readEvent(principalOf(request), streamName, HEAD, false);
-  if (stream.status === 'deleted') throw Errors.streamDeleted.create(streamName);
-  if (stream.status !== 'success') throw Errors.streamNotFound.create(streamName);
+  // The log ($all) always exists; another stream must, to have (empty) metadata.
+  if (streamName !== ALL) {
+    const stream = service.readEvent(principalOf(request), streamName, HEAD, false);
+    if (stream.status === 'deleted') throw Errors.streamDeleted.create(streamName);
+    if (stream.status !== 'success') throw Errors.streamNotFound.create(streamName);
+  }
   setRevalidated(reply, read.lastEventNumber, type);
   return reply.type(withCharset(type)).send(emptyRepresentation(type));
 }
