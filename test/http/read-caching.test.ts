@@ -1,0 +1,138 @@
+// Caching of reads (immutable pages, ETag and 304 on the head, $cacheControl) and long polls
+// (woken by an append, timing out, released when the client goes away).
+import t from 'tap';
+import { newEvents } from '../helpers/engine.js';
+import { startNode } from '../helpers/node.js';
+import { ATOM_JSON, get, getFeed, titlesOf } from '../helpers/read.js';
+
+const node = await startNode(t);
+await node.engine.append('c', -2, newEvents(10));
+
+const IMMUTABLE = 'max-age=31536000, private';
+const REVALIDATE = 'max-age=0, no-cache, must-revalidate';
+
+/** Resolves once `count` requests are held by long polls (checked every turn of the event loop). */
+async function waiting(count: number): Promise<void> {
+  while (node.streams.longPolls.waiting !== count) await new Promise((resolve) => setImmediate(resolve));
+}
+
+t.test('pages that cannot change are cacheable for a year, without an ETag', async (t) => {
+  for (const path of ['/streams/c/4/backward/5', '/streams/c/0/forward/5', '/streams/c/5/forward/5']) {
+    const feed = await getFeed(node, path);
+    t.equal(feed.reply.headers.get('cache-control'), IMMUTABLE, path);
+    t.equal(feed.reply.headers.get('vary'), 'Accept');
+    t.equal(feed.reply.headers.get('etag'), null);
+  }
+  for (const path of ['/streams/c', '/streams/c/head/backward/5', '/streams/c/6/forward/5', '/streams/c/20/backward/5']) {
+    const feed = await getFeed(node, path);
+    t.equal(feed.reply.headers.get('cache-control'), REVALIDATE, `${path}: the head or a partial page is revalidated`);
+    t.match(feed.reply.headers.get('etag'), /^"9;-?\d+"$/);
+    t.equal(feed.reply.headers.get('vary'), 'Accept');
+  }
+});
+
+t.test('If-None-Match with the head\'s ETag: 304 until the stream changes', async (t) => {
+  await node.engine.append('etag', -2, newEvents(2));
+  const head = await getFeed(node, '/streams/etag');
+  const etag = head.reply.headers.get('etag')!;
+  t.equal(head.eTag, etag.slice(1, -1), 'the JSON body shows the same ETag');
+
+  const same = await get(node, '/streams/etag', { accept: ATOM_JSON, 'if-none-match': etag });
+  t.equal(same.status, 304);
+  t.equal(same.statusText, 'Not Modified');
+  t.equal(same.text, '');
+  t.equal(same.headers.get('etag'), etag);
+  t.equal((await get(node, '/streams/etag', { accept: ATOM_JSON, 'if-none-match': etag.slice(1, -1) })).status, 304, 'quotes optional');
+
+  const otherType = await get(node, '/streams/etag', { accept: 'application/json', 'if-none-match': etag });
+  t.equal(otherType.status, 200, 'one media type\'s ETag never validates another');
+  t.not(otherType.headers.get('etag'), etag);
+  for (const malformed of ['garbage', '"1;x"', '*', '"";', ';']) {
+    t.equal((await get(node, '/streams/etag', { accept: ATOM_JSON, 'if-none-match': malformed })).status, 200, `ignored: ${malformed}`);
+  }
+
+  await node.engine.append('etag', -2, newEvents(1));
+  const changed = await get(node, '/streams/etag', { accept: ATOM_JSON, 'if-none-match': etag });
+  t.equal(changed.status, 200, 'a new event: 200');
+  t.match(changed.headers.get('etag'), /^"2;/);
+});
+
+t.test('$cacheControl in the stream metadata sets max-age of head pages', async (t) => {
+  await node.engine.append('cached', -2, newEvents(3));
+  await node.engine.setStreamMetadata('cached', -2, { $cacheControl: 30 });
+  t.equal((await getFeed(node, '/streams/cached')).reply.headers.get('cache-control'), 'max-age=30, private');
+  t.equal((await getFeed(node, '/streams/cached/1/backward/2')).reply.headers.get('cache-control'), IMMUTABLE, 'immutable pages unchanged');
+});
+
+t.test('a long poll past the end is answered by the next append', async (t) => {
+  await node.engine.append('poll', -2, newEvents(2));
+  const started = Date.now();
+  const response = getFeed(node, '/streams/poll/2/forward/20', { 'svc-longpoll': '30' });
+  await waiting(1);
+  await node.engine.append('poll', -2, newEvents(1));
+  const feed = await response;
+  t.same(titlesOf(feed), ['2@poll'], 'the new event');
+  t.ok(Date.now() - started < 10_000, 'without waiting out the poll');
+  t.equal(node.streams.longPolls.waiting, 0);
+});
+
+t.test('a long poll on a stream not yet written is answered by its first event', async (t) => {
+  const response = getFeed(node, '/streams/later/0/forward/20', { 'svc-longpoll': '30' });
+  await waiting(1);
+  await node.engine.append('later', -2, newEvents(1));
+  t.same(titlesOf(await response), ['0@later']);
+});
+
+t.test('a long poll that would be a 304 waits for a change', async (t) => {
+  await node.engine.append('poll304', -2, newEvents(2));
+  const page = await getFeed(node, '/streams/poll304/0/forward/20');
+  const response = get(node, '/streams/poll304/0/forward/20', { accept: ATOM_JSON, 'svc-longpoll': '30', 'if-none-match': page.reply.headers.get('etag')! });
+  await waiting(1);
+  await node.engine.append('poll304', -2, newEvents(1));
+  const reply = await response;
+  t.equal(reply.status, 200);
+  t.equal(JSON.parse(reply.text).entries.length, 3);
+});
+
+t.test('long polls on $all and on metadata feeds, woken by one metadata write', async (t) => {
+  await node.engine.append('meta-poll', -2, newEvents(1));
+  const end = node.engine.status().writerPosition.toString(16).toUpperCase().padStart(16, '0');
+  const all = getFeed(node, `/streams/%24all/${end}${end}/forward/5`, { 'svc-longpoll': '30' });
+  const metadata = getFeed(node, '/streams/meta-poll/metadata/0/forward/5', { 'svc-longpoll': '30' });
+  await waiting(2);
+  await node.engine.setStreamMetadata('meta-poll', -2, { $maxCount: 5 });
+  t.same(titlesOf(await metadata), ['0@$$meta-poll']);
+  t.same(titlesOf(await all), ['0@$$meta-poll']);
+});
+
+t.test('a long poll times out with the normal answer', async (t) => {
+  await node.engine.append('quiet', -2, newEvents(1));
+  const started = Date.now();
+  const feed = await getFeed(node, '/streams/quiet/1/forward/20', { 'svc-longpoll': '1' });
+  const elapsed = Date.now() - started;
+  t.same(feed.entries, [], 'the empty page');
+  t.ok(elapsed >= 900 && elapsed < 5000, `held about a second (${elapsed} ms)`);
+  const missing = await get(node, '/streams/still-missing/0/forward/20', { accept: ATOM_JSON, 'svc-longpoll': '1' });
+  t.equal(missing.status, 404, 'a stream that never came: 404');
+});
+
+t.test('a client that goes away releases its long poll', async (t) => {
+  const abort = new AbortController();
+  const request = fetch(`${node.url}/streams/abandoned/0/forward/20`, { headers: { accept: ATOM_JSON, 'svc-longpoll': '30' }, signal: abort.signal });
+  await waiting(1);
+  abort.abort();
+  await t.rejects(request);
+  await waiting(0);
+  t.pass('no waiter left');
+});
+
+t.test('backward reads do not long poll; a malformed Svc-LongPoll on a forward read is a coded 400', async (t) => {
+  const started = Date.now();
+  t.equal((await get(node, '/streams/c/head/backward/5', { accept: ATOM_JSON, 'svc-longpoll': '5' })).status, 200);
+  t.ok(Date.now() - started < 4000);
+  for (const value of ['0', '-1', 'abc', '601', '1.5', '']) {
+    const reply = await get(node, '/streams/c/10/forward/5', { accept: ATOM_JSON, 'svc-longpoll': value });
+    t.equal(reply.status, 400, `Svc-LongPoll: '${value}'`);
+    t.equal(JSON.parse(reply.text).code, 'SVCDB_ERR_HTTP_HEADER_INVALID');
+  }
+});
