@@ -1,0 +1,161 @@
+/**
+ * `svcdb backup --archive FILE.tar.gz`: the full backup as one gzip-compressed tar file (archiver),
+ * with the same layout as a backup folder and the manifest as its first entry.
+ *
+ * Entries are appended one at a time, each awaited before the next is read, so the full copy's
+ * order is the archive's order and every file is read at the moment the procedure says. A tar
+ * header states the entry's size before its bytes, so each file is streamed at the size read when
+ * it was opened (and an ongoing chunk as its prefix plus zeroes, as chunk-copy.ts explains).
+ *
+ * The archive is written to a temp name beside FILE, fsynced and renamed into place when it is
+ * complete: FILE is always either the previous archive or a whole new one.
+ */
+import { TarArchive } from 'archiver';
+import { randomUUID } from 'node:crypto';
+import { createWriteStream, type Stats } from 'node:fs';
+import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { Readable } from 'node:stream';
+import { finished } from 'node:stream/promises';
+import { Errors } from '../../common/errors.js';
+import { fsyncDirectory } from '../../storage/durable-file.js';
+import type { QuickCopy } from './file-copy.js';
+import { TEMP_SUFFIX } from './layout.js';
+import type { BackupTarget } from './target.js';
+
+const READ_BLOCK_BYTES = 1024 * 1024;
+/** zlib level 1: chunk data compresses well already at the fastest level, and backups must be quick. */
+const GZIP_LEVEL = 1;
+const ZEROES = Buffer.alloc(READ_BLOCK_BYTES);
+
+/** The bytes of an entry: `prefixBytes` read from the file, then zeroes up to `totalBytes`. */
+async function* entryBytes(handle: FileHandle, path: string, prefixBytes: number, totalBytes: number): AsyncGenerator<Buffer> {
+  let position = 0;
+  while (position < prefixBytes) {
+    const block = Buffer.allocUnsafe(Math.min(READ_BLOCK_BYTES, prefixBytes - position));
+    const { bytesRead } = await handle.read(block, 0, block.length, position);
+    if (bytesRead === 0) throw Errors.backupSourceChanged.create(`${path} shrank to ${position} bytes while it was archived`);
+    yield block.subarray(0, bytesRead);
+    position += bytesRead;
+  }
+  while (position < totalBytes) {
+    const length = Math.min(READ_BLOCK_BYTES, totalBytes - position);
+    yield ZEROES.subarray(0, length);
+    position += length;
+  }
+}
+
+export class ArchiveTarget implements BackupTarget {
+  private readonly archive = new TarArchive({ gzip: true, gzipOptions: { level: GZIP_LEVEL } });
+  private readonly output;
+  private readonly written: Promise<void>;
+  private failure: Error | undefined;
+
+  private constructor(readonly path: string, private readonly temp: string) {
+    this.output = createWriteStream(temp, { flags: 'wx' });
+    this.archive.on('error', (error) => {
+      this.failure ??= error;
+    });
+    this.archive.pipe(this.output);
+    this.written = finished(this.output);
+    // Reported through `failure` and the awaited calls; this keeps an early error from being unhandled.
+    this.written.catch(() => undefined);
+  }
+
+  static create(path: string): ArchiveTarget {
+    return new ArchiveTarget(path, `${path}.${randomUUID()}${TEMP_SUFFIX}`);
+  }
+
+  writeBytes(file: string, bytes: Buffer | string): Promise<void> {
+    return this.append(Buffer.from(bytes), file, Buffer.byteLength(bytes));
+  }
+
+  async copyFile(source: string, file: string): Promise<number | undefined> {
+    const handle = await openIfPresent(source);
+    if (!handle) return undefined;
+    try {
+      const size = (await handle.stat()).size;
+      await this.append(Readable.from(entryBytes(handle, source, size, size), { objectMode: false }), file, size);
+      return size;
+    } finally {
+      await handle.close();
+    }
+  }
+
+  async copyPrefix(source: string, file: string, prefixBytes: number, fileBytes: number): Promise<number | undefined> {
+    const handle = await openIfPresent(source);
+    if (!handle) return undefined;
+    try {
+      await this.append(Readable.from(entryBytes(handle, source, prefixBytes, fileBytes), { objectMode: false }), file, fileBytes);
+      return prefixBytes;
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /** An archive starts empty: every file is copied. */
+  async copyIfChanged(source: string, file: string): Promise<QuickCopy | undefined> {
+    const bytes = await this.copyFile(source, file);
+    return bytes === undefined ? undefined : { bytes, copied: true };
+  }
+
+  /** Appends one entry and resolves once archiver has taken all of it. */
+  private append(source: Buffer | Readable, name: string, size: number): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure);
+    return new Promise<void>((resolve, reject) => {
+      const onEntry = (entry: { name: string }) => {
+        if (entry.name !== name) return;
+        cleanup();
+        resolve();
+      };
+      const onError = (error: Error) => {
+        cleanup();
+        reject(this.failure ?? error);
+      };
+      const cleanup = () => {
+        this.archive.off('entry', onEntry);
+        this.archive.off('error', onError);
+        if (source instanceof Readable) source.off('error', onError);
+      };
+      this.archive.on('entry', onEntry);
+      this.archive.on('error', onError);
+      if (source instanceof Readable) source.on('error', onError);
+      const stats = { size, mode: 0o100644, mtime: new Date() } as unknown as Stats;
+      this.archive.append(source, { name, mode: 0o644, stats });
+    });
+  }
+
+  /** Finishes the archive, makes it durable and moves it into place. */
+  async finish(): Promise<number> {
+    if (this.failure) throw this.failure;
+    await this.archive.finalize();
+    await this.written;
+    const handle = await open(this.temp, 'r+');
+    let bytes: number;
+    try {
+      await handle.sync();
+      bytes = (await handle.stat()).size;
+    } finally {
+      await handle.close();
+    }
+    await rename(this.temp, this.path);
+    await fsyncDirectory(dirname(this.path));
+    return bytes;
+  }
+
+  /** Drops the unfinished archive; the file at `path`, if any, is left as it was. */
+  async abort(): Promise<void> {
+    this.archive.abort();
+    this.output.destroy();
+    await unlink(this.temp).catch(() => undefined);
+  }
+}
+
+async function openIfPresent(path: string): Promise<FileHandle | undefined> {
+  try {
+    return await open(path, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw Errors.backupIo.create(path, 'open', (error as Error).message);
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * The reference's differential backup, index part, step by step:
+ *   (1) if the index directory holds no files (only directories), skip to the log part;
+ *   (2) copy index/indexmap to the backup, repeating until the source file exists;
+ *   (3) list all index/<GUID> and index/<GUID>.bloomfilter files as indexFiles;
+ *   (4) copy those, skipping names already in the backup;
+ *   (5) compare indexmap in source and backup; if different or gone, return to step 2;
+ *   (6) delete from the backup any GUID and bloomfilter files not in indexFiles;
+ *   (7) copy streamExistenceFilter.chk if present;
+ *   (8) copy streamExistenceFilter.dat if present;
+ *   (9) copy scavenging/scavenging.db if present.
+ * Index files are immutable and named by a fresh GUID, so a name the backup has is the same file.
+ * Steps (8) and (9) copy files rewritten in place; they are skipped when the backup's copy still
+ * matches by size and modification time (file-copy.ts copyIfChanged), so an unchanged node
+ * copies (almost) nothing.
+ */
+import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { removeFile, type DirectorySync } from './file-copy.js';
+import { copyCheckpoint, indexPath } from './full-backup.js';
+import {
+  INDEX_ROUNDS_MAX, holdsFiles, indexKeptChanging, listIndexDataFiles, parseIndexMapBytes, readIndexMapBytes,
+  readSourceIndexMap,
+} from './index-source.js';
+import { BACKUP_INDEX_DIRECTORY, EXISTENCE_CHECKPOINT, EXISTENCE_DATA, INDEXMAP_FILE, SCAVENGE_STATE } from './layout.js';
+import type { Tally } from './progress.js';
+import type { DataDirectories } from './source.js';
+import type { FolderTarget } from './target.js';
+
+export interface IndexPartOutcome {
+  skipped: boolean;
+  indexFiles: string[];
+  commitPosition: number;
+  rounds: number;
+}
+
+export async function differentialIndexPart(
+  source: DataDirectories, target: FolderTarget, directories: DirectorySync, tally: Tally,
+): Promise<IndexPartOutcome> {
+  tally.phase('index files');
+  // (1)
+  if (!(await holdsFiles(source.index))) return { skipped: true, indexFiles: [], commitPosition: 0, rounds: 0 };
+  const backupIndex = target.path(BACKUP_INDEX_DIRECTORY);
+  let indexFiles: string[] = [];
+  let map: Buffer | undefined;
+  let rounds = 0;
+  for (; ; rounds++) {
+    if (rounds === INDEX_ROUNDS_MAX) throw indexKeptChanging();
+    // (2)
+    map = await readSourceIndexMap(source.index);
+    if (map === undefined) return { skipped: true, indexFiles: [], commitPosition: 0, rounds };
+    await target.writeBytes(indexPath(INDEXMAP_FILE), map);
+    tally.copied(indexPath(INDEXMAP_FILE), map.length);
+    // (3)
+    indexFiles = await listIndexDataFiles(source.index);
+    // (4)
+    for (const name of indexFiles) {
+      if (existsSync(join(backupIndex, name))) {
+        tally.skipped(indexPath(name));
+        continue;
+      }
+      tally.working(indexPath(name));
+      const bytes = await target.copyFile(join(source.index, name), indexPath(name));
+      // Merged away since the listing: the map changed as well, and step (5) sends us back.
+      if (bytes !== undefined) tally.copied(indexPath(name), bytes);
+    }
+    // (5)
+    const sourceMap = await readIndexMapBytes(source.index);
+    const backupMap = await readIndexMapBytes(backupIndex);
+    if (sourceMap !== undefined && backupMap !== undefined && sourceMap.equals(backupMap)) break;
+  }
+  // (6)
+  const keep = new Set(indexFiles);
+  for (const name of await listIndexDataFiles(backupIndex)) {
+    if (keep.has(name)) continue;
+    await removeFile(join(backupIndex, name), directories);
+    tally.removed(indexPath(name));
+  }
+  // (7), (8), (9)
+  await copyCheckpoint(source.index, EXISTENCE_CHECKPOINT, indexPath(EXISTENCE_CHECKPOINT), target, tally);
+  for (const file of [EXISTENCE_DATA, SCAVENGE_STATE]) {
+    tally.working(indexPath(file));
+    const copy = await target.copyIfChanged(join(source.index, file), indexPath(file));
+    if (copy?.copied) tally.copied(indexPath(file), copy.bytes);
+    else if (copy) tally.skipped(indexPath(file));
+  }
+  const commitPosition = parseIndexMapBytes(map, join(source.index, INDEXMAP_FILE)).commitPosition;
+  return { skipped: false, indexFiles, commitPosition, rounds: rounds + 1 };
+}
+

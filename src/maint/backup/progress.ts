@@ -1,0 +1,72 @@
+/**
+ * What backup, verify and restore did, file by file: the tally they return (for --json and the
+ * tests) and the progress they report while they run (for a spinner on a terminal).
+ */
+
+export type Phase =
+  | 'index checkpoints' | 'index files' | 'database checkpoints' | 'chunks' | 'cleanup'
+  | 'verify' | 'extract' | 'restore';
+
+export interface Progress {
+  phase: Phase;
+  /** The file being handled, relative to the backup (db/…, index/…). */
+  file?: string;
+  filesCopied: number;
+  bytesCopied: number;
+}
+
+export type ProgressListener = (progress: Progress) => void;
+
+export interface CopiedFile {
+  file: string;
+  bytes: number;
+}
+
+export interface TallyReport {
+  /** Files written, in the order they were written. */
+  copied: CopiedFile[];
+  /** Files the destination already had and that were left as they were. */
+  skipped: string[];
+  /** Files deleted from the destination (stale index files, chunks gone from the source, .old). */
+  removed: string[];
+  bytesCopied: number;
+}
+
+export class Tally {
+  private readonly report: TallyReport = { copied: [], skipped: [], removed: [], bytesCopied: 0 };
+  private currentPhase: Phase = 'index checkpoints';
+
+  constructor(private readonly listener: ProgressListener = () => undefined) {}
+
+  phase(phase: Phase): void {
+    this.currentPhase = phase;
+    this.emit();
+  }
+
+  /** Called before a file is handled, so the spinner names what takes the time. */
+  working(file: string): void {
+    this.emit(file);
+  }
+
+  copied(file: string, bytes: number): void {
+    this.report.copied.push({ file, bytes });
+    this.report.bytesCopied += bytes;
+    this.emit(file);
+  }
+
+  skipped(file: string): void {
+    this.report.skipped.push(file);
+  }
+
+  removed(file: string): void {
+    this.report.removed.push(file);
+  }
+
+  result(): TallyReport {
+    return this.report;
+  }
+
+  private emit(file?: string): void {
+    this.listener({ phase: this.currentPhase, file, filesCopied: this.report.copied.length, bytesCopied: this.report.bytesCopied });
+  }
+}
