@@ -20,7 +20,8 @@ export const adminRoutes: FastifyPluginAsync<AdminRoutesOptions> = async (app, {
     request.log.info({ reqId: request.id }, 'shutdown requested over HTTP');
     // 'close' fires once the reply is sent, or when the client hangs up: the stop happens either way.
     reply.raw.once('close', shutdown);
-    return reply.type('text/plain; charset=utf-8').send('');
+    // This connection must not outlive the reply: the stop waits for every open connection.
+    return reply.header('connection', 'close').type('text/plain; charset=utf-8').send('');
   });
 
   app.post('/admin/mergeindexes', async (request) => {

@@ -1,0 +1,80 @@
+// POST /admin/shutdown while appenders keep writing: the node answers, stops accepting, lets
+// in-flight appends finish, flushes, releases the lock and exits 0; after it, every append that
+// was acknowledged is in the log at the number it was acknowledged with.
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import t from 'tap';
+import { Engine } from '../../src/storage/engine.js';
+import { startServer } from '../helpers/cli.js';
+
+const STREAMS = 8;
+const APPENDS_PER_STREAM_MAX = 400;
+const ACKS_BEFORE_SHUTDOWN = 60;
+
+t.test('graceful shutdown under load loses no acknowledged append and leaves no lock', async (t) => {
+  const dbPath = join(t.testdir(), 'db');
+  const server = await startServer(t, { dbPath, args: ['--chunk-size', '1048576', '--stream-existence-filter-size', '0'] });
+  const acknowledged = new Map<string, { stream: string; eventNumber: number }>();
+  let releaseShutdown!: () => void;
+  const enoughAcks = new Promise<void>((resolve) => {
+    releaseShutdown = resolve;
+  });
+  const refusals = new Map<number, number>();
+
+  // Each stream gets one appender writing at the next expected version, so its events are in order.
+  async function appender(stream: string): Promise<void> {
+    for (let eventNumber = 0; eventNumber < APPENDS_PER_STREAM_MAX; eventNumber++) {
+      const eventId = randomUUID();
+      let response: Response;
+      try {
+        response = await fetch(`${server.url}/streams/${stream}`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json', 'svc-eventtype': 'Load', 'svc-eventid': eventId,
+            'svc-expectedversion': String(eventNumber - 1),
+          },
+          body: JSON.stringify({ stream, eventNumber }),
+        });
+      } catch {
+        return; // The node closed the connection or no longer listens.
+      }
+      await response.arrayBuffer();
+      if (response.status !== 201) {
+        refusals.set(response.status, (refusals.get(response.status) ?? 0) + 1);
+        return;
+      }
+      t.equal(response.headers.get('location'), `${server.url}/streams/${stream}/${eventNumber}`);
+      acknowledged.set(eventId, { stream, eventNumber });
+      if (acknowledged.size === ACKS_BEFORE_SHUTDOWN) releaseShutdown();
+    }
+    releaseShutdown();
+  }
+
+  const streams = Array.from({ length: STREAMS }, (_, index) => `load-${index}`);
+  const appenders = Promise.all(streams.map(appender));
+  await enoughAcks;
+  const shutdown = await fetch(`${server.url}/admin/shutdown`, { method: 'POST' });
+  t.equal(shutdown.status, 200, 'the shutdown request is answered');
+  await appenders;
+  const exit = await server.process.exited;
+  t.equal(exit.code, 0, 'exit code 0');
+  t.ok(server.process.logLines.some((line) => line.msg === 'stopped' && line.clean === true && line.cause === 'request'),
+    'a clean stop caused by the request');
+  t.notOk(existsSync(join(dbPath, 'svcdb.lock')), 'the lock is released');
+  t.ok(acknowledged.size >= ACKS_BEFORE_SHUTDOWN, `${acknowledged.size} appends were acknowledged`);
+  for (const status of refusals.keys()) t.equal(status, 503, 'appends after the stop began are refused with 503');
+
+  const engine = await Engine.open({ dbPath, indexPath: join(dbPath, '..', 'index'), chunkSizeBytes: 1_048_576, existenceFilterSizeBytes: 0 });
+  let missing = 0;
+  try {
+    for (const [eventId, { stream, eventNumber }] of acknowledged) {
+      const read = engine.readEvent(stream, eventNumber);
+      if (read.event?.eventId !== eventId) missing++;
+    }
+  } finally {
+    // Closed here, not at teardown: the test directory goes away at teardown.
+    await engine.close();
+  }
+  t.equal(missing, 0, 'every acknowledged append is in the log at its acknowledged number');
+});
