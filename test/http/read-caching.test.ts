@@ -136,3 +136,26 @@ t.test('backward reads do not long poll; a malformed Svc-LongPoll on a forward r
     t.equal(JSON.parse(reply.text).code, 'SVCDB_ERR_HTTP_HEADER_INVALID');
   }
 });
+
+t.test('a rendered page is served again only while the log is unchanged', async (t) => {
+  await node.engine.append('kept', -2, newEvents(5));
+  const path = '/streams/kept/0/forward/5';
+  const first = await get(node, path, { accept: ATOM_JSON });
+  const second = await get(node, path, { accept: ATOM_JSON });
+  t.equal(second.text, first.text, 'the same page');
+  for (const header of ['cache-control', 'etag', 'vary', 'content-type']) t.equal(second.headers.get(header), first.headers.get(header), header);
+
+  await node.engine.append('elsewhere', -2, newEvents(1));
+  t.equal((await get(node, path, { accept: ATOM_JSON })).text, first.text, 'a write to another stream changes nothing here');
+
+  // Regression: a metadata write changes even a page that is otherwise immutable.
+  await node.engine.setStreamMetadata('kept', -2, { $tb: 3 });
+  t.same(titlesOf(await getFeed(node, path)), ['4@kept', '3@kept'], 'events before $tb are gone at once');
+
+  const proxied = await getFeed(node, path, { 'x-forwarded-host': 'other.example' });
+  t.equal(proxied.id, 'http://other.example/streams/kept', 'pages for another base URL are their own');
+  const xml = await get(node, path, { accept: 'application/atom+xml' });
+  t.match(xml.text, /^<\?xml/, 'and for another media type');
+  const rich = await getFeed(node, `${path}?embed=rich`);
+  t.ok('isJson' in rich.entries[0], 'and for another embed level');
+});

@@ -54,9 +54,19 @@ export interface FeedEntry {
 
 const EMPTY = Buffer.alloc(0);
 
-/** ISO-8601 UTC of a timestamp in ms. */
+let lastTimestampMs = Number.NaN;
+let lastIsoDate = '';
+
+/**
+ * ISO-8601 UTC of a timestamp in ms. Events of one commit share a timestamp and pages list them
+ * together, so the last result is kept.
+ */
 export function isoDate(timestampMs: number): string {
-  return new Date(timestampMs).toISOString();
+  if (timestampMs !== lastTimestampMs) {
+    lastIsoDate = new Date(timestampMs).toISOString();
+    lastTimestampMs = timestampMs;
+  }
+  return lastIsoDate;
 }
 
 /** Event and stream URLs for one reply, each stream escaped once however many entries name it. */

@@ -21,7 +21,8 @@ import * as headers from './headers.js';
 import { waitForEvent } from './long-poll-wait.js';
 import { MediaType, negotiate, withCharset, type MediaTypeName, type Negotiated } from './media-types.js';
 import { principalOf } from './principal.js';
-import { countParam, embedParam, eventNumberParam, HEAD, PAGE_COUNT_DEFAULT } from './read-params.js';
+import { PageCache, principalKey, type PageState } from './page-cache.js';
+import { countParam, EmbedLevel, embedParam, eventNumberParam, HEAD, PAGE_COUNT_DEFAULT } from './read-params.js';
 import type { MethodRoute } from './routing.js';
 import { baseUrl } from './urls.js';
 
@@ -88,8 +89,24 @@ interface StreamRead {
   count: number;
 }
 
+interface ReadContext {
+  service: StreamsService;
+  pages: PageCache;
+}
+
+/** The cache headers of a stream page: a year when it cannot change, else its ETag. */
+function setPageHeaders(reply: FastifyReply, type: MediaTypeName, page: PageState): void {
+  if (page.immutable) setImmutable(reply);
+  else setRevalidated(reply, page.lastEventNumber, type, page.cacheControlSeconds);
+}
+
+function isNotModified(request: FastifyRequest, type: MediaTypeName, page: PageState): boolean {
+  return !page.immutable && matchesIfNoneMatch(request, page.lastEventNumber, type);
+}
+
 /** A page of a stream (or of a metadata stream) as a feed. */
-async function streamFeedReply(service: StreamsService, request: FastifyRequest, reply: FastifyReply, read: StreamRead): Promise<FastifyReply> {
+async function streamFeedReply(context: ReadContext, request: FastifyRequest, reply: FastifyReply, read: StreamRead): Promise<FastifyReply> {
+  const { service, pages } = context;
   const { streamName, direction, from, count } = read;
   headers.checkRequireLeader(request);
   const { type, unspecified } = chooseType(request, FEED_TYPES);
@@ -98,16 +115,30 @@ async function streamFeedReply(service: StreamsService, request: FastifyRequest,
   const resolveLinks = headers.resolveLinkTos(request, true);
   const longPollSeconds = direction === 'forward' ? headers.longPollSeconds(request) : undefined;
   const principal = principalOf(request);
+  const base = baseUrl(request);
+  const key = embed === EmbedLevel.none && longPollSeconds === undefined
+    ? `${type}\n${base}\n${direction}\n${from}\n${count}\n${resolveLinks ? 1 : 0}\n${principalKey(principal)}\n${streamName}`
+    : undefined;
+  const logEnd = service.logEnd;
+  if (key !== undefined) {
+    const cached = pages.get(key, logEnd);
+    if (cached !== undefined) {
+      setPageHeaders(reply, type, cached);
+      return isNotModified(request, type, cached) ? sendNotModified(reply) : reply.type(withCharset(type)).send(cached.body);
+    }
+  }
+
   const readPage = (): ResolvedPage => direction === 'backward'
     ? service.readBackward(principal, streamName, from, count, resolveLinks)
     : service.readForward(principal, streamName, from, count, resolveLinks);
-  const isImmutable = (page: ResolvedPage): boolean => direction === 'backward'
-    ? from !== HEAD && page.lastEventNumber >= from
-    : page.lastEventNumber >= from + count - 1;
-  const notModified = (page: ResolvedPage): boolean => !isImmutable(page) && matchesIfNoneMatch(request, page.lastEventNumber, type);
-
+  const stateOf = (page: ResolvedPage): PageState => ({
+    lastEventNumber: page.lastEventNumber,
+    immutable: direction === 'backward' ? from !== HEAD && page.lastEventNumber >= from : page.lastEventNumber >= from + count - 1,
+    cacheControlSeconds: page.metadata.cacheControlSeconds,
+  });
   let page = readPage();
-  const nothingNew = page.status === 'notFound' || (page.status === 'success' && (page.events.length === 0 || notModified(page)));
+  const nothingNew = page.status === 'notFound'
+    || (page.status === 'success' && (page.events.length === 0 || isNotModified(request, type, stateOf(page))));
   if (longPollSeconds !== undefined && nothingNew) {
     await waitForEvent(service, reply, streamName, longPollSeconds);
     page = readPage();
@@ -115,16 +146,15 @@ async function streamFeedReply(service: StreamsService, request: FastifyRequest,
   if (page.status === 'deleted') throw Errors.streamDeleted.create(streamName);
   if (page.status === 'notFound') throw Errors.streamNotFound.create(streamName);
 
-  let eTag: string | undefined;
-  if (isImmutable(page)) {
-    setImmutable(reply);
-  } else {
-    setRevalidated(reply, page.lastEventNumber, type, page.metadata.cacheControlSeconds);
-    if (notModified(page)) return sendNotModified(reply);
-    eTag = etagValue(page.lastEventNumber, type);
-  }
-  const feed = streamFeed(new EntryUrls(baseUrl(request)), { ...read, embed }, page, eTag);
-  return sendFeed(reply, type, feed);
+  const state = stateOf(page);
+  setPageHeaders(reply, type, state);
+  if (isNotModified(request, type, state)) return sendNotModified(reply);
+  const eTag = state.immutable ? undefined : etagValue(page.lastEventNumber, type);
+  const feed = streamFeed(new EntryUrls(base), { ...read, embed }, page, eTag);
+  const body = Buffer.from(XML_FEED_TYPES.has(type) ? feedXml(feed) : JSON.stringify(feed));
+  // Events that expire with time change the page without a write: such pages are not kept.
+  if (key !== undefined && page.metadata.maxAgeSeconds === undefined) pages.set(key, logEnd, { ...state, body });
+  return reply.type(withCharset(type)).send(body);
 }
 
 interface AllRead {
@@ -256,18 +286,19 @@ function route(handler: (request: FastifyRequest, reply: FastifyReply) => Promis
 }
 
 export function readRoutes(service: StreamsService): ReadRoutes {
+  const context: ReadContext = { service, pages: new PageCache() };
   const count = (request: FastifyRequest) => countParam(paramsOf(request).count!);
   const backward: MethodRoute = route(async (request, reply) => {
     const { stream, event } = paramsOf(request);
     if (stream === ALL) return allFeedReply(service, request, reply, { direction: 'backward', fromText: event!, count: count(request) });
     const read = { streamName: stream, direction: 'backward' as const, from: eventNumberParam(event!, true), count: count(request) };
-    return streamFeedReply(service, request, reply, read);
+    return streamFeedReply(context, request, reply, read);
   });
   return {
     stream: route(async (request, reply) => {
       const { stream } = paramsOf(request);
       if (stream === ALL) return allFeedReply(service, request, reply, { direction: 'backward', fromText: 'head', count: PAGE_COUNT_DEFAULT });
-      return streamFeedReply(service, request, reply, { streamName: stream, direction: 'backward', from: HEAD, count: PAGE_COUNT_DEFAULT });
+      return streamFeedReply(context, request, reply, { streamName: stream, direction: 'backward', from: HEAD, count: PAGE_COUNT_DEFAULT });
     }),
     metadata: route(async (request, reply) => metadataReply(service, request, reply, paramsOf(request).stream)),
     more: {
@@ -282,29 +313,29 @@ export function readRoutes(service: StreamsService): ReadRoutes {
         const { stream, event } = paramsOf(request);
         if (stream === ALL) return allFeedReply(service, request, reply, { direction: 'forward', fromText: event!, count: count(request) });
         const read = { streamName: stream, direction: 'forward' as const, from: eventNumberParam(event!, false), count: count(request) };
-        return streamFeedReply(service, request, reply, read);
+        return streamFeedReply(context, request, reply, read);
       }),
       '/streams/:stream/metadata/:event': route(async (request, reply) => {
         const { stream, event } = paramsOf(request);
         return singleEventReply(service, request, reply, metadataStreamOf(service, stream), event!, false);
       }),
-      '/streams/:stream/metadata/:event/:count': metadataFeed(service, 'backward'),
-      '/streams/:stream/metadata/:event/backward/:count': metadataFeed(service, 'backward'),
-      '/streams/:stream/metadata/:event/forward/:count': metadataFeed(service, 'forward'),
+      '/streams/:stream/metadata/:event/:count': metadataFeed(context, 'backward'),
+      '/streams/:stream/metadata/:event/backward/:count': metadataFeed(context, 'backward'),
+      '/streams/:stream/metadata/:event/forward/:count': metadataFeed(context, 'forward'),
     },
   };
 }
 
 /** The feed forms of a stream's metadata: pages of `$$s`. */
-function metadataFeed(service: StreamsService, direction: Direction): MethodRoute {
+function metadataFeed(context: ReadContext, direction: Direction): MethodRoute {
   return route(async (request, reply) => {
     const { stream, event, count } = paramsOf(request);
     const read = {
-      streamName: metadataStreamOf(service, stream),
+      streamName: metadataStreamOf(context.service, stream),
       direction,
       from: eventNumberParam(event!, direction === 'backward'),
       count: countParam(count!),
     };
-    return streamFeedReply(service, request, reply, read);
+    return streamFeedReply(context, request, reply, read);
   });
 }
