@@ -54,19 +54,21 @@ export interface FeedEntry {
 
 const EMPTY = Buffer.alloc(0);
 
-let lastTimestampMs = Number.NaN;
-let lastIsoDate = '';
+let cachedSecond = Number.NaN;
+let cachedSecondText = '';
 
 /**
- * ISO-8601 UTC of a timestamp in ms. Events of one commit share a timestamp and pages list them
- * together, so the last result is kept.
+ * ISO-8601 UTC of a timestamp in ms (`2017-12-15T12:19:32.021Z`). The events of a page mostly
+ * fall in one second, so the text up to the second is kept and only the milliseconds are added.
  */
 export function isoDate(timestampMs: number): string {
-  if (timestampMs !== lastTimestampMs) {
-    lastIsoDate = new Date(timestampMs).toISOString();
-    lastTimestampMs = timestampMs;
+  const second = Math.floor(timestampMs / 1000);
+  if (second !== cachedSecond) {
+    cachedSecondText = new Date(second * 1000).toISOString().slice(0, 19);
+    cachedSecond = second;
   }
-  return lastIsoDate;
+  const millis = timestampMs - second * 1000;
+  return `${cachedSecondText}.${millis < 10 ? '00' : millis < 100 ? '0' : ''}${millis}Z`;
 }
 
 /** Event and stream URLs for one reply, each stream escaped once however many entries name it. */
