@@ -140,3 +140,10 @@ t.test('a malformed Svc-ResolveLinkTos is a coded 400', async (t) => {
     t.equal(JSON.parse(reply.text).code, 'SVCDB_ERR_HTTP_HEADER_INVALID');
   }
 });
+
+t.test('metadata feeds do not resolve links unless asked', async (t) => {
+  await node.engine.append('$$e', -2, [event('$>', '0@e', '', false)]);
+  t.same(titlesOf(await getFeed(node, '/streams/e/metadata/0/forward/5')), ['0@$$e']);
+  t.same(titlesOf(await getFeed(node, '/streams/e/metadata/0/forward/5', { 'svc-resolvelinktos': 'true' })), ['0@e']);
+  t.same(titlesOf(await getFeed(node, '/streams/%24%24e')), ['0@e'], 'read as a stream of its own, it resolves by default');
+});

@@ -87,6 +87,8 @@ interface StreamRead {
   direction: Direction;
   from: number;
   count: number;
+  /** Links resolve by default in stream feeds, not in metadata feeds. */
+  resolveByDefault: boolean;
 }
 
 interface ReadContext {
@@ -112,7 +114,7 @@ async function streamFeedReply(context: ReadContext, request: FastifyRequest, re
   const { type, unspecified } = chooseType(request, FEED_TYPES);
   if (type === MediaType.streamDescJson) return sendDescription(reply, streamName, unspecified);
   const embed = embedParam((request.query as ReadQuery).embed);
-  const resolveLinks = headers.resolveLinkTos(request, true);
+  const resolveLinks = headers.resolveLinkTos(request, read.resolveByDefault);
   const longPollSeconds = direction === 'forward' ? headers.longPollSeconds(request) : undefined;
   const principal = principalOf(request);
   const base = baseUrl(request);
@@ -150,7 +152,7 @@ async function streamFeedReply(context: ReadContext, request: FastifyRequest, re
   setPageHeaders(reply, type, state);
   if (isNotModified(request, type, state)) return sendNotModified(reply);
   const eTag = state.immutable ? undefined : etagValue(page.lastEventNumber, type);
-  const feed = streamFeed(new EntryUrls(base), { ...read, embed }, page, eTag);
+  const feed = streamFeed(new EntryUrls(base), { streamName, direction, from, count, embed }, page, eTag);
   const body = Buffer.from(XML_FEED_TYPES.has(type) ? feedXml(feed) : JSON.stringify(feed));
   // Events that expire with time change the page without a write: such pages are not kept.
   if (key !== undefined && page.metadata.maxAgeSeconds === undefined) pages.set(key, logEnd, { ...state, body });
@@ -291,14 +293,14 @@ export function readRoutes(service: StreamsService): ReadRoutes {
   const backward: MethodRoute = route(async (request, reply) => {
     const { stream, event } = paramsOf(request);
     if (stream === ALL) return allFeedReply(service, request, reply, { direction: 'backward', fromText: event!, count: count(request) });
-    const read = { streamName: stream, direction: 'backward' as const, from: eventNumberParam(event!, true), count: count(request) };
+    const read = { streamName: stream, direction: 'backward' as const, from: eventNumberParam(event!, true), count: count(request), resolveByDefault: true };
     return streamFeedReply(context, request, reply, read);
   });
   return {
     stream: route(async (request, reply) => {
       const { stream } = paramsOf(request);
       if (stream === ALL) return allFeedReply(service, request, reply, { direction: 'backward', fromText: 'head', count: PAGE_COUNT_DEFAULT });
-      return streamFeedReply(context, request, reply, { streamName: stream, direction: 'backward', from: HEAD, count: PAGE_COUNT_DEFAULT });
+      return streamFeedReply(context, request, reply, { streamName: stream, direction: 'backward', from: HEAD, count: PAGE_COUNT_DEFAULT, resolveByDefault: true });
     }),
     metadata: route(async (request, reply) => metadataReply(service, request, reply, paramsOf(request).stream)),
     more: {
@@ -312,7 +314,7 @@ export function readRoutes(service: StreamsService): ReadRoutes {
       '/streams/:stream/:event/forward/:count': route(async (request, reply) => {
         const { stream, event } = paramsOf(request);
         if (stream === ALL) return allFeedReply(service, request, reply, { direction: 'forward', fromText: event!, count: count(request) });
-        const read = { streamName: stream, direction: 'forward' as const, from: eventNumberParam(event!, false), count: count(request) };
+        const read = { streamName: stream, direction: 'forward' as const, from: eventNumberParam(event!, false), count: count(request), resolveByDefault: true };
         return streamFeedReply(context, request, reply, read);
       }),
       '/streams/:stream/metadata/:event': route(async (request, reply) => {
@@ -335,6 +337,7 @@ function metadataFeed(context: ReadContext, direction: Direction): MethodRoute {
       direction,
       from: eventNumberParam(event!, direction === 'backward'),
       count: countParam(count!),
+      resolveByDefault: false,
     };
     return streamFeedReply(context, request, reply, read);
   });
