@@ -1,0 +1,16 @@
+#!/usr/bin/env node
+// Writes man/svcdb.1, man/svcdb-<command>.1 and man/svcdb-errors.7 from the compiled commands
+// (run through `npm run man`, which builds first), and removes pages of commands that are gone.
+import { readdirSync, unlinkSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { renderManPages } from '../dist/src/cli/man-pages.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const manDirectory = new URL('../man/', import.meta.url);
+const pages = await renderManPages(root);
+const names = new Set(pages.map((page) => page.file));
+for (const page of pages) writeFileSync(new URL(page.file, manDirectory), page.content);
+for (const file of readdirSync(manDirectory)) {
+  if (/^svcdb.*\.[17]$/.test(file) && !names.has(file)) unlinkSync(new URL(file, manDirectory));
+}
+console.log(`wrote ${pages.length} pages to man/: ${[...names].join(', ')}`);

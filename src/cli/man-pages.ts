@@ -1,0 +1,167 @@
+/**
+ * Man pages from the commands' own metadata (summary, description, flags, examples), the error
+ * registry and the exit codes: `svcdb.1`, one `svcdb-<command>.1` per command and
+ * `svcdb-errors.7`. `npm run man` writes them to man/; a test fails when a checked-in page
+ * differs from what this renders. No dates or versions go in, so a page changes only when its
+ * source does.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Config, type Command } from '@oclif/core';
+import { allErrors } from '../common/errors.js';
+import { ExitCode, exitCodeFor } from './exit-codes.js';
+import { hintFor } from './hints.js';
+
+export interface ManPage {
+  /** File name under man/. */
+  file: string;
+  content: string;
+}
+
+type Flag = Command.Loadable['flags'][string];
+
+/** Text made safe for roff: backslashes, dashes, and control characters at the start of a line. */
+function roff(text: string): string {
+  return text
+    .replace(/\\/g, '\\e')
+    .replace(/-/g, '\\-')
+    .split('\n')
+    .map((line) => (/^[.']/.test(line) ? `\\&${line}` : line))
+    .join('\n');
+}
+
+/**
+ * What each exit code means, from the exit code table of man/errors.md (a test keeps that table
+ * complete), so the meanings are written once.
+ */
+function exitCodeMeanings(root: string): Map<number, string> {
+  const reference = readFileSync(join(root, 'man', 'errors.md'), 'utf8');
+  const meanings = new Map<number, string>();
+  for (const match of reference.matchAll(/^\| (\d+) \| (.+?) \|$/gm)) meanings.set(Number(match[1]), match[2].replace(/`/g, ''));
+  return meanings;
+}
+
+function exitStatusSection(meanings: Map<number, string>, pointToErrors = true): string[] {
+  const lines = ['.SH EXIT STATUS'];
+  for (const code of Object.values(ExitCode)) lines.push('.TP', `.B ${code}`, roff(meanings.get(code) ?? ''));
+  if (pointToErrors) lines.push('.PP', roff('Every error code, with its exit code and HTTP status, is listed in svcdb-errors(7).'));
+  return lines;
+}
+
+function pageName(id: string): string {
+  return `svcdb-${id.replace(/:/g, '-')}`;
+}
+
+function commandLine(bin: string, id: string): string {
+  return `${bin} ${id.replace(/:/g, ' ')}`;
+}
+
+function flagLabel(flag: Flag): string {
+  const name = `\\fB\\-\\-${roff(flag.name)}\\fR`;
+  if (flag.type === 'boolean') return flag.allowNo ? `${name} | \\fB\\-\\-no\\-${roff(flag.name)}\\fR` : name;
+  return `${name} \\fI${roff(flag.helpValue ? String(flag.helpValue) : 'VALUE')}\\fR`;
+}
+
+function flagItems(flag: Flag): string[] {
+  const lines = ['.TP', flagLabel(flag)];
+  if (flag.summary) lines.push(roff(flag.summary));
+  const details: string[] = [];
+  if (flag.description) details.push(flag.description);
+  if (flag.type === 'option' && flag.options) details.push(`One of: ${flag.options.join(', ')}.`);
+  if (flag.type === 'option' && flag.default !== undefined) details.push(`Default: ${String(flag.default)}.`);
+  if (flag.env) details.push(`Environment: ${flag.env}.`);
+  if (details.length > 0) lines.push(...(flag.summary ? ['.br'] : []), roff(details.join(' ')));
+  return lines;
+}
+
+function optionsSection(flags: Record<string, Flag>): string[] {
+  const visible = Object.values(flags).filter((flag) => !flag.hidden);
+  if (visible.length === 0) return [];
+  const groups = new Map<string, Flag[]>();
+  for (const flag of visible) {
+    const group = flag.helpGroup ?? 'GLOBAL';
+    groups.set(group, [...(groups.get(group) ?? []), flag]);
+  }
+  const lines = ['.SH OPTIONS'];
+  const several = groups.size > 1;
+  for (const [group, members] of groups) {
+    if (several) lines.push(`.SS ${roff(group[0] + group.slice(1).toLowerCase())}`);
+    for (const flag of members) lines.push(...flagItems(flag));
+  }
+  return lines;
+}
+
+function commandPage(bin: string, command: Command.Loadable, meanings: Map<number, string>): ManPage {
+  const name = pageName(command.id);
+  const line = commandLine(bin, command.id);
+  const args = Object.values(command.args ?? {}).map((arg) => (arg.required ? arg.name.toUpperCase() : `[${arg.name.toUpperCase()}]`));
+  const lines = [
+    `.TH ${name.toUpperCase()} 1 "" "svcdb" "svcdb manual"`,
+    '.SH NAME',
+    `${roff(name)} \\- ${roff(command.summary ?? '')}`,
+    '.SH SYNOPSIS',
+    `.B ${roff(line)}`,
+    `[\\fIOPTIONS\\fR]${args.length > 0 ? ` ${roff(args.join(' '))}` : ''}`,
+  ];
+  if (command.description) lines.push('.SH DESCRIPTION', roff(command.description));
+  lines.push(...optionsSection(command.flags as Record<string, Flag>));
+  const examples = (command.examples ?? []).map((example) => (typeof example === 'string' ? example : example.command));
+  if (examples.length > 0) {
+    lines.push('.SH EXAMPLES', '.nf');
+    for (const example of examples) lines.push(roff(example.replace(/<%= config.bin %>/g, bin).replace(/<%= command.id %>/g, command.id.replace(/:/g, ' '))));
+    lines.push('.fi');
+  }
+  lines.push(...exitStatusSection(meanings), '.SH SEE ALSO', roff(`${bin}(1), svcdb-errors(7)`));
+  return { file: `${name}.1`, content: `${lines.join('\n')}\n` };
+}
+
+function overviewPage(bin: string, description: string, commands: Command.Loadable[], meanings: Map<number, string>): ManPage {
+  const lines = [
+    '.TH SVCDB 1 "" "svcdb" "svcdb manual"',
+    '.SH NAME',
+    `${bin} \\- ${roff(description)}`,
+    '.SH SYNOPSIS',
+    `.B ${bin}`,
+    '\\fICOMMAND\\fR [\\fIOPTIONS\\fR]',
+    '.br',
+    `.B ${bin}`,
+    '\\fICOMMAND\\fR \\fB\\-\\-help\\fR',
+    '.SH COMMANDS',
+  ];
+  for (const command of commands) lines.push('.TP', `.B ${roff(commandLine(bin, command.id))}`, roff(command.summary ?? ''));
+  lines.push(...exitStatusSection(meanings));
+  const seeAlso = [...commands.map((command) => `${pageName(command.id)}(1)`), 'svcdb-errors(7)'];
+  lines.push('.SH SEE ALSO', roff(seeAlso.join(', ')));
+  return { file: `${bin}.1`, content: `${lines.join('\n')}\n` };
+}
+
+function errorsPage(meanings: Map<number, string>): ManPage {
+  const lines = [
+    '.TH SVCDB-ERRORS 7 "" "svcdb" "svcdb manual"',
+    '.SH NAME',
+    'svcdb\\-errors \\- the error codes of svcdb, their HTTP status and exit code',
+    '.SH DESCRIPTION',
+    roff('Every error svcdb reports has a stable code SVCDB_ERR_<AREA>_<WHAT>; clients and scripts match on the code, never on the message. '
+      + 'Over HTTP an error is a reply with the status below and the JSON body {"code":"SVCDB_ERR_...","message":"..."}. '
+      + 'A command that stops on an error prints its message, code and a hint on stderr (as JSON with --json) and exits with the exit code below.'),
+    '.SH ERRORS',
+  ];
+  for (const error of allErrors()) {
+    lines.push('.TP', `.B ${roff(error.code)}`,
+      roff(`HTTP ${error.statusCode}, exit code ${exitCodeFor(error.code)}: ${error.summary}.`), '.br', roff(hintFor(error.code)));
+  }
+  lines.push(...exitStatusSection(meanings, false), '.SH SEE ALSO', 'svcdb(1)');
+  return { file: 'svcdb-errors.7', content: `${lines.join('\n')}\n` };
+}
+
+/** Every page, rendered from the commands compiled under `root` (the package directory). */
+export async function renderManPages(root: string): Promise<ManPage[]> {
+  const config = await Config.load(root);
+  const commands = [...config.commands].filter((command) => !command.hidden).sort((a, b) => a.id.localeCompare(b.id));
+  const meanings = exitCodeMeanings(root);
+  return [
+    overviewPage(config.bin, config.pjson.description ?? '', commands, meanings),
+    ...commands.map((command) => commandPage(config.bin, command, meanings)),
+    errorsPage(meanings),
+  ];
+}
