@@ -1,0 +1,101 @@
+/**
+ * A page of `$all` as a feed, by log position. Links resolve only when asked; pages behind the
+ * head and full forward pages never change; the head and partial pages carry an ETag on the log
+ * end.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Errors } from '../../../common/errors.js';
+import type { EventRecord } from '../../../storage/record.js';
+import type { Principal } from '../../services/stream-access.js';
+import { LINK_EVENT_TYPE, parseLink, type ResolvedEvent, type StreamsService } from '../../services/streams.js';
+import { parseAllPosition } from './all-positions.js';
+import { etagValue, matchesIfNoneMatch, sendNotModified, setImmutable, setRevalidated } from './caching.js';
+import { EntryUrls } from './entry.js';
+import { ALL_FEED_TYPES, encodeFeed } from './feed-codecs.js';
+import { allFeed, type AllPageRead, type Direction } from './feed.js';
+import * as headers from './headers.js';
+import { waitForEvent } from './long-poll-wait.js';
+import { withCharset } from './media-types.js';
+import { principalOf } from './principal.js';
+import { HEAD } from './read-params.js';
+import { ALL, chooseType, embedOf } from './read-request.js';
+import { baseUrl } from './urls.js';
+
+export interface AllRead {
+  direction: Direction;
+  /** The position as the client wrote it, or `head`. */
+  fromText: string;
+  count: number;
+}
+
+/** A link in $all stands for its target when the client asks (`$all` does not resolve by default). */
+function resolveAll(service: StreamsService, principal: Principal | undefined, events: EventRecord[], resolveLinks: boolean): ResolvedEvent[] {
+  return events.map((event): ResolvedEvent => {
+    if (!resolveLinks || event.eventType !== LINK_EVENT_TYPE) return { event };
+    const target = parseLink(event.data.toString('utf8'));
+    if (!target) return { event };
+    try {
+      const read = service.readEvent(principal, target.streamName, target.eventNumber, false);
+      return read.event ? { event: read.event.event, link: event } : { event };
+    } catch {
+      // A target the caller may not read, or a malformed name, leaves the link unresolved.
+      return { event };
+    }
+  });
+}
+
+/** A $all read; a position that is not a record boundary is the client's mistake. */
+function readAllPage(service: StreamsService, principal: Principal | undefined, read: AllRead, from: number) {
+  try {
+    return read.direction === 'backward'
+      ? service.readAllBackward(principal, from, read.count)
+      : service.readAllForward(principal, from, read.count);
+  } catch (error) {
+    if (Errors.invalidArgument.is(error)) throw Errors.httpPathInvalid.create(read.fromText, 'it is not the position of an event in the log');
+    throw error;
+  }
+}
+
+export async function allFeedReply(service: StreamsService, request: FastifyRequest, reply: FastifyReply, read: AllRead): Promise<FastifyReply> {
+  const { direction, count } = read;
+  const from = direction === 'backward' && read.fromText === 'head' ? HEAD : parseAllPosition(read.fromText);
+  headers.checkRequireLeader(request);
+  const { type } = chooseType(request, ALL_FEED_TYPES);
+  const embed = embedOf(request);
+  const resolveLinks = headers.resolveLinkTos(request, false);
+  const longPollSeconds = direction === 'forward' ? headers.longPollSeconds(request) : undefined;
+  const principal = principalOf(request);
+  const readPage = () => ({ page: readAllPage(service, principal, read, from), logEnd: service.logEnd });
+  const isImmutable = ({ page, logEnd }: ReturnType<typeof readPage>): boolean => direction === 'backward'
+    ? from !== HEAD && from <= logEnd
+    : page.events.length === count;
+  const notModified = (current: ReturnType<typeof readPage>): boolean => !isImmutable(current) && matchesIfNoneMatch(request, current.logEnd, type);
+
+  let current = readPage();
+  if (longPollSeconds !== undefined && (current.page.events.length === 0 || notModified(current))) {
+    await waitForEvent(service, reply, ALL, longPollSeconds);
+    current = readPage();
+  }
+  const { page, logEnd } = current;
+  let eTag: string | undefined;
+  if (isImmutable(current)) {
+    setImmutable(reply);
+  } else {
+    setRevalidated(reply, logEnd, type);
+    if (notModified(current)) return sendNotModified(reply);
+    eTag = etagValue(logEnd, type);
+  }
+  const events = page.events;
+  let previousPosition: number;
+  if (direction === 'forward') {
+    previousPosition = events.length > 0 ? events[0].logPosition : from;
+  } else if (events.length > 0) {
+    // Just after the newest event: where a forward read finds what was written since.
+    previousPosition = service.readAllForward(principal, events[0].logPosition, 1).nextPosition;
+  } else {
+    previousPosition = from === HEAD ? logEnd : from;
+  }
+  const pageRead: AllPageRead = { events: resolveAll(service, principal, events, resolveLinks), isEnd: page.isEnd, nextPosition: page.nextPosition, previousPosition };
+  const feed = allFeed(new EntryUrls(baseUrl(request)), { direction, from, count, embed }, pageRead, eTag);
+  return reply.type(withCharset(type)).send(encodeFeed(type, feed));
+}
