@@ -100,8 +100,31 @@ export function dataOf(event: EventRecord): Buffer {
   return (event.flags & EventFlags.isRedacted) !== 0 ? EMPTY : event.data;
 }
 
-/** JSON text parsed, or the text itself when it is not JSON. */
+/** JSON nested deeper than this is shown as text: serializers recurse, and the stack is finite. */
+const JSON_DEPTH_MAX = 512;
+
+function depthWithin(text: string, depthMax: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (inString) {
+      if (code === 0x5c) i++;
+      else if (code === 0x22) inString = false;
+    } else if (code === 0x22) {
+      inString = true;
+    } else if (code === 0x7b || code === 0x5b) {
+      if (++depth > depthMax) return false;
+    } else if (code === 0x7d || code === 0x5d) {
+      depth--;
+    }
+  }
+  return true;
+}
+
+/** JSON text parsed, or the text itself when it is not JSON (or too deeply nested to serialize again). */
 export function parsedOrText(text: string): unknown {
+  if (!depthWithin(text, JSON_DEPTH_MAX)) return text;
   try {
     return JSON.parse(text);
   } catch {
@@ -125,12 +148,8 @@ export function eventDocument(event: EventRecord): EventDocument {
 
 /** A JSON object re-indented; undefined when the text is not a JSON object. */
 function prettyObject(text: string): string | undefined {
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? JSON.stringify(value, null, 2) : undefined;
-  } catch {
-    return undefined;
-  }
+  const value = parsedOrText(text);
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? JSON.stringify(value, null, 2) : undefined;
 }
 
 function bodyText(bytes: Buffer, pretty: boolean): string {
