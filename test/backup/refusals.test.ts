@@ -1,0 +1,110 @@
+// What svcdb backup refuses, with its code and exit code: another node's destination, a running
+// scavenge, a directory that is not a node's, a destination with other files in it.
+import Database from 'better-sqlite3';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import t from 'tap';
+import { SCAVENGE_STATE } from '../../src/maint/backup/layout.js';
+import { dataArgs, runJson } from '../helpers/backup.js';
+import { newEvents, openEngine, tempDirectory } from '../helpers/engine.js';
+
+async function nodeWithEvents(directory: string, stream = 'events'): Promise<void> {
+  const engine = await openEngine(directory);
+  await engine.append(stream, -1, newEvents(30));
+  await engine.close();
+}
+
+const manifestNodeId = (destination: string) => (JSON.parse(readFileSync(join(destination, 'svcdb-backup.json'), 'utf8')) as { nodeId: string }).nodeId;
+
+/** The state file scavenge keeps (scavenge-state.ts), at a given stage. */
+function writeScavengeState(index: string, stage: string): void {
+  mkdirSync(join(index, 'scavenging'), { recursive: true });
+  const database = new Database(join(index, SCAVENGE_STATE));
+  try {
+    database.pragma('journal_mode = WAL');
+    database.exec('CREATE TABLE IF NOT EXISTS Checkpoint (key INTEGER PRIMARY KEY, value TEXT)');
+    const value = JSON.stringify({ scavengePoint: { position: 1024, number: 0 }, schemaVersion: 1, checkpointStage: stage, doneLogicalChunkNumber: 0 });
+    database.prepare('INSERT OR REPLACE INTO Checkpoint (key, value) VALUES (0, ?)').run(value);
+  } finally {
+    database.close();
+  }
+}
+
+t.test('a backup of another node into a destination is refused, the destination untouched', async (t) => {
+  const directory = tempDirectory(t);
+  await nodeWithEvents(join(directory, 'node-a'));
+  await nodeWithEvents(join(directory, 'node-b'));
+  const destination = join(directory, 'backup');
+  const first = await runJson(['backup', destination, ...dataArgs(join(directory, 'node-a'))]);
+  t.equal(first.code, 0, `backup of node A exits 0 ${first.exit.stderr}`);
+  const nodeA = manifestNodeId(destination);
+
+  for (const mode of [[], ['--differential']]) {
+    const refused = await runJson(['backup', destination, ...mode, ...dataArgs(join(directory, 'node-b'))]);
+    t.equal(refused.code, 8, `${mode.join(' ') || 'full'}: exit code 8`);
+    t.equal(refused.json.error?.code, 'SVCDB_ERR_BACKUP_OTHER_NODE');
+    t.equal(refused.json.error?.details.backupNodeId, nodeA);
+  }
+  t.equal(manifestNodeId(destination), nodeA, 'the destination still holds node A\'s backup');
+
+  const archive = join(directory, 'node-a.tar.gz');
+  t.equal((await runJson(['backup', '--archive', archive, ...dataArgs(join(directory, 'node-a'))])).code, 0, 'archive of node A');
+  const refusedArchive = await runJson(['backup', '--archive', archive, ...dataArgs(join(directory, 'node-b'))]);
+  t.equal(refusedArchive.json.error?.code, 'SVCDB_ERR_BACKUP_OTHER_NODE', 'an archive of node A is not overwritten by node B');
+});
+
+t.test('a node restored from a backup is a new node: its backup into the old destination is refused', async (t) => {
+  const directory = tempDirectory(t);
+  await nodeWithEvents(join(directory, 'node'));
+  const destination = join(directory, 'backup');
+  t.equal((await runJson(['backup', destination, ...dataArgs(join(directory, 'node'))])).code, 0, 'backup');
+  t.equal((await runJson(['restore', destination, ...dataArgs(join(directory, 'restored'))])).code, 0, 'restore');
+  await nodeWithEvents(join(directory, 'restored'), 'after-restore');
+  const refused = await runJson(['backup', destination, '--differential', ...dataArgs(join(directory, 'restored'))]);
+  t.equal(refused.json.error?.code, 'SVCDB_ERR_BACKUP_OTHER_NODE', 'refused: take a full backup of a restored node (the reference\'s rule 5)');
+});
+
+t.test('a backup is refused while a scavenge runs on the node, and taken once it is done', async (t) => {
+  const directory = tempDirectory(t);
+  const engine = await openEngine(directory);
+  await engine.append('events', -1, newEvents(30));
+  const index = join(directory, 'index');
+  writeScavengeState(index, 'Accumulating');
+
+  const refused = await runJson(['backup', join(directory, 'backup'), ...dataArgs(directory)]);
+  t.equal(refused.code, 7, 'exit code 7: busy');
+  t.equal(refused.json.error?.code, 'SVCDB_ERR_BACKUP_SCAVENGE_RUNNING');
+  t.equal(refused.json.error?.details.stage, 'Accumulating');
+
+  writeScavengeState(index, 'Done');
+  const taken = await runJson<{ copied: Array<{ file: string }> }>(['backup', join(directory, 'backup'), ...dataArgs(directory)]);
+  t.equal(taken.code, 0, `a finished scavenge does not stop the backup ${taken.exit.stderr}`);
+  t.ok(taken.json.copied.some((copy) => copy.file === `index/${SCAVENGE_STATE}`), 'the scavenge state is backed up');
+
+  await engine.close();
+  writeScavengeState(index, 'ExecutingChunks');
+  const stopped = await runJson(['backup', join(directory, 'backup-of-stopped-node'), ...dataArgs(directory)]);
+  t.equal(stopped.code, 0, 'a stopped node cannot be scavenging: its unfinished scavenge state does not stop the backup');
+});
+
+t.test('a source that is not a node\'s data directory is refused', async (t) => {
+  const directory = tempDirectory(t);
+  mkdirSync(join(directory, 'empty', 'db'), { recursive: true });
+  mkdirSync(join(directory, 'empty', 'index'), { recursive: true });
+  for (const source of [join(directory, 'empty'), join(directory, 'missing')]) {
+    const refused = await runJson(['backup', join(directory, 'backup'), ...dataArgs(source)]);
+    t.equal(refused.code, 8, 'exit code 8: refused');
+    t.equal(refused.json.error?.code, 'SVCDB_ERR_BACKUP_NOT_DATA_DIRECTORY');
+  }
+});
+
+t.test('a destination holding other files is refused', async (t) => {
+  const directory = tempDirectory(t);
+  await nodeWithEvents(directory);
+  mkdirSync(join(directory, 'photos'));
+  writeFileSync(join(directory, 'photos', 'cat.jpg'), 'not a backup');
+  const refused = await runJson(['backup', join(directory, 'photos'), ...dataArgs(directory)]);
+  t.equal(refused.code, 8, 'exit code 8: refused');
+  t.equal(refused.json.error?.code, 'SVCDB_ERR_BACKUP_NOT_A_BACKUP');
+  t.equal(readFileSync(join(directory, 'photos', 'cat.jpg'), 'utf8'), 'not a backup', 'its files are untouched');
+});

@@ -1,0 +1,88 @@
+// svcdb backup verify: passes an intact backup, folder or archive, and finds damage in a chunk,
+// in the ongoing last chunk and in an index file, naming each file.
+import { cpSync, openSync, readFileSync, readdirSync, writeSync, closeSync } from 'node:fs';
+import { join } from 'node:path';
+import t, { type Test } from 'tap';
+import { CHUNK_HEADER_BYTES } from '../../src/storage/chunk-format.js';
+import { isIndexDataFile, sortChunkFiles } from '../../src/maint/backup/layout.js';
+import { parseIndexMap } from '../../src/storage/index/indexmap.js';
+import { dataArgs, runJson } from '../helpers/backup.js';
+import { newEvents, openEngine, tempDirectory } from '../helpers/engine.js';
+
+interface VerifyJson {
+  chunks: number;
+  indexFiles: number;
+  nodeId: string;
+}
+
+type ProblemList = Array<{ file: string; problem: string }>;
+
+function flipByte(path: string, offset: number): void {
+  const fd = openSync(path, 'r+');
+  try {
+    const byte = Buffer.alloc(1);
+    byte[0] = readFileSync(path)[offset]! ^ 0x5a;
+    writeSync(fd, byte, 0, 1, offset);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+t.test('backup verify', async (t) => {
+  const directory = tempDirectory(t);
+  const engine = await openEngine(directory);
+  for (let round = 0; engine.status().chunkCount < 4; round++) await engine.append(`stream-${round % 4}`, -2, newEvents(20));
+  await engine.settleIndex();
+  await engine.close();
+  const backup = join(directory, 'backup');
+  const archive = join(directory, 'backup.tar.gz');
+  t.equal((await runJson(['backup', backup, ...dataArgs(directory)])).code, 0, 'folder backup');
+  t.equal((await runJson(['backup', '--archive', archive, ...dataArgs(directory)])).code, 0, 'archive backup');
+  const chunks = sortChunkFiles(readdirSync(join(backup, 'db')));
+
+  await t.test('an intact backup passes, folder and archive', async (t) => {
+    for (const source of [backup, archive]) {
+      const run = await runJson<VerifyJson>(['backup', 'verify', source]);
+      t.equal(run.code, 0, `${source} verifies ${run.exit.stderr}`);
+      t.equal(run.json.chunks, chunks.length, 'every chunk checked');
+    }
+  });
+
+  const damaged = async (t: Test, name: string, damage: (copy: string) => string): Promise<ProblemList> => {
+    const copy = join(directory, name);
+    cpSync(backup, copy, { recursive: true });
+    const file = damage(copy);
+    const run = await runJson(['backup', 'verify', copy]);
+    t.equal(run.code, 4, 'exit code 4: corrupt');
+    t.equal(run.json.error?.code, 'SVCDB_ERR_BACKUP_CORRUPT');
+    const problems = run.json.error?.details.problems as ProblemList;
+    t.same(problems.map((problem) => problem.file), [file], `the problem is in ${file}, and only there`);
+    return problems;
+  };
+
+  await t.test('a corrupted byte in a completed chunk is found', async (t) => {
+    const [problem] = await damaged(t, 'bad-chunk', (copy) => {
+      flipByte(join(copy, 'db', chunks[1]!), CHUNK_HEADER_BYTES + 1000);
+      return `db/${chunks[1]}`;
+    });
+    t.match(problem!.problem, /hash mismatch/);
+  });
+
+  await t.test('a corrupted record in the ongoing last chunk is found', async (t) => {
+    const [problem] = await damaged(t, 'bad-last-chunk', (copy) => {
+      flipByte(join(copy, 'db', chunks.at(-1)!), CHUNK_HEADER_BYTES + 20);
+      return `db/${chunks.at(-1)}`;
+    });
+    t.match(problem!.problem, /checksum|corrupt/);
+  });
+
+  await t.test('a corrupted index file is found', async (t) => {
+    await damaged(t, 'bad-index', (copy) => {
+      const map = parseIndexMap(readFileSync(join(copy, 'index', 'indexmap'), 'latin1'), 'indexmap');
+      const file = map.files[0]!.id;
+      t.ok(readdirSync(join(copy, 'index')).filter(isIndexDataFile).includes(file), 'the map lists a file the backup has');
+      flipByte(join(copy, 'index', file), 200);
+      return `index/${file}`;
+    });
+  });
+});
