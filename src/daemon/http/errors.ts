@@ -22,7 +22,7 @@ export function sendError(reply: FastifyReply, error: SvcError): FastifyReply {
 export function errorHandler(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const svcError = toSvcError(error, request);
   // A stopping node refusing requests is expected, not a failure worth an error line each.
-  if (svcError.statusCode >= 500 && !Errors.nodeShuttingDown.is(svcError)) {
+  if (svcError.statusCode >= 500 && svcError.code !== Errors.nodeShuttingDown.code) {
     request.log.error({ err: error, code: svcError.code, url: request.url, method: request.method }, 'request failed');
   } else {
     request.log.debug({ code: svcError.code, url: request.url, method: request.method }, 'request rejected');
