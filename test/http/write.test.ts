@@ -244,3 +244,17 @@ t.test('garbage in headers and bodies never causes a 5xx', async (t) => {
   }
   t.equal(fivexx, 0);
 });
+
+t.test('long stream names and deeply nested data are handled, not 5xx', async (t) => {
+  const node = await startNode(t);
+  const longName = `long-${'ü'.repeat(400)}`;
+  const ok = await postEvent(`${node.url}/streams/${encodeURIComponent(longName)}`, '{}', { ...JSON_EVENT, 'svc-eventid': randomUUID() });
+  t.equal(ok.status, 201, 'a stream name of 805 bytes works over HTTP');
+  t.equal(node.engine.readStreamForward(longName, 0, 1).events.length, 1);
+  const tooLong = await postEvent(`${node.url}/streams/${'x'.repeat(1500)}`, '{}', { ...JSON_EVENT, 'svc-eventid': randomUUID() });
+  t.equal(tooLong.status, 400);
+  t.equal(await errorCode(tooLong), Errors.invalidStreamName.code);
+  const deep = `[{"eventId":"${randomUUID()}","eventType":"Deep","data":${'['.repeat(200_000)}${']'.repeat(200_000)}}]`;
+  const nested = await fetch(`${node.url}/streams/deep`, { method: 'POST', body: deep, headers: { 'content-type': 'application/vnd.svc.events+json' } });
+  t.equal(nested.status, 400, 'nesting beyond what the parser takes is a client error');
+});

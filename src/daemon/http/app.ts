@@ -4,6 +4,7 @@
  */
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { Errors } from '../../common/errors.js';
+import { STREAM_NAME_BYTES_MAX } from '../../storage/request-checks.js';
 import type { NodeInfo, NodeState } from '../services/node-info.js';
 import { errorHandler, notFoundHandler } from './errors.js';
 import { infoRoutes } from './info.js';
@@ -27,6 +28,8 @@ export interface AppDependencies {
 export function buildApp({ logger, nodeInfo, nodeState, streams, operations }: AppDependencies): FastifyInstance {
   const app = Fastify({
     loggerInstance: logger,
+    // Stream names may be up to 1,000 bytes, which a path carries percent-encoded (up to 3 chars a byte).
+    maxParamLength: 3 * STREAM_NAME_BYTES_MAX + 100,
     // One log line per request would dominate the log and the CPU under load; errors are logged
     // by the error handler instead.
     logController: new LogController({ disableRequestLogging: true }),

@@ -43,7 +43,7 @@ interface Encoded {
  */
 function encodeValue(value: unknown): Encoded {
   if (value === undefined || value === null) return { bytes: EMPTY, isJson: false };
-  if (typeof value === 'object') return { bytes: Buffer.from(JSON.stringify(value)), isJson: true };
+  if (typeof value === 'object') return { bytes: Buffer.from(stringify(value)), isJson: true };
   if (typeof value === 'string') {
     const trimmed = value.trim();
     if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
@@ -56,7 +56,16 @@ function encodeValue(value: unknown): Encoded {
     }
     return { bytes: Buffer.from(value), isJson: false };
   }
-  return { bytes: Buffer.from(JSON.stringify(value)), isJson: false };
+  return { bytes: Buffer.from(stringify(value)), isJson: false };
+}
+
+/** JSON text of a parsed value; a value nested too deeply for the serializer is the client's error. */
+function stringify(value: unknown): string {
+  try {
+    return JSON.stringify(value);
+  } catch (error) {
+    throw Errors.invalidEvent.create(`data or metadata cannot be stored as JSON (${(error as Error).message})`);
+  }
 }
 
 function parseJson(body: Buffer): unknown {

@@ -3,7 +3,7 @@
  * idempotent `incoming/{guid}` re-post, delete (soft or hard), and metadata.
  */
 import { randomUUID } from 'node:crypto';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Errors } from '../../../common/errors.js';
 import { isMetadataStream, METADATA_EVENT_TYPE } from '../../../storage/stream-metadata.js';
 import { isUuid } from '../../../storage/uuid.js';
