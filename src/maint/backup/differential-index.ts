@@ -16,6 +16,7 @@
  */
 import { join } from 'node:path';
 import { existsSync } from 'node:fs';
+import { COPY_CONCURRENCY, forEachConcurrently } from './concurrency.js';
 import { removeFile, type DirectorySync } from './file-copy.js';
 import { copyCheckpoint, indexPath } from './full-backup.js';
 import {
@@ -54,16 +55,14 @@ export async function differentialIndexPart(
     // (3)
     indexFiles = await listIndexDataFiles(source.index);
     // (4)
-    for (const name of indexFiles) {
-      if (existsSync(join(backupIndex, name))) {
-        tally.skipped(indexPath(name));
-        continue;
-      }
+    const missing = indexFiles.filter((name) => !existsSync(join(backupIndex, name)));
+    for (const name of indexFiles) if (!missing.includes(name)) tally.skipped(indexPath(name));
+    await forEachConcurrently(missing, COPY_CONCURRENCY, async (name) => {
       tally.working(indexPath(name));
       const bytes = await target.copyFile(join(source.index, name), indexPath(name));
       // Merged away since the listing: the map changed as well, and step (5) sends us back.
       if (bytes !== undefined) tally.copied(indexPath(name), bytes);
-    }
+    });
     // (5)
     const sourceMap = await readIndexMapBytes(source.index);
     const backupMap = await readIndexMapBytes(backupIndex);

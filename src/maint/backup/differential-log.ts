@@ -19,6 +19,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { copyChunkFile, copyCheckpoint, dbPath } from './full-backup.js';
 import { isSameCompletedChunk, readChunkState } from './chunk-copy.js';
+import { COPY_CONCURRENCY, forEachConcurrently } from './concurrency.js';
 import { removeFile, renameFile, type DirectorySync } from './file-copy.js';
 import {
   BACKUP_DB_DIRECTORY, DIFFERENTIAL_DB_CHECKPOINTS, OLD_SUFFIX, isChunkFile, isOldChunkFile, sortChunkFiles,
@@ -65,13 +66,12 @@ export async function differentialLogPart(
   tally.phase('chunks');
   const chunkFiles = await listChunkFiles(source.db);
   // (4)
+  const missing: string[] = [];
   for (const name of chunkFiles) {
-    if (await isAlreadyInBackup(join(source.db, name), join(backupDb, name))) {
-      tally.skipped(dbPath(name));
-      continue;
-    }
-    await copyChunkFile(source.db, name, target, tally);
+    if (await isAlreadyInBackup(join(source.db, name), join(backupDb, name))) tally.skipped(dbPath(name));
+    else missing.push(name);
   }
+  await forEachConcurrently(missing, COPY_CONCURRENCY, (name) => copyChunkFile(source.db, name, target, tally));
 
   // (5)
   tally.phase('cleanup');

@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { Errors } from '../../common/errors.js';
 import { CheckpointName } from '../../storage/checkpoint.js';
 import { copyChunk } from './chunk-copy.js';
+import { COPY_CONCURRENCY, forEachConcurrently } from './concurrency.js';
 import {
   INDEX_ROUNDS_MAX, indexKeptChanging, listIndexDataFiles, parseIndexMapBytes, readIndexMapBytes, readSourceIndexMap,
 } from './index-source.js';
@@ -77,15 +78,14 @@ async function copyIndexSet(index: string, target: BackupTarget, tally: Tally): 
     const map = await readSourceIndexMap(index);
     if (map === undefined) return { files: [], commitPosition: 0 };
     const files = await listIndexDataFiles(index);
-    for (const name of files) {
-      if (copied.has(name)) continue;
+    await forEachConcurrently(files.filter((name) => !copied.has(name)), COPY_CONCURRENCY, async (name) => {
       tally.working(indexPath(name));
       const bytes = await target.copyFile(join(index, name), indexPath(name));
       // A file merged away since the listing: the map has changed too, and the next round sees it.
-      if (bytes === undefined) continue;
+      if (bytes === undefined) return;
       copied.add(name);
       tally.copied(indexPath(name), bytes);
-    }
+    });
     const mapAfter = await readIndexMapBytes(index);
     if (mapAfter === undefined || !mapAfter.equals(map)) continue;
     const parsed = parseIndexMapBytes(map, join(index, INDEXMAP_FILE));
@@ -118,7 +118,7 @@ export async function fullCopy(context: CopyContext, target: BackupTarget): Prom
 
   tally.phase('chunks');
   const chunkFiles = await listChunkFiles(source.db);
-  for (const name of chunkFiles) await copyChunkFile(source.db, name, target, tally);
+  await forEachConcurrently(chunkFiles, COPY_CONCURRENCY, (name) => copyChunkFile(source.db, name, target, tally));
 
   return { indexFiles: indexSet.files, chunkFiles, checkpoints, indexCommitPosition: indexSet.commitPosition };
 }
