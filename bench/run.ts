@@ -1,3 +1,4 @@
+import { backupBenchmarks } from './backup.js';
 import { httpBenchmarks } from './http.js';
 import { storageBenchmarks } from './storage.js';
 
@@ -5,6 +6,7 @@ import { storageBenchmarks } from './storage.js';
 const groups: Record<string, () => Promise<void>> = {
   storage: storageBenchmarks,
   http: httpBenchmarks,
+  backup: backupBenchmarks,
 };
 
 /** `npm run bench`: every benchmark, each beside the baseline it measures in the same run. */
