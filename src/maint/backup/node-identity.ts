@@ -62,7 +62,11 @@ export async function nodeIdentity(db: string): Promise<string> {
   const path = join(db, NODE_IDENTITY_FILE);
   const identity: NodeIdentityFile = { nodeId: randomUUID(), createdAt: new Date().toISOString() };
   const temp = `${path}.${identity.nodeId}.tmp`;
-  await writeFileSynced(temp, `${JSON.stringify(identity)}\n`);
+  try {
+    await writeFileSynced(temp, `${JSON.stringify(identity)}\n`);
+  } catch (error) {
+    throw Errors.backupIo.create(path, 'write the node identity (the first backup of a node records it in its db directory)', (error as Error).message);
+  }
   try {
     await link(temp, path);
     await fsyncDirectory(db);
