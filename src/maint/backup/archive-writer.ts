@@ -50,6 +50,8 @@ export class ArchiveTarget implements BackupTarget {
   private readonly output;
   private readonly written: Promise<void>;
   private failure: Error | undefined;
+  /** The entry being appended; the next one waits for it. */
+  private turns: Promise<void> = Promise.resolve();
 
   private constructor(readonly path: string, private readonly temp: string) {
     this.output = createWriteStream(temp, { flags: 'wx' });
@@ -67,36 +69,50 @@ export class ArchiveTarget implements BackupTarget {
   }
 
   writeBytes(file: string, bytes: Buffer | string): Promise<void> {
-    return this.append(Buffer.from(bytes), file, Buffer.byteLength(bytes));
+    return this.inTurn(() => this.append(Buffer.from(bytes), file, Buffer.byteLength(bytes)));
   }
 
-  async copyFile(source: string, file: string): Promise<number | undefined> {
-    const handle = await openIfPresent(source);
-    if (!handle) return undefined;
-    try {
-      const size = (await handle.stat()).size;
-      await this.append(Readable.from(entryBytes(handle, source, size, size), { objectMode: false }), file, size);
-      return size;
-    } finally {
-      await handle.close();
-    }
+  copyFile(source: string, file: string): Promise<number | undefined> {
+    return this.inTurn(async () => {
+      const handle = await openIfPresent(source);
+      if (!handle) return undefined;
+      try {
+        const size = (await handle.stat()).size;
+        await this.append(Readable.from(entryBytes(handle, source, size, size), { objectMode: false }), file, size);
+        return size;
+      } finally {
+        await handle.close();
+      }
+    });
   }
 
-  async copyPrefix(source: string, file: string, prefixBytes: number, fileBytes: number): Promise<number | undefined> {
-    const handle = await openIfPresent(source);
-    if (!handle) return undefined;
-    try {
-      await this.append(Readable.from(entryBytes(handle, source, prefixBytes, fileBytes), { objectMode: false }), file, fileBytes);
-      return prefixBytes;
-    } finally {
-      await handle.close();
-    }
+  copyPrefix(source: string, file: string, prefixBytes: number, fileBytes: number): Promise<number | undefined> {
+    return this.inTurn(async () => {
+      const handle = await openIfPresent(source);
+      if (!handle) return undefined;
+      try {
+        await this.append(Readable.from(entryBytes(handle, source, prefixBytes, fileBytes), { objectMode: false }), file, fileBytes);
+        return prefixBytes;
+      } finally {
+        await handle.close();
+      }
+    });
   }
 
   /** An archive starts empty: every file is copied. */
   async copyIfChanged(source: string, file: string): Promise<QuickCopy | undefined> {
     const bytes = await this.copyFile(source, file);
     return bytes === undefined ? undefined : { bytes, copied: true };
+  }
+
+  /**
+   * Runs one entry's work after the entry before it is done: entries go in one at a time, and
+   * each file is opened and read when its turn comes, even when the caller copies concurrently.
+   */
+  private inTurn<T>(work: () => Promise<T>): Promise<T> {
+    const turn = this.turns.then(work);
+    this.turns = turn.then(() => undefined, () => undefined);
+    return turn;
   }
 
   /** Appends one entry and resolves once archiver has taken all of it. */

@@ -23,6 +23,7 @@ import { CheckpointName } from '../../storage/checkpoint.js';
 import { replaceFileDurably } from '../../storage/durable-file.js';
 import { DatabaseLock, LOCK_FILE_NAME } from '../../storage/lock.js';
 import { extractArchive, isArchive, readArchiveManifest } from './archive-reader.js';
+import { COPY_CONCURRENCY, forEachConcurrently } from './concurrency.js';
 import { DirectorySync, copyFileDurably, exists, removeFile, syncFileAt } from './file-copy.js';
 import {
   BACKUP_DB_DIRECTORY, BACKUP_INDEX_DIRECTORY, EXISTENCE_CHECKPOINT, EXISTENCE_DATA, FULL_DB_CHECKPOINTS, INDEXMAP_FILE,
@@ -96,8 +97,10 @@ export async function restore(request: RestoreRequest): Promise<RestoreResult> {
     tally.phase('restore');
     const chaser = await readCheckpointBytes(join(folder, BACKUP_DB_DIRECTORY), CheckpointName.chaser);
     if (chaser === undefined) throw Errors.backupNotABackup.create(source, `it holds no ${BACKUP_DB_DIRECTORY}/${CheckpointName.chaser}`);
-    const placements = await placementsOf(folder, db, index);
-    for (const placement of placements) await place(placement, archive, tally, directories);
+    // Group by group, in order; the files of one group two at a time (concurrency.ts).
+    for (const group of await placementsOf(folder, db, index)) {
+      await forEachConcurrently(group, COPY_CONCURRENCY, (placement) => place(placement, archive, tally, directories));
+    }
     // (3)
     await replaceFileDurably(join(db, CheckpointName.truncate), chaser);
     await directories.syncAll();
@@ -138,8 +141,8 @@ async function prepareTarget(db: string, index: string, force: boolean, tally: T
   }
 }
 
-/** The backup's files in restore order; only names svcdb writes are taken. */
-async function placementsOf(folder: string, db: string, index: string): Promise<Placement[]> {
+/** The backup's files in restore order, in groups; only names svcdb writes are taken. */
+async function placementsOf(folder: string, db: string, index: string): Promise<Placement[][]> {
   const backupDb = join(folder, BACKUP_DB_DIRECTORY);
   const backupIndex = join(folder, BACKUP_INDEX_DIRECTORY);
   const dbNames = await readdir(backupDb);
@@ -152,11 +155,10 @@ async function placementsOf(folder: string, db: string, index: string): Promise<
     if (await exists(join(backupIndex, name))) presentOptional.push(name);
   }
   return [
-    ...FULL_DB_CHECKPOINTS.filter((name) => dbNames.includes(name)).map(toDb),
-    ...sortChunkFiles(dbNames).reverse().map(toDb),
-    ...indexNames.filter(isIndexDataFile).sort().map(toIndex),
-    ...presentOptional.map(toIndex),
-    ...(indexNames.includes(INDEXMAP_FILE) ? [toIndex(INDEXMAP_FILE)] : []),
+    FULL_DB_CHECKPOINTS.filter((name) => dbNames.includes(name)).map(toDb),
+    sortChunkFiles(dbNames).reverse().map(toDb),
+    [...indexNames.filter(isIndexDataFile).sort(), ...presentOptional].map(toIndex),
+    indexNames.includes(INDEXMAP_FILE) ? [toIndex(INDEXMAP_FILE)] : [],
   ];
 }
 
