@@ -175,11 +175,14 @@ export interface QuickCopy {
 
 /**
  * Copies a file that is rewritten in place (the existence filter, the scavenge state) unless the
- * copy already matches it by size and modification time, as rsync decides. The copy carries the
- * source's time only when that time is old enough to be trusted (RACY_MARGIN_MS); otherwise the
- * next run copies it again. Returns undefined when the source does not exist.
+ * copy already matches it by size and modification time, as rsync decides (`always` copies it
+ * anyway, for a full backup). The copy carries the source's time only when that time is old
+ * enough to be trusted (RACY_MARGIN_MS); otherwise the next differential copies it again.
+ * Returns undefined when the source does not exist.
  */
-export async function copyIfChanged(source: string, target: string, directories: DirectorySync): Promise<QuickCopy | undefined> {
+export async function copyIfChanged(
+  source: string, target: string, directories: DirectorySync, always = false,
+): Promise<QuickCopy | undefined> {
   let before;
   try {
     before = await stat(source);
@@ -187,7 +190,7 @@ export async function copyIfChanged(source: string, target: string, directories:
     if (isMissing(error)) return undefined;
     throw ioError(source, 'stat', error);
   }
-  const copy = await stat(target).catch(() => undefined);
+  const copy = always ? undefined : await stat(target).catch(() => undefined);
   if (copy && copy.size === before.size && Math.abs(copy.mtimeMs - before.mtimeMs) < TIME_TOLERANCE_MS) {
     return { bytes: 0, copied: false };
   }

@@ -61,11 +61,11 @@ export async function copyCheckpoint(directory: string, name: string, file: stri
   return checkpointValue(bytes);
 }
 
-/** Copies a file if it exists in the source (the existence filter, the scavenge state). */
+/** Copies a file rewritten in place (the existence filter, the scavenge state) if it exists. */
 async function copyIfPresent(source: string, file: string, target: BackupTarget, tally: Tally): Promise<void> {
   tally.working(file);
-  const bytes = await target.copyFile(source, file);
-  if (bytes !== undefined) tally.copied(file, bytes);
+  const copy = await target.copyIfChanged(source, file, true);
+  if (copy !== undefined) tally.copied(file, copy.bytes);
 }
 
 /**

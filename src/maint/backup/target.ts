@@ -15,8 +15,11 @@ export interface BackupTarget {
   copyFile(source: string, file: string): Promise<number | undefined>;
   /** Copies the first `prefixBytes` of a file, then zeroes up to `fileBytes` (an ongoing chunk). */
   copyPrefix(source: string, file: string, prefixBytes: number, fileBytes: number): Promise<number | undefined>;
-  /** Copies a file rewritten in place unless the backup's copy still matches it. */
-  copyIfChanged(source: string, file: string): Promise<QuickCopy | undefined>;
+  /**
+   * Copies a file rewritten in place unless the backup's copy still matches it (`always`: copy it
+   * anyway, but leave what a later differential needs to recognise it).
+   */
+  copyIfChanged(source: string, file: string, always?: boolean): Promise<QuickCopy | undefined>;
 }
 
 export class FolderTarget implements BackupTarget {
@@ -38,7 +41,7 @@ export class FolderTarget implements BackupTarget {
     return copyPrefixDurably(source, this.path(file), prefixBytes, fileBytes, this.directories);
   }
 
-  copyIfChanged(source: string, file: string): Promise<QuickCopy | undefined> {
-    return copyIfChanged(source, this.path(file), this.directories);
+  copyIfChanged(source: string, file: string, always = false): Promise<QuickCopy | undefined> {
+    return copyIfChanged(source, this.path(file), this.directories, always);
   }
 }
