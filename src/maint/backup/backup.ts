@@ -94,9 +94,10 @@ interface Copied {
 }
 
 export async function backup(request: BackupRequest): Promise<BackupResult> {
+  checkArguments(request);
   const source = await checkDataDirectories(request);
   const destination = resolve(request.archive ?? request.destination ?? '');
-  checkDestinationPath(request, destination, source);
+  checkDestinationOutside(destination, source);
   const scavengeBefore = checkNoScavengeRunning(source);
   const run: Run = {
     request, source, destination,
@@ -113,13 +114,16 @@ export async function backup(request: BackupRequest): Promise<BackupResult> {
   return resultOf(run, copied);
 }
 
-function checkDestinationPath(request: BackupRequest, destination: string, source: DataDirectories): void {
+function checkArguments(request: BackupRequest): void {
   if (Boolean(request.archive) === Boolean(request.destination)) {
     throw Errors.optionInvalid.create('destination', 'give a destination folder or --archive FILE, one of the two');
   }
   if (request.archive && request.differential) {
     throw Errors.optionInvalid.create('--differential', 'an archive always holds a full backup; take differential backups into a folder');
   }
+}
+
+function checkDestinationOutside(destination: string, source: DataDirectories): void {
   for (const directory of [source.db, source.index]) {
     if (isSameOrInside(destination, directory) || isSameOrInside(directory, destination)) {
       throw Errors.optionInvalid.create('destination', `${destination} overlaps the data directory ${directory}; back up to a path outside it`);
