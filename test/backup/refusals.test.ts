@@ -1,9 +1,11 @@
 // What svcdb backup refuses, with its code and exit code: another node's destination, a running
-// scavenge, a directory that is not a node's, a destination with other files in it.
+// scavenge (also one that starts during the copy), a directory that is not a node's, a destination
+// with other files in it.
 import Database from 'better-sqlite3';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
+import { backup } from '../../src/maint/backup/backup.js';
 import { SCAVENGE_STATE } from '../../src/maint/backup/layout.js';
 import { dataArgs, runJson } from '../helpers/backup.js';
 import { newEvents, openEngine, tempDirectory } from '../helpers/engine.js';
@@ -107,4 +109,28 @@ t.test('a destination holding other files is refused', async (t) => {
   t.equal(refused.code, 8, 'exit code 8: refused');
   t.equal(refused.json.error?.code, 'SVCDB_ERR_BACKUP_NOT_A_BACKUP');
   t.equal(readFileSync(join(directory, 'photos', 'cat.jpg'), 'utf8'), 'not a backup', 'its files are untouched');
+});
+
+t.test('a scavenge that starts while files are copied spoils the backup, which stays unfinished', async (t) => {
+  const directory = tempDirectory(t);
+  const engine = await openEngine(directory);
+  await engine.append('events', -1, newEvents(30));
+  const destination = join(directory, 'backup');
+  let started = false;
+  await t.rejects(
+    backup({
+      db: join(directory, 'db'), index: join(directory, 'index'), destination, differential: false,
+      onProgress: (progress) => {
+        // The scavenge begins once the backup has reached the chunks.
+        if (progress.phase !== 'chunks' || started) return;
+        started = true;
+        writeScavengeState(join(directory, 'index'), 'Accumulating');
+      },
+    }),
+    { code: 'SVCDB_ERR_BACKUP_SOURCE_CHANGED' },
+  );
+  t.ok(started, 'the scavenge started during the copy');
+  t.equal(JSON.parse(readFileSync(join(destination, 'svcdb-backup.json'), 'utf8')).status, 'in-progress', 'the backup is marked unfinished');
+  const restore = await runJson(['restore', destination, ...dataArgs(join(directory, 'restored'))]);
+  t.equal(restore.json.error?.code, 'SVCDB_ERR_BACKUP_INCOMPLETE', 'and restore refuses it');
 });
