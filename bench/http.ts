@@ -6,7 +6,8 @@
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -64,6 +65,36 @@ function batchBody(): string {
   return JSON.stringify(Array.from({ length: 100 }, (_, i) => ({ eventId: randomUUID(), eventType: 'BenchEvent', data: { i, pad: 'x'.repeat(150) } })));
 }
 
+/** CPU seconds (user + system) a process has used, from /proc. */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/**
+ * Many clients long-polling streams that stay quiet: the node's CPU over an idle interval
+ * should be what an idle node uses, whatever the number of waiters.
+ */
+async function idleLongPolls(url: string, pid: number, waiters: number): Promise<void> {
+  const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
+  const pending = Array.from({ length: waiters }, (_, i) => new Promise<void>((resolve) => {
+    const req = request(`${url}/streams/quiet-${i}/0/forward/20`, { agent, headers: { accept: 'application/vnd.svc.atom+json', 'svc-longpoll': '30' } }, (res) => {
+      res.resume();
+      res.on('end', resolve);
+    });
+    req.on('error', () => resolve());
+    req.end();
+  }));
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  const before = cpuSeconds(pid);
+  const intervalMs = 3000;
+  await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  const used = cpuSeconds(pid) - before;
+  report(`node CPU while ${waiters} long polls wait`, (used / (intervalMs / 1000)) * 100, '% of a core', `${(used * 1000).toFixed(0)} ms of CPU in ${intervalMs / 1000} s`);
+  agent.destroy();
+  await Promise.all(pending);
+}
+
 export async function httpBenchmarks(): Promise<void> {
   section(`HTTP over loopback (autocannon, ${CONNECTIONS} connections, ${DURATION_SECONDS} s per run)`);
   const hello = await startServer([join(root, 'dist/bench/hello-server.js')]);
@@ -103,6 +134,7 @@ export async function httpBenchmarks(): Promise<void> {
     report('20-event feed reads, head page', head.requestsPerSecond, 'req/s', `p99 ${head.p99Ms} ms, ${share(head.requestsPerSecond, ceiling.requestsPerSecond)}, non-2xx ${head.non2xx}`);
     const middle = await load({ url: `${node.url}/streams/bench-single/100/forward/20`, headers: accept });
     report('20-event feed reads, middle page', middle.requestsPerSecond, 'req/s', `p99 ${middle.p99Ms} ms, ${share(middle.requestsPerSecond, ceiling.requestsPerSecond)}, non-2xx ${middle.non2xx}`);
+    await idleLongPolls(node.url, node.child.pid!, 1000);
   } finally {
     await stop(node);
     rmSync(directory, { recursive: true, force: true });

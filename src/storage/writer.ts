@@ -73,6 +73,8 @@ interface Plan {
 
 /** The longest a commit waits for more writers to join it. */
 const GATHER_MS_MAX = 1;
+/** A commit stops waiting once this share of the active writers has queued. */
+const GATHER_SHARE = 0.9;
 
 /** Exact framed size of one event record. */
 export function framedEventBytes(streamName: string, event: NewEvent): number {
@@ -130,17 +132,18 @@ export class Writer {
     this.running = true;
     this.idle = new Promise((resolve) => (this.markIdle = resolve));
     try {
-      let previousBatch = 0;
+      let writers = 0;
       let previousMs = 0;
       while (this.queue.length > 0 && !this.failure) {
-        await this.gather(previousBatch, previousMs);
+        await this.gather(writers, previousMs);
         const batch = this.queue;
         this.queue = [];
         this.queueMeter.taken(batch.length);
         const started = this.queueMeter.begin('GroupCommit');
         await this.commit(batch);
         this.queueMeter.end(started, batch.length);
-        previousBatch = batch.length;
+        // Those just committed plus those that queued meanwhile: how many writers are active.
+        writers = batch.length + this.queue.length;
         previousMs = performance.now() - started;
       }
     } finally {
@@ -151,15 +154,16 @@ export class Writer {
 
   /**
    * Concurrent writers settle into two cohorts: one is being flushed while the other waits, and
-   * each commit carries half of them. Before a commit, when fewer requests are queued than the
-   * last commit carried, the writer lets the event loop turn a few times (at most half the last
-   * commit's duration) so that writers just acknowledged can join: one fsync then serves both
-   * cohorts. A lone writer (last commit of one request) never waits.
+   * each commit carries half of them. Before a commit, while fewer requests are queued than the
+   * writers active at the end of the last commit, the writer lets the event loop turn (at most
+   * half the last commit's duration) so that writers just acknowledged can join: one fsync then
+   * serves both cohorts. A lone writer never waits.
    */
-  private async gather(previousBatch: number, previousMs: number): Promise<void> {
-    if (previousBatch <= 1 || this.queue.length >= previousBatch) return;
+  private async gather(writers: number, previousMs: number): Promise<void> {
+    const wanted = Math.floor(writers * GATHER_SHARE);
+    if (writers <= 1 || this.queue.length >= wanted) return;
     const deadline = performance.now() + Math.min(previousMs / 2, GATHER_MS_MAX);
-    while (this.queue.length < previousBatch && performance.now() < deadline) {
+    while (this.queue.length < wanted && performance.now() < deadline) {
       await new Promise((resolve) => setImmediate(resolve));
     }
   }

@@ -29,7 +29,7 @@ export function buildApp({ logger, nodeInfo, nodeState, streams, operations }: A
   const app = Fastify({
     loggerInstance: logger,
     // Stream names may be up to 1,000 bytes, which a path carries percent-encoded (up to 3 chars a byte).
-    maxParamLength: 3 * STREAM_NAME_BYTES_MAX + 100,
+    routerOptions: { maxParamLength: 3 * STREAM_NAME_BYTES_MAX + 100 },
     // One log line per request would dominate the log and the CPU under load; errors are logged
     // by the error handler instead.
     logController: new LogController({ disableRequestLogging: true }),
