@@ -40,7 +40,7 @@ export const optionSchema = {
   }),
   enableUnixSocket: boolean({
     group: 'Interface',
-    description: 'Listen on <db>/svcdb.sock (mode 0600) for local tools such as the redactor.',
+    description: 'Listen on <db>/svcdb.sock (mode 0600) for local tools such as the redactor. Accepted now; the socket service comes with redaction.',
     default: false,
   }),
 
