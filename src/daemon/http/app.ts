@@ -39,17 +39,22 @@ export function buildApp({ logger, nodeInfo, nodeState, streams, operations }: A
 
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);
-  app.addHook('onRequest', async (_request, reply) => {
+  // Callback hooks: they run on every request, and an async one costs a promise each time.
+  app.addHook('onRequest', (_request, reply, done) => {
     const state = nodeState();
-    if (state !== 'shuttingdown' && state !== 'shutdown') return;
+    if (state !== 'shuttingdown' && state !== 'shutdown') {
+      done();
+      return;
+    }
     reply.header('connection', 'close');
-    throw Errors.nodeShuttingDown.create();
+    done(Errors.nodeShuttingDown.create());
   });
   // A request that was in flight when the stop began ends its connection with its reply: a kept-alive
   // connection would otherwise hold the stop until its idle timeout (72 s in fastify).
-  app.addHook('onSend', async (_request, reply) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     const state = nodeState();
     if (state === 'shuttingdown' || state === 'shutdown') reply.header('connection', 'close');
+    done(null, payload);
   });
 
   addCorsHeaders(app);

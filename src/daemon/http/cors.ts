@@ -12,12 +12,14 @@ const ALLOWED_HEADERS = [
 const EXPOSED_HEADERS = 'Location, Svc-Position, Svc-CurrentVersion';
 
 export function addCorsHeaders(app: FastifyInstance): void {
-  app.addHook('onSend', async (request, reply) => {
+  // A callback hook: it runs on every reply, and an async one costs a promise each time.
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('Access-Control-Allow-Origin', '*');
     reply.header('Access-Control-Allow-Headers', ALLOWED_HEADERS);
     reply.header('Access-Control-Expose-Headers', EXPOSED_HEADERS);
     if (!reply.hasHeader('Access-Control-Allow-Methods')) {
       reply.header('Access-Control-Allow-Methods', `${request.routeOptions.method ?? request.method}, OPTIONS`);
     }
+    done(null, payload);
   });
 }

@@ -14,7 +14,7 @@ export interface RequestObserverOptions {
 }
 
 const observe: FastifyPluginAsync<RequestObserverOptions> = async (app: FastifyInstance, { requests, onRequestError, logRequests }) => {
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     requests.enqueued();
     const started = requests.begin('HttpRequest');
     // 'close' fires once per response, whether it was sent in full or the client went away.
@@ -28,8 +28,12 @@ const observe: FastifyPluginAsync<RequestObserverOptions> = async (app: FastifyI
         }, 'request');
       }
     });
+    done();
   });
-  app.addHook('onError', async () => onRequestError());
+  app.addHook('onError', (_request, _reply, _error, done) => {
+    onRequestError();
+    done();
+  });
 };
 
 // The hooks must see the routes of every plugin, not only this one's (what fastify-plugin does).

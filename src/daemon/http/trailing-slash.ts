@@ -5,13 +5,17 @@
 import type { FastifyInstance } from 'fastify';
 
 export function redirectTrailingSlash(app: FastifyInstance): void {
-  app.addHook('onRequest', async (request, reply) => {
+  // A callback hook: it runs on every request, and an async one costs a promise each time.
+  app.addHook('onRequest', (request, reply, done) => {
     const at = request.url.indexOf('?');
     const path = at < 0 ? request.url : request.url.slice(0, at);
-    if (path.length <= 1 || !path.endsWith('/')) return;
+    if (path.length <= 1 || !path.endsWith('/')) {
+      done();
+      return;
+    }
     const target = path.replace(/\/+$/, '') + (at < 0 ? '' : request.url.slice(at));
     reply.raw.statusMessage = 'Moved Permanently';
-    return reply.code(307).header('Location', target || '/').header('Cache-Control', 'max-age=31536000, public')
+    reply.code(307).header('Location', target || '/').header('Cache-Control', 'max-age=31536000, public')
       .type('text/plain; charset=utf-8').send('Moved Permanently');
   });
 }
