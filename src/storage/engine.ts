@@ -110,27 +110,38 @@ export class Engine {
   }
 
   private static async recover(options: ResolvedEngineOptions, lock: DatabaseLock, logger: Logger): Promise<Engine> {
-    const checkpoints = openCheckpoints(options.dbPath);
-    const logOptions = { dbPath: options.dbPath, chunkSizeBytes: options.chunkSizeBytes, cachedChunksMax: options.cachedChunksMax, logger };
-    await Engine.applyTruncation(checkpoints, logOptions, logger);
-    const { writer, chaser, epoch } = checkpoints;
-    if (chaser.value > writer.value || epoch.value >= writer.value) {
-      throw Errors.storageCheckpoint.create(`chaser.chk ${chaser.value} or epoch.chk ${epoch.value} is past writer.chk ${writer.value}`);
+    // What is open so far, closed again (newest first) if the start fails half way.
+    const opened: Array<{ close(): unknown }> = [];
+    try {
+      const checkpoints = openCheckpoints(options.dbPath);
+      opened.push(...Object.values(checkpoints));
+      const logOptions = { dbPath: options.dbPath, chunkSizeBytes: options.chunkSizeBytes, cachedChunksMax: options.cachedChunksMax, logger };
+      await Engine.applyTruncation(checkpoints, logOptions, logger);
+      const { writer, chaser, epoch } = checkpoints;
+      if (chaser.value > writer.value || epoch.value >= writer.value) {
+        throw Errors.storageCheckpoint.create(`chaser.chk ${chaser.value} or epoch.chk ${epoch.value} is past writer.chk ${writer.value}`);
+      }
+      const log = await TransactionLog.open(logOptions, writer.value);
+      opened.push(log);
+      if (log.writerPosition !== writer.value) writer.write(log.writerPosition);
+      const index = await TableIndex.open({
+        directory: options.indexPath, memTableEntriesMax: options.memTableEntriesMax, hasher: options.streamHasher,
+        logger: logger.child({ component: 'index' }),
+      });
+      opened.push(index);
+      const existence = options.existenceFilterSizeBytes === 0 ? disabledExistenceFilter : await StreamExistenceFilter.open({
+        directory: join(options.indexPath, 'stream-existence'), sizeBytes: options.existenceFilterSizeBytes,
+        hasher: options.streamHasher, logger: logger.child({ component: 'existence-filter' }),
+      });
+      opened.push(existence);
+      await Engine.catchUpIndex(log, index, existence, options.memTableEntriesMax, logger);
+      const engine = new Engine(options, lock, checkpoints, log, index, existence, logger);
+      await engine.start();
+      return engine;
+    } catch (error) {
+      for (const resource of opened.reverse()) await Promise.resolve(resource.close()).catch(() => undefined);
+      throw error;
     }
-    const log = await TransactionLog.open(logOptions, writer.value);
-    if (log.writerPosition !== writer.value) writer.write(log.writerPosition);
-    const index = await TableIndex.open({
-      directory: options.indexPath, memTableEntriesMax: options.memTableEntriesMax, hasher: options.streamHasher,
-      logger: logger.child({ component: 'index' }),
-    });
-    const existence = options.existenceFilterSizeBytes === 0 ? disabledExistenceFilter : await StreamExistenceFilter.open({
-      directory: join(options.indexPath, 'stream-existence'), sizeBytes: options.existenceFilterSizeBytes,
-      hasher: options.streamHasher, logger: logger.child({ component: 'existence-filter' }),
-    });
-    await Engine.catchUpIndex(log, index, existence, options.memTableEntriesMax, logger);
-    const engine = new Engine(options, lock, checkpoints, log, index, existence, logger);
-    await engine.start();
-    return engine;
   }
 
   /** Cuts the log back to truncate.chk (set by a restore) and lowers the other checkpoints. */
