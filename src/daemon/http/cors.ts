@@ -18,7 +18,8 @@ export function addCorsHeaders(app: FastifyInstance): void {
     reply.header('Access-Control-Allow-Headers', ALLOWED_HEADERS);
     reply.header('Access-Control-Expose-Headers', EXPOSED_HEADERS);
     if (!reply.hasHeader('Access-Control-Allow-Methods')) {
-      reply.header('Access-Control-Allow-Methods', `${request.routeOptions.method ?? request.method}, OPTIONS`);
+      // request.method rather than routeOptions, whose getter builds an object on every call.
+      reply.header('Access-Control-Allow-Methods', `${request.method}, OPTIONS`);
     }
     done(null, payload);
   });
