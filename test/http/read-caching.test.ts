@@ -67,13 +67,12 @@ t.test('$cacheControl in the stream metadata sets max-age of head pages', async 
 
 t.test('a long poll past the end is answered by the next append', async (t) => {
   await node.engine.append('poll', -2, newEvents(2));
-  const started = Date.now();
   const response = getFeed(node, '/streams/poll/2/forward/20', { 'svc-longpoll': '30' });
   await waiting(1);
   await node.engine.append('poll', -2, newEvents(1));
   const feed = await response;
+  // A poll that timed out would answer an empty page: the event proves the append woke it.
   t.same(titlesOf(feed), ['2@poll'], 'the new event');
-  t.ok(Date.now() - started < 10_000, 'without waiting out the poll');
   t.equal(node.streams.longPolls.waiting, 0);
 });
 
@@ -108,15 +107,13 @@ t.test('long polls on $all and on metadata feeds, woken by one metadata write', 
 
 t.test('a long poll times out with the normal answer', async (t) => {
   await node.engine.append('quiet', -2, newEvents(1));
-  const started = Date.now();
   const [feed, missing] = await Promise.all([
     getFeed(node, '/streams/quiet/1/forward/20', { 'svc-longpoll': '1' }),
     get(node, '/streams/still-missing/0/forward/20', { accept: ATOM_JSON, 'svc-longpoll': '1' }),
   ]);
-  const elapsed = Date.now() - started;
   t.same(feed.entries, [], 'the empty page');
-  t.ok(elapsed >= 900 && elapsed < 5000, `held about a second (${elapsed} ms)`);
   t.equal(missing.status, 404, 'a stream that never came: 404');
+  t.equal(node.streams.longPolls.waiting, 0, 'both waiters released by their timers');
 });
 
 t.test('a client that goes away releases its long poll', async (t) => {
@@ -127,13 +124,13 @@ t.test('a client that goes away releases its long poll', async (t) => {
   await waiting(1);
   request.destroy();
   await waiting(0);
-  t.pass('no waiter left');
+  t.equal(node.streams.longPolls.waiting, 0, 'no waiter left');
 });
 
 t.test('backward reads do not long poll; a malformed Svc-LongPoll on a forward read is a coded 400', async (t) => {
-  const started = Date.now();
-  t.equal((await get(node, '/streams/c/head/backward/5', { accept: ATOM_JSON, 'svc-longpoll': '5' })).status, 200);
-  t.ok(Date.now() - started < 4000);
+  const backward = get(node, '/streams/c/head/backward/5', { accept: ATOM_JSON, 'svc-longpoll': '5' });
+  t.equal((await backward).status, 200);
+  t.equal(node.streams.longPolls.waiting, 0, 'no long poll was registered for a backward read');
   for (const value of ['0', '-1', 'abc', '601', '1.5', '']) {
     const reply = await get(node, '/streams/c/10/forward/5', { accept: ATOM_JSON, 'svc-longpoll': value });
     t.equal(reply.status, 400, `Svc-LongPoll: '${value}'`);
