@@ -1,17 +1,7 @@
 import t from 'tap';
 import { BloomFilter, BloomKey, BLOOM_LINE_BYTES } from '../src/storage/bloom-filter.js';
 import { Errors } from '../src/common/errors.js';
-
-/** A deterministic stream of uint32 values (xorshift32), so failures reproduce. */
-function randomWords(seed: number): () => number {
-  let state = seed >>> 0 || 1;
-  return () => {
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    return state >>> 0;
-  };
-}
+import { randomWords } from './helpers/random.js';
 
 function keys(count: number, seed: number): BloomKey[] {
   const next = randomWords(seed);

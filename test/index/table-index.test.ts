@@ -6,17 +6,7 @@ import { silentLogger } from '../../src/common/logger.js';
 import { TableIndex } from '../../src/storage/index/table-index.js';
 import type { IndexEntry, StreamHasher, TableIndexOptions } from '../../src/storage/index/types.js';
 import { defaultStreamHasher } from '../../src/storage/stream-hash.js';
-
-/** A deterministic stream of uint32 values (xorshift32), so failures reproduce. */
-function randomWords(seed: number): () => number {
-  let state = seed >>> 0 || 1;
-  return () => {
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    return state >>> 0;
-  };
-}
+import { randomWords } from '../helpers/random.js';
 
 /** One event record of a pretend log. */
 interface LogRecord {
