@@ -1,6 +1,7 @@
 // `svcdb serve`: the HTTP app and its error replies (in process, on a real port), the daemon's
 // shutdown paths, and the command as a child process: start, lock, signals, exit codes.
 import { existsSync, readFileSync } from 'node:fs';
+import { adminFetch } from './helpers/auth.js';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { pino } from 'pino';
@@ -10,24 +11,18 @@ import { Daemon, type NodeStorage } from '../src/daemon/daemon.js';
 import { buildApp } from '../src/daemon/http/app.js';
 import { daemonOptions } from '../src/daemon/options.js';
 import { NodeInfo, type NodeState } from '../src/daemon/services/node-info.js';
-import { allowAllAccess } from '../src/daemon/services/stream-access.js';
-import { StreamsService } from '../src/daemon/services/streams.js';
-import { openEngine, tempDirectory } from './helpers/engine.js';
+import { openEngine, tempDirectory, withFaults } from './helpers/engine.js';
+import { nodeServices } from './helpers/node.js';
 import { CliProcess, repositoryRoot, runCli, startServer, type CliExit } from './helpers/cli.js';
 
 const packageVersion: string = JSON.parse(readFileSync(join(repositoryRoot, 'package.json'), 'utf8')).version;
 const silent = pino({ level: 'silent' });
-const features = { projections: false, userManagement: false, atomPub: false };
+const features = { projections: false, userManagement: true, atomPub: false };
 const authentication = { type: 'internal', properties: null };
 
 async function getJson(url: string, init?: RequestInit) {
-  const response = await fetch(url, init);
+  const response = await adminFetch(url, init);
   return { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, unknown> };
-}
-
-/** The streams service over a real engine in a temp directory, closed at teardown. */
-async function realStreams(t: Test): Promise<StreamsService> {
-  return new StreamsService(await openEngine(tempDirectory(t)), allowAllAccess);
 }
 
 function noStackTrace(t: Test, exit: CliExit) {
@@ -37,7 +32,7 @@ function noStackTrace(t: Test, exit: CliExit) {
 t.test('the HTTP app', async (t) => {
   let state: NodeState = 'leader';
   const nodeInfo = new NodeInfo('1.2.3', features, authentication, () => state);
-  const app = buildApp({ logger: silent, nodeInfo, nodeState: () => state, streams: await realStreams(t) });
+  const app = buildApp({ logger: silent, nodeInfo, nodeState: () => state, ...(await nodeServices(t)) });
   app.get('/test/declared-error', async () => {
     throw Errors.streamNotFound.create('orders-1');
   });
@@ -117,7 +112,7 @@ t.test('the HTTP app', async (t) => {
 
 t.test('an in-flight request finishes when the app closes', async (t) => {
   const nodeInfo = new NodeInfo('1.2.3', features, authentication, () => 'leader');
-  const app = buildApp({ logger: silent, nodeInfo, nodeState: () => 'leader', streams: await realStreams(t) });
+  const app = buildApp({ logger: silent, nodeInfo, nodeState: () => 'leader', ...(await nodeServices(t)) });
   let releaseRequest!: () => void;
   const requestArrived = new Promise<void>((arrived) => {
     app.get('/test/slow', async () => {
@@ -150,21 +145,21 @@ t.test('the daemon stops with the fatal error when the storage fails', async (t)
   // A storage whose fatal error the test triggers, as a failed fsync would.
   let fatal!: (error: Error) => void;
   let storageClosed = false;
-  const storage: NodeStorage = {
+  const dir = tempDirectory(t);
+  const storage: NodeStorage = withFaults<NodeStorage>(await openEngine(dir), {
     close: async () => {
       storageClosed = true;
     },
     onFatal: (listener) => {
       fatal = listener;
     },
-  };
-  const dir = t.testdir();
+  });
   const options = daemonOptions({ db: join(dir, 'db'), httpPort: 0 }, dir);
   const daemon = await Daemon.start(options, { logger: silent, version: '1.2.3', openStorage: async () => storage });
   t.teardown(() => daemon.stop());
   t.equal(daemon.state, 'leader');
   const url = `http://127.0.0.1:${daemon.address.port}/ping`;
-  t.equal((await fetch(url)).status, 200, 'it serves before the failure');
+  t.equal((await adminFetch(url)).status, 200, 'it serves before the failure');
   const failure = Errors.storageIo.create('chunk-000000.000000', 'fsync', 'EIO');
   fatal(failure);
   const result = await daemon.stopped;
@@ -172,18 +167,18 @@ t.test('the daemon stops with the fatal error when the storage fails', async (t)
   t.equal(result.error, failure, 'the stop reports the fatal error');
   t.equal(daemon.state, 'shutdown');
   t.ok(storageClosed, 'the storage was closed');
-  await t.rejects(fetch(url), 'the server no longer listens');
+  await t.rejects(adminFetch(url), 'the server no longer listens');
 });
 
 t.test('the daemon reports a storage that fails to close', async (t) => {
   const closeFailure = Errors.storageIo.create('writer.chk', 'fsync', 'EIO');
-  const storage: NodeStorage = {
+  const dir = tempDirectory(t);
+  const storage: NodeStorage = withFaults<NodeStorage>(await openEngine(dir), {
     close: async () => {
       throw closeFailure;
     },
     onFatal: () => undefined,
-  };
-  const dir = t.testdir();
+  });
   const options = daemonOptions({ db: join(dir, 'db'), httpPort: 0 }, dir);
   const daemon = await Daemon.start(options, { logger: silent, version: '1.2.3', openStorage: async () => storage });
   const result = await daemon.stop({ kind: 'signal', signal: 'SIGTERM' });

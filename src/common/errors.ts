@@ -189,6 +189,46 @@ export const Errors = {
     'SVCDB_ERR_EVENT_ID_MISSING', 400, 'an event was sent without an event id where one is required',
     (where: string) => `Empty eventId provided (${where}); send a UUID`,
   ),
+  // Authentication and authorization: every denial is a 401 (the reference never answers 403).
+  authRequired: define(
+    'SVCDB_ERR_AUTH_REQUIRED', 401, 'the resource needs credentials and the request had none',
+    (what: string) => `credentials are needed to ${what}; send HTTP Basic credentials of a user (Authorization: Basic base64(login:password))`,
+  ),
+  authCredentialsInvalid: define(
+    'SVCDB_ERR_AUTH_CREDENTIALS_INVALID', 401, 'the credentials are malformed, or the login name or password is wrong',
+    (why: string) => `invalid credentials: ${why}`,
+  ),
+  authUserDisabled: define(
+    'SVCDB_ERR_AUTH_USER_DISABLED', 401, 'the user is disabled',
+    (login: string) => `user ${login} is disabled; an administrator can enable it with POST /users/${login}/command/enable`,
+    (login: string) => ({ login }),
+  ),
+  accessDenied: define(
+    'SVCDB_ERR_ACCESS_DENIED', 401, 'the user may not do this',
+    (who: string, what: string, allowed: string) => `${who} may not ${what}; allowed: ${allowed}`,
+  ),
+
+  // Users API.
+  userNotFound: define(
+    'SVCDB_ERR_USER_NOT_FOUND', 404, 'no such user',
+    (login: string) => `user ${login} does not exist`,
+    (login: string) => ({ login }),
+  ),
+  userConflict: define(
+    'SVCDB_ERR_USER_CONFLICT', 409, 'a user with this login name exists with another password',
+    (login: string) => `user ${login} already exists with a different password; choose another login name, or update the user with PUT /users/${login}`,
+    (login: string) => ({ login }),
+  ),
+  userInvalid: define(
+    'SVCDB_ERR_USER_INVALID', 400, 'the user request body is malformed',
+    (why: string) => `invalid user request: ${why}`,
+  ),
+  userPasswordWrong: define(
+    'SVCDB_ERR_USER_PASSWORD_WRONG', 401, 'the current password given to change-password is wrong',
+    (login: string) => `the current password of ${login} is wrong; send the password the user has now as currentPassword`,
+    (login: string) => ({ login }),
+  ),
+
   internal: define(
     'SVCDB_ERR_INTERNAL', 500, 'an unexpected failure; the server log has the details',
     (requestId: string) => `internal error; the server log has the details under request id ${requestId}`,

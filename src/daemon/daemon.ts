@@ -12,7 +12,7 @@ import type { ProcessLogger } from './log.js';
 import { engineOptionsOf, type DaemonOptions, type LoadedOptions } from './options.js';
 import type { EngineOptions } from '../storage/engine-options.js';
 import { NodeInfo, type NodeFeatures, type NodeState } from './services/node-info.js';
-import { allowAllAccess } from './services/stream-access.js';
+import { startSecurity, type Security } from './security/security.js';
 import { StreamsService, type StreamStorage } from './services/streams.js';
 import type { Engine } from '../storage/engine.js';
 import { QueueMeter } from '../storage/engine-stats.js';
@@ -48,7 +48,7 @@ export interface StopResult {
 }
 
 // The resources that exist today; each flips on when its plugin is registered.
-const features: NodeFeatures = Object.freeze({ projections: false, userManagement: false, atomPub: false });
+const features: NodeFeatures = Object.freeze({ projections: false, userManagement: true, atomPub: false });
 const authentication = Object.freeze({ type: 'internal', properties: null });
 
 export class Daemon {
@@ -69,7 +69,14 @@ export class Daemon {
     const options = loaded.values;
     log.info({ version: context.version, dbPath: options.db, indexPath: options.index }, 'starting');
     const storage = await context.openStorage({ ...engineOptionsOf(options), logger: log });
-    const daemon = new Daemon(options, context, storage, loaded);
+    let security: Security;
+    try {
+      security = await startSecurity(storage, { admin: options.defaultAdminPassword, ops: options.defaultOpsPassword }, log.child({ component: 'security' }));
+    } catch (error) {
+      await storage.close().catch((closeError: unknown) => log.error({ err: closeError }, 'closing the storage failed'));
+      throw error;
+    }
+    const daemon = new Daemon(options, context, storage, security, loaded);
     storage.onFatal((error) => {
       log.error({ err: error, code: isSvcError(error) ? error.code : undefined }, 'storage stopped');
       void daemon.stop({ kind: 'fatal', error });
@@ -82,13 +89,18 @@ export class Daemon {
     private readonly options: DaemonOptions,
     private readonly context: DaemonContext,
     private readonly storage: NodeStorage,
+    security: Security,
     loaded: LoadedOptions,
   ) {
     const nodeInfo = new NodeInfo(context.version, features, authentication, () => this.nodeState);
-    const streams = new StreamsService(storage, allowAllAccess);
+    const streams = new StreamsService(storage, security.access);
     const connections = new ConnectionMeter();
     const operations = this.operations(loaded, connections);
-    this.app = buildApp({ logger: context.logger.child({ component: 'http' }), nodeInfo, nodeState: () => this.nodeState, streams, operations });
+    this.app = buildApp({
+      logger: context.logger.child({ component: 'http' }), nodeInfo, nodeState: () => this.nodeState, streams, operations,
+      users: security.users, authenticator: security.authenticator,
+      access: { allowAnonymousEndpointAccess: options.allowAnonymousEndpointAccess, allowAnonymousStreamAccess: options.allowAnonymousStreamAccess },
+    });
     connections.attach(this.app.server);
     this.app.addHook('onClose', async () => operations.stats.stop());
     // fastify closes its plugins first and the storage last, after in-flight requests finished.

@@ -202,3 +202,7 @@ export function peekEventKey(buffer: Buffer, offset: number): { streamName: stri
   const [streamName] = readShortString(buffer, p + 76);
   return { streamName, eventNumber: readInt64(buffer, p + 28) };
 }
+
+export function isJsonEvent(event: EventRecord): boolean {
+  return (event.flags & EventFlags.isJson) !== 0;
+}

@@ -45,3 +45,17 @@ export function newEvent(eventType = 'TestEvent', body: unknown = { value: rando
 export function newEvents(count: number, eventType = 'TestEvent'): NewEvent[] {
   return Array.from({ length: count }, (_, i) => newEvent(eventType, { i, pad: 'x'.repeat(i % 50) }));
 }
+
+/**
+ * A real engine with some of its methods replaced, to inject a fault the engine cannot be made to
+ * have (a fatal error on demand, a close that fails); everything else is the engine itself.
+ */
+export function withFaults<T extends object>(engine: Engine, faults: Partial<T>): Engine & T {
+  return new Proxy(engine, {
+    get(target, key) {
+      if (Object.hasOwn(faults, key)) return (faults as Record<PropertyKey, unknown>)[key];
+      const value = Reflect.get(target, key, target) as unknown;
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  }) as Engine & T;
+}

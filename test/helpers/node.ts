@@ -1,37 +1,60 @@
 /**
- * A real node in the test process: a real engine in a temp directory and the real fastify app
- * listening on port 0. Closed (app, then engine) at teardown.
+ * A real node in the test process: a real engine in a temp directory, its users and ACLs, and
+ * the real fastify app listening on port 0. Closed (app, then engine) at teardown.
  */
 import type { Test } from 'tap';
 import pino from 'pino';
+import type { AccessOptions } from '../../src/daemon/http/authentication.js';
 import { buildApp } from '../../src/daemon/http/app.js';
+import { startSecurity, type Security } from '../../src/daemon/security/security.js';
 import { NodeInfo } from '../../src/daemon/services/node-info.js';
-import { allowAllAccess } from '../../src/daemon/services/stream-access.js';
 import { StreamsService } from '../../src/daemon/services/streams.js';
 import type { Engine } from '../../src/storage/engine.js';
 import type { EngineOptions } from '../../src/storage/engine-options.js';
+import { adminFetch } from './auth.js';
 import { openEngine, tempDirectory } from './engine.js';
 
 export interface TestNode {
   url: string;
   engine: Engine;
   streams: StreamsService;
+  security: Security;
 }
 
-export async function startNode(t: Test, overrides: Partial<EngineOptions> = {}): Promise<TestNode> {
+export interface TestNodeOptions {
+  engine?: Partial<EngineOptions>;
+  access?: Partial<AccessOptions>;
+}
+
+const silent = pino({ level: 'silent' });
+
+/** What the app needs besides its node info: a real engine in a temp directory, with its users and ACLs. */
+export async function nodeServices(t: Test, options: TestNodeOptions = {}) {
+  const engine = await openEngine(tempDirectory(t), options.engine);
+  const security = await startSecurity(engine, { admin: 'changeit', ops: 'changeit' }, silent);
+  return {
+    engine, security,
+    streams: new StreamsService(engine, security.access),
+    users: security.users,
+    authenticator: security.authenticator,
+    access: { allowAnonymousEndpointAccess: false, allowAnonymousStreamAccess: false, ...options.access },
+  };
+}
+
+export async function startNode(t: Test, options: TestNodeOptions = {}): Promise<TestNode> {
   // Registered first so that it runs first: the app stops before its engine closes.
   let app: ReturnType<typeof buildApp> | undefined;
   t.teardown(async () => app?.close());
-  const engine = await openEngine(tempDirectory(t), overrides);
-  const streams = new StreamsService(engine, allowAllAccess);
-  const nodeInfo = new NodeInfo('0.0.0-test', { projections: false, userManagement: false, atomPub: true }, { type: 'internal', properties: null }, () => 'leader');
-  app = buildApp({ logger: pino({ level: 'silent' }), nodeInfo, nodeState: () => 'leader', streams });
+  const services = await nodeServices(t, options);
+  const { engine, streams, security } = services;
+  const nodeInfo = new NodeInfo('0.0.0-test', { projections: false, userManagement: true, atomPub: true }, { type: 'internal', properties: null }, () => 'leader');
+  app = buildApp({ logger: silent, nodeInfo, nodeState: () => 'leader', ...services });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = app.server.address() as { port: number };
-  return { url: `http://127.0.0.1:${port}`, engine, streams };
+  return { url: `http://127.0.0.1:${port}`, engine, streams, security };
 }
 
-/** A raw single-event append with the usual headers. */
+/** A raw single-event append with the usual headers, as the default admin unless they say otherwise. */
 export function postEvent(url: string, body: string | Buffer, headers: Record<string, string>): Promise<Response> {
-  return fetch(url, { method: 'POST', body, headers, redirect: 'manual' });
+  return adminFetch(url, { method: 'POST', body, headers, redirect: 'manual' });
 }

@@ -3,6 +3,7 @@
  * base URL taken off so expectations read like the wire note's formulas.
  */
 import { XMLParser } from 'fast-xml-parser';
+import { adminFetch } from './auth.js';
 import type { TestNode } from './node.js';
 
 export const ATOM_JSON = 'application/vnd.svc.atom+json';
@@ -15,8 +16,9 @@ export interface Reply {
   text: string;
 }
 
+/** A GET as the default admin, unless `headers` carry their own Authorization. */
 export async function get(node: TestNode, path: string, headers: Record<string, string> = {}): Promise<Reply> {
-  const response = await fetch(node.url + path, { headers });
+  const response = await adminFetch(node.url + path, { headers });
   return { status: response.status, statusText: response.statusText, headers: response.headers, text: await response.text() };
 }
 

@@ -2,6 +2,7 @@
 // (woken by an append, timing out, released when the client goes away).
 import { request as httpRequest } from 'node:http';
 import t from 'tap';
+import { ADMIN_AUTH } from '../helpers/auth.js';
 import { newEvents } from '../helpers/engine.js';
 import { startNode } from '../helpers/node.js';
 import { ATOM_JSON, get, getFeed, titlesOf } from '../helpers/read.js';
@@ -118,7 +119,7 @@ t.test('a long poll times out with the normal answer', async (t) => {
 
 t.test('a client that goes away releases its long poll', async (t) => {
   // A connection of its own, so that closing it leaves no pooled keep-alive socket behind.
-  const request = httpRequest(`${node.url}/streams/abandoned/0/forward/20`, { agent: false, headers: { accept: ATOM_JSON, 'svc-longpoll': '30' } });
+  const request = httpRequest(`${node.url}/streams/abandoned/0/forward/20`, { agent: false, headers: { accept: ATOM_JSON, 'svc-longpoll': '30', authorization: ADMIN_AUTH } });
   request.on('error', () => undefined);
   request.end();
   await waiting(1);

@@ -1,6 +1,7 @@
 // Malformed read requests: every bad event number, count, header, media type or path is a 4xx
 // with a code, and no client input is ever answered with a 5xx.
 import t, { type Test } from 'tap';
+import { adminFetch } from '../helpers/auth.js';
 import { newEvents } from '../helpers/engine.js';
 import { startNode } from '../helpers/node.js';
 import { ATOM_JSON, get, getFeed } from '../helpers/read.js';
@@ -55,7 +56,7 @@ t.test('bad headers', async (t) => {
 
 t.test('wrong methods are 405', async (t) => {
   for (const [method, path] of [['PUT', '/streams/s/0'], ['POST', '/streams/s/0/forward/5'], ['DELETE', '/streams/s/metadata/0'], ['PATCH', '/streams/s/head/backward/5']]) {
-    const response = await fetch(`${node.url}${path}`, { method });
+    const response = await adminFetch(`${node.url}${path}`, { method });
     t.equal(response.status, 405, `${method} ${path}`);
     t.equal(((await response.json()) as { code: string }).code, 'SVCDB_ERR_HTTP_METHOD_NOT_ALLOWED');
   }

@@ -1,6 +1,7 @@
 // Single events in every media type, the description document, deleted and missing streams, and
 // metadata reads.
 import { randomUUID } from 'node:crypto';
+import { adminFetch } from '../helpers/auth.js';
 import t from 'tap';
 import type { NewEvent } from '../../src/storage/writer.js';
 import { newEvents } from '../helpers/engine.js';
@@ -76,7 +77,7 @@ t.test('text/xml and application/xml: <data>', async (t) => {
 });
 
 t.test('application/octet-stream: the raw bytes', async (t) => {
-  const response = await fetch(`${node.url}/streams/ev/2`, { headers: { accept: 'application/octet-stream' } });
+  const response = await adminFetch(`${node.url}/streams/ev/2`, { headers: { accept: 'application/octet-stream' } });
   t.equal(response.status, 200);
   t.equal(response.headers.get('content-type'), 'application/octet-stream');
   t.same(Buffer.from(await response.arrayBuffer()), BINARY);

@@ -1,4 +1,5 @@
 import t from 'tap';
+import { adminFetch } from '../helpers/auth.js';
 import { randomUUID } from 'node:crypto';
 import { Errors } from '../../src/common/errors.js';
 import { EventFlags } from '../../src/storage/record.js';
@@ -61,7 +62,7 @@ t.test('a batch is written atomically, data and metadata encoded by kind', async
     { eventId: ids[1], eventType: 'Str', data: 'plain text' },
     { eventId: ids[2], eventType: 'JsonStr', data: '{"b":2}', metadata: null },
   ];
-  const response = await fetch(`${node.url}/streams/batch`, { method: 'POST', body: JSON.stringify(batch), headers: { 'content-type': 'application/vnd.svc.events+json' } });
+  const response = await adminFetch(`${node.url}/streams/batch`, { method: 'POST', body: JSON.stringify(batch), headers: { 'content-type': 'application/vnd.svc.events+json' } });
   t.equal(response.status, 201);
   t.equal(response.headers.get('location'), `${node.url}/streams/batch/0`);
   const events = node.engine.readStreamForward('batch', 0, 10).events;
@@ -71,7 +72,7 @@ t.test('a batch is written atomically, data and metadata encoded by kind', async
   t.equal(events[1].data.toString(), 'plain text');
   t.notOk(events[1].flags & EventFlags.isJson);
   t.ok(events[2].flags & EventFlags.isJson, 'a string holding JSON is JSON');
-  const repeat = await fetch(`${node.url}/streams/batch`, { method: 'POST', body: JSON.stringify(batch), headers: { 'content-type': 'application/vnd.svc.events+json' } });
+  const repeat = await adminFetch(`${node.url}/streams/batch`, { method: 'POST', body: JSON.stringify(batch), headers: { 'content-type': 'application/vnd.svc.events+json' } });
   t.equal(repeat.status, 201);
   t.equal(repeat.headers.get('location'), `${node.url}/streams/batch/0`, 'an idempotent repeat');
   t.equal(node.engine.readStreamForward('batch', 0, 10).events.length, 3);
@@ -89,7 +90,7 @@ t.test('malformed batches are refused with a code and write nothing', async (t) 
     [JSON.stringify([{ eventId: randomUUID(), eventType: 'T' }, 7]), Errors.invalidEvent.code],
   ];
   for (const [body, code] of cases) {
-    const response = await fetch(`${node.url}/streams/bad-batch`, { method: 'POST', body, headers: { 'content-type': 'application/vnd.svc.events+json' } });
+    const response = await adminFetch(`${node.url}/streams/bad-batch`, { method: 'POST', body, headers: { 'content-type': 'application/vnd.svc.events+json' } });
     t.equal(response.status, 400, body);
     t.equal(await errorCode(response), code, body);
   }
@@ -125,12 +126,12 @@ t.test('headers and bodies a client can get wrong: 4xx with a code, nothing writ
     [postEvent(url, '{}', { 'content-type': 'application/json', 'svc-eventid': randomUUID() }), 400, Errors.eventTypeMissing.code],
     [postEvent(url, '{}', { ...JSON_EVENT, 'svc-eventid': 'not-a-guid' }), 400, Errors.httpHeaderInvalid.code],
     [postEvent(url, '{}', { 'content-type': 'image/png', 'svc-eventtype': 'T', 'svc-eventid': randomUUID() }), 415, Errors.httpMediaType.code],
-    [fetch(url, { method: 'POST', body: '{}' }), 415, Errors.httpMediaType.code],
+    [adminFetch(url, { method: 'POST', body: '{}' }), 415, Errors.httpMediaType.code],
     [postEvent(url, '{}', { ...JSON_EVENT, 'svc-eventid': randomUUID(), 'svc-requireleader': 'maybe' }), 400, Errors.httpHeaderInvalid.code],
     [postEvent(url, Buffer.alloc(5 * 1024 * 1024, 0x61), { 'content-type': 'application/octet-stream', 'svc-eventtype': 'T', 'svc-eventid': randomUUID() }), 413, Errors.httpBodyTooLarge.code],
-    [fetch(url, { method: 'PUT', body: '{}' }), 405, Errors.httpMethodNotAllowed.code],
-    [fetch(`${node.url}/streams/picky/incoming/not-a-guid`, { method: 'POST', body: '{}', headers: JSON_EVENT }), 400, Errors.httpPathInvalid.code],
-    [fetch(`${node.url}/streams/picky/incoming/${randomUUID()}`, { method: 'POST', body: '[]', headers: { 'content-type': 'application/vnd.svc.events+json' } }), 415, Errors.httpMediaType.code],
+    [adminFetch(url, { method: 'PUT', body: '{}' }), 405, Errors.httpMethodNotAllowed.code],
+    [adminFetch(`${node.url}/streams/picky/incoming/not-a-guid`, { method: 'POST', body: '{}', headers: JSON_EVENT }), 400, Errors.httpPathInvalid.code],
+    [adminFetch(`${node.url}/streams/picky/incoming/${randomUUID()}`, { method: 'POST', body: '[]', headers: { 'content-type': 'application/vnd.svc.events+json' } }), 415, Errors.httpMediaType.code],
   ];
   for (const [pending, status, code] of expectations) {
     const response = await pending;
@@ -146,7 +147,7 @@ t.test('headers and bodies a client can get wrong: 4xx with a code, nothing writ
 
 t.test('OPTIONS answers with the allowed methods; a trailing slash redirects', async (t) => {
   const node = await startNode(t);
-  const options = await fetch(`${node.url}/streams/any`, { method: 'OPTIONS' });
+  const options = await adminFetch(`${node.url}/streams/any`, { method: 'OPTIONS' });
   t.equal(options.status, 200);
   t.match(options.headers.get('access-control-allow-methods'), /POST/);
   t.equal(options.headers.get('access-control-allow-origin'), '*');
@@ -159,10 +160,10 @@ t.test('OPTIONS answers with the allowed methods; a trailing slash redirects', a
 t.test('soft delete: 204, then 404 on reads; an append revives the stream with continued numbering', async (t) => {
   const node = await startNode(t);
   for (let i = 0; i < 3; i++) await postEvent(`${node.url}/streams/soft`, '{}', { ...JSON_EVENT, 'svc-eventid': randomUUID() });
-  const wrong = await fetch(`${node.url}/streams/soft`, { method: 'DELETE', headers: { 'svc-expectedversion': '0' } });
+  const wrong = await adminFetch(`${node.url}/streams/soft`, { method: 'DELETE', headers: { 'svc-expectedversion': '0' } });
   t.equal(wrong.status, 400);
   t.equal(wrong.headers.get('svc-currentversion'), '2');
-  const deleted = await fetch(`${node.url}/streams/soft`, { method: 'DELETE', headers: { 'svc-expectedversion': '2' } });
+  const deleted = await adminFetch(`${node.url}/streams/soft`, { method: 'DELETE', headers: { 'svc-expectedversion': '2' } });
   t.equal(deleted.status, 204);
   t.equal(deleted.statusText, 'Stream deleted');
   t.equal(node.engine.readStreamForward('soft', 0, 10).status, 'notFound');
@@ -173,23 +174,23 @@ t.test('soft delete: 204, then 404 on reads; an append revives the stream with c
 t.test('hard delete: 204, then 410 "Stream deleted" for writes and metadata, forever', async (t) => {
   const node = await startNode(t);
   await postEvent(`${node.url}/streams/hard`, '{}', { ...JSON_EVENT, 'svc-eventid': randomUUID() });
-  const bad = await fetch(`${node.url}/streams/hard`, { method: 'DELETE', headers: { 'svc-harddelete': 'maybe' } });
+  const bad = await adminFetch(`${node.url}/streams/hard`, { method: 'DELETE', headers: { 'svc-harddelete': 'maybe' } });
   t.equal(bad.status, 400);
-  t.equal((await fetch(`${node.url}/streams/hard`, { method: 'DELETE', headers: { 'svc-harddelete': 'true' } })).status, 204);
+  t.equal((await adminFetch(`${node.url}/streams/hard`, { method: 'DELETE', headers: { 'svc-harddelete': 'true' } })).status, 204);
   const write = await postEvent(`${node.url}/streams/hard`, '{}', { ...JSON_EVENT, 'svc-eventid': randomUUID() });
   t.equal(write.status, 410);
   t.equal(write.statusText, 'Stream deleted');
   t.equal(await errorCode(write), Errors.streamDeleted.code);
-  const again = await fetch(`${node.url}/streams/hard`, { method: 'DELETE', headers: { 'svc-harddelete': 'true' } });
+  const again = await adminFetch(`${node.url}/streams/hard`, { method: 'DELETE', headers: { 'svc-harddelete': 'true' } });
   t.equal(again.status, 410);
-  const metadata = await fetch(`${node.url}/streams/hard/metadata`, { method: 'POST', body: '{"$maxCount":1}', headers: { 'content-type': 'application/json', 'svc-eventid': randomUUID() } });
+  const metadata = await adminFetch(`${node.url}/streams/hard/metadata`, { method: 'POST', body: '{"$maxCount":1}', headers: { 'content-type': 'application/json', 'svc-eventid': randomUUID() } });
   t.equal(metadata.status, 410);
 });
 
 t.test('metadata writes: JSON body with Svc-EventId, or a one-event batch; validated; Location in $$', async (t) => {
   const node = await startNode(t);
   const post = (body: string, headers: Record<string, string>, stream = 'meta') =>
-    fetch(`${node.url}/streams/${encodeURIComponent(stream)}/metadata`, { method: 'POST', body, headers });
+    adminFetch(`${node.url}/streams/${encodeURIComponent(stream)}/metadata`, { method: 'POST', body, headers });
   const ok = await post('{"$maxCount": 2, "custom": "x"}', { 'content-type': 'application/json', 'svc-eventid': randomUUID() });
   t.equal(ok.status, 201);
   t.equal(ok.headers.get('location'), `${node.url}/streams/%24%24meta/0`);
@@ -255,6 +256,6 @@ t.test('long stream names and deeply nested data are handled, not 5xx', async (t
   t.equal(tooLong.status, 400);
   t.equal(await errorCode(tooLong), Errors.invalidStreamName.code);
   const deep = `[{"eventId":"${randomUUID()}","eventType":"Deep","data":${'['.repeat(200_000)}${']'.repeat(200_000)}}]`;
-  const nested = await fetch(`${node.url}/streams/deep`, { method: 'POST', body: deep, headers: { 'content-type': 'application/vnd.svc.events+json' } });
+  const nested = await adminFetch(`${node.url}/streams/deep`, { method: 'POST', body: deep, headers: { 'content-type': 'application/vnd.svc.events+json' } });
   t.equal(nested.status, 400, 'nesting beyond what the parser takes is a client error');
 });

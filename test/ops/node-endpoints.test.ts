@@ -2,6 +2,7 @@
 // /stats (the reference's whole field table, JSON and XML), /gossip, /metrics and the admin
 // commands.
 import { randomUUID } from 'node:crypto';
+import { adminFetch } from '../helpers/auth.js';
 import { join } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
@@ -23,13 +24,13 @@ t.teardown(() => daemon.stop());
 const base = `http://127.0.0.1:${daemon.address.port}`;
 
 async function getJson(path: string, init?: RequestInit): Promise<{ status: number; headers: Headers; body: any }> {
-  const response = await fetch(`${base}${path}`, init);
+  const response = await adminFetch(`${base}${path}`, init);
   return { status: response.status, headers: response.headers, body: await response.json() };
 }
 
 async function append(stream: string, count: number): Promise<void> {
   for (let i = 0; i < count; i++) {
-    const response = await fetch(`${base}/streams/${stream}`, {
+    const response = await adminFetch(`${base}/streams/${stream}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'svc-eventtype': 'Tested', 'svc-eventid': randomUUID(), 'svc-expectedversion': '-2' },
       body: JSON.stringify({ n: i, padding: 'x'.repeat(100) }),
@@ -160,7 +161,7 @@ t.test('GET /stats/{path} answers one branch or value; an unknown path is 404', 
 t.test('GET /stats as XML parses, with the root Stats', async (t) => {
   const parser = new XMLParser({ parseTagValue: true });
   for (const init of [{ headers: { accept: 'application/xml' } }, { headers: { accept: 'text/xml' } }]) {
-    const response = await fetch(`${base}/stats`, init);
+    const response = await adminFetch(`${base}/stats`, init);
     t.equal(response.status, 200);
     t.match(response.headers.get('content-type'), /^application\/xml/);
     const document = parser.parse(await response.text(), true);
@@ -172,10 +173,10 @@ t.test('GET /stats as XML parses, with the root Stats', async (t) => {
     t.ok(drives.length >= 1 && drives.every((name) => /^[A-Za-z_][\w.-]*$/.test(name)), 'drive paths are encoded as element names');
     t.ok(drives.some((name) => name.startsWith('_x002F_')), 'a leading / is encoded as _x002F_');
   }
-  const branch = await fetch(`${base}/stats/svc/writer?format=xml`);
+  const branch = await adminFetch(`${base}/stats/svc/writer?format=xml`);
   const parsed = parser.parse(await branch.text());
   t.equal(typeof parsed.Stats.lastFlushSize, 'number', '?format=xml on a branch');
-  const bad = await fetch(`${base}/stats?format=yaml`);
+  const bad = await adminFetch(`${base}/stats?format=yaml`);
   t.equal(bad.status, 400);
 });
 
@@ -225,7 +226,7 @@ t.test('POST /gossip validates the update and keeps this node leader', async (t)
 });
 
 t.test('GET /metrics parses as Prometheus text with the /stats figures', async (t) => {
-  const response = await fetch(`${base}/metrics`);
+  const response = await adminFetch(`${base}/metrics`);
   t.equal(response.status, 200);
   t.match(response.headers.get('content-type'), /^text\/plain; version=0\.0\.4/);
   const families = parsePrometheusTextFormat(await response.text());
@@ -239,7 +240,7 @@ t.test('GET /metrics parses as Prometheus text with the /stats figures', async (
   t.same(queueLengths.map((metric) => metric.labels?.queue).sort(), ['HttpRequests', 'StorageWriter'], 'queues are labels');
   t.ok(byName.get('svcdb_sys_drive_available_bytes')?.metrics[0].labels?.drive, 'drives are labels');
   t.ok(byName.has('svcdb_proc_start_time_seconds'));
-  const again = parsePrometheusTextFormat(await (await fetch(`${base}/metrics`)).text());
+  const again = parsePrometheusTextFormat(await (await adminFetch(`${base}/metrics`)).text());
   t.equal(again.length, families.length, 'a second scrape has the same families');
 });
 
@@ -250,7 +251,7 @@ t.test('POST /admin/mergeindexes answers with an id', async (t) => {
 });
 
 t.test('POST /admin/shutdown answers 200, then stops the node cleanly', async (t) => {
-  const response = await fetch(`${base}/admin/shutdown`, { method: 'POST' });
+  const response = await adminFetch(`${base}/admin/shutdown`, { method: 'POST' });
   t.equal(response.status, 200);
   const result = await daemon.stopped;
   t.same(result.cause, { kind: 'request' });

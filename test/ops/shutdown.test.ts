@@ -2,6 +2,7 @@
 // in-flight appends finish, flushes, releases the lock and exits 0; after it, every append that
 // was acknowledged is in the log at the number it was acknowledged with.
 import { randomUUID } from 'node:crypto';
+import { adminFetch } from '../helpers/auth.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
@@ -28,7 +29,7 @@ t.test('graceful shutdown under load loses no acknowledged append and leaves no 
       const eventId = randomUUID();
       let response: Response;
       try {
-        response = await fetch(`${server.url}/streams/${stream}`, {
+        response = await adminFetch(`${server.url}/streams/${stream}`, {
           method: 'POST',
           headers: {
             'content-type': 'application/json', 'svc-eventtype': 'Load', 'svc-eventid': eventId,
@@ -54,7 +55,7 @@ t.test('graceful shutdown under load loses no acknowledged append and leaves no 
   const streams = Array.from({ length: STREAMS }, (_, index) => `load-${index}`);
   const appenders = Promise.all(streams.map(appender));
   await enoughAcks;
-  const shutdown = await fetch(`${server.url}/admin/shutdown`, { method: 'POST' });
+  const shutdown = await adminFetch(`${server.url}/admin/shutdown`, { method: 'POST' });
   t.equal(shutdown.status, 200, 'the shutdown request is answered');
   await appenders;
   const exit = await server.process.exited;

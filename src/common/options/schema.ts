@@ -44,6 +44,30 @@ export const optionSchema = {
     default: false,
   }),
 
+  // Authentication
+  defaultAdminPassword: text('string', {
+    group: 'Authentication',
+    description: 'Password of the admin user ($admins) created on the first start of a database; later starts ignore it. The log warns while it is changeit.',
+    default: 'changeit',
+    sensitive: true,
+  }),
+  defaultOpsPassword: text('string', {
+    group: 'Authentication',
+    description: 'Password of the ops user ($ops) created on the first start of a database; later starts ignore it. The log warns while it is changeit.',
+    default: 'changeit',
+    sensitive: true,
+  }),
+  allowAnonymousEndpointAccess: boolean({
+    group: 'Authentication',
+    description: 'Let requests without credentials read /stats and /metrics. /ping, /info and /gossip never need credentials.',
+    default: false,
+  }),
+  allowAnonymousStreamAccess: boolean({
+    group: 'Authentication',
+    description: 'Let requests without credentials use streams whose ACL grants the right to $all. Without it every stream request needs a user.',
+    default: false,
+  }),
+
   // Database
   db: text('path', {
     group: 'Database',

@@ -1,11 +1,11 @@
 /**
  * Admin commands that act on this node only: `POST /admin/shutdown` (a clean stop, as SIGTERM)
  * and `POST /admin/mergeindexes`. Both answer first and act after: the shutdown waits for its
- * own reply to be sent, since a stop waits for in-flight requests.
+ * own reply to be sent, since a stop waits for in-flight requests. Only `$admins` and `$ops` get
+ * here (http/authentication.ts).
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
-import { requireOperator } from './admin-access.js';
 
 export interface AdminRoutesOptions {
   /** Begins the node's clean stop. */
@@ -14,8 +14,6 @@ export interface AdminRoutesOptions {
 }
 
 export const adminRoutes: FastifyPluginAsync<AdminRoutesOptions> = async (app, { shutdown, mergeIndexes }) => {
-  app.addHook('preHandler', requireOperator);
-
   app.post('/admin/shutdown', async (request, reply) => {
     request.log.info({ reqId: request.id }, 'shutdown requested over HTTP');
     // 'close' fires once the reply is sent, or when the client hangs up: the stop happens either way.

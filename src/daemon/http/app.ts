@@ -14,6 +14,10 @@ import { addCorsHeaders } from './cors.js';
 import { redirectTrailingSlash } from './trailing-slash.js';
 import { streamsRoutes } from './streams/plugin.js';
 import type { StreamsService } from '../services/streams.js';
+import type { UsersService } from '../services/users.js';
+import type { Authenticator } from '../security/authenticator.js';
+import { addAuthentication, type AccessOptions } from './authentication.js';
+import { usersRoutes } from './users.js';
 
 export interface AppDependencies {
   logger: FastifyBaseLogger;
@@ -21,11 +25,14 @@ export interface AppDependencies {
   /** Read on every request so a node that is shutting down refuses new work with a coded error. */
   nodeState: () => NodeState;
   streams: StreamsService;
+  users: UsersService;
+  authenticator: Authenticator;
+  access: AccessOptions;
   /** Stats, metrics, gossip, options and admin commands; tests of other parts may leave them out. */
   operations?: OperationsDependencies;
 }
 
-export function buildApp({ logger, nodeInfo, nodeState, streams, operations }: AppDependencies): FastifyInstance {
+export function buildApp({ logger, nodeInfo, nodeState, streams, users, authenticator, access, operations }: AppDependencies): FastifyInstance {
   const app = Fastify({
     loggerInstance: logger,
     // Stream names may be up to 1,000 bytes, which a path carries percent-encoded (up to 3 chars a byte).
@@ -59,9 +66,11 @@ export function buildApp({ logger, nodeInfo, nodeState, streams, operations }: A
 
   addCorsHeaders(app);
   redirectTrailingSlash(app);
+  addAuthentication(app, authenticator, access);
   if (operations) registerOperations(app, operations);
   app.register(pingRoutes);
   app.register(streamsRoutes, { service: streams });
   app.register(infoRoutes, { nodeInfo });
+  app.register(usersRoutes, { users });
   return app;
 }

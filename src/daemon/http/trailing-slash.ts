@@ -1,15 +1,18 @@
 /**
  * `/streams/x/` means `/streams/x`: the client is sent there with a 307 (method kept), before
- * routing could read the empty last segment as a parameter.
+ * routing could read the empty last segment as a parameter. `/users/` is a route of its own.
  */
 import type { FastifyInstance } from 'fastify';
+
+// The users API answers at `/users/` itself, as its clients send it.
+const SLASHED_ROUTES = new Set(['/users/']);
 
 export function redirectTrailingSlash(app: FastifyInstance): void {
   // A callback hook: it runs on every request, and an async one costs a promise each time.
   app.addHook('onRequest', (request, reply, done) => {
     const at = request.url.indexOf('?');
     const path = at < 0 ? request.url : request.url.slice(0, at);
-    if (path.length <= 1 || !path.endsWith('/')) {
+    if (path.length <= 1 || !path.endsWith('/') || SLASHED_ROUTES.has(path)) {
       done();
       return;
     }

@@ -1,7 +1,6 @@
 /**
- * The one seam where the streams API asks "may this caller do this to this stream?". Until users
- * and ACLs exist, every caller may do everything; the security work replaces `allowAllAccess`
- * with a check against users, groups and stream ACLs, and nothing else has to change.
+ * The one seam where the streams service asks "may this caller do this to this stream?". The
+ * node answers it with stream ACLs (security/stream-acl.ts).
  */
 
 /** Who is asking; undefined for an anonymous request. */
@@ -16,7 +15,3 @@ export interface StreamAccess {
   /** Throws a coded 401 error when `principal` may not do `operation` on `streamName` ('$all' for the log). */
   check(principal: Principal | undefined, operation: StreamOperation, streamName: string): void;
 }
-
-export const allowAllAccess: StreamAccess = Object.freeze({
-  check: () => undefined,
-});

@@ -16,7 +16,7 @@ import { allFeed, type AllPageRead, type Direction } from './feed.js';
 import * as headers from './headers.js';
 import { waitForEvent } from './long-poll-wait.js';
 import { withCharset } from './media-types.js';
-import { principalOf } from './principal.js';
+import { principalOf } from '../principal.js';
 import { HEAD } from './read-params.js';
 import { ALL, chooseType, embedOf } from './read-request.js';
 import { baseUrl } from './urls.js';

@@ -3,7 +3,7 @@
  * object is serialized as JSON (`JSON.stringify`) or as Atom XML (atom-xml.ts), which ignores the
  * rich fields the Atom format has no place for.
  */
-import { EventFlags, type EventRecord } from '../../../storage/record.js';
+import { EventFlags, isJsonEvent, type EventRecord } from '../../../storage/record.js';
 import type { ResolvedEvent } from '../../services/streams.js';
 import { EmbedLevel } from './read-params.js';
 import { streamUrl } from './urls.js';
@@ -91,9 +91,6 @@ export class EntryUrls {
   }
 }
 
-export function isJsonEvent(event: EventRecord): boolean {
-  return (event.flags & EventFlags.isJson) !== 0;
-}
 
 /** A redacted event's data bytes were overwritten; they are shown as empty. */
 export function dataOf(event: EventRecord): Buffer {

@@ -6,7 +6,8 @@
  */
 import type { ResolvedEvent } from '../../services/streams.js';
 import { entryXml } from './atom-xml.js';
-import { dataOf, eventDocument, feedEntry, isJsonEvent, parsedOrText, type EntryUrls } from './entry.js';
+import { isJsonEvent } from '../../../storage/record.js';
+import { dataOf, eventDocument, feedEntry, parsedOrText, type EntryUrls } from './entry.js';
 import { MediaType, type MediaTypeName } from './media-types.js';
 import type { EmbedLevel } from './read-params.js';
 import { jsonChildren, jsonElement } from './xml-text.js';

@@ -11,7 +11,7 @@ import { EntryUrls } from './entry.js';
 import { emptyRepresentation, encodeEvent, SINGLE_EVENT_TYPES } from './event-codecs.js';
 import * as headers from './headers.js';
 import { withCharset } from './media-types.js';
-import { principalOf } from './principal.js';
+import { principalOf } from '../principal.js';
 import { eventNumberParam, HEAD } from './read-params.js';
 import { ALL, chooseType, embedOf } from './read-request.js';
 import { baseUrl } from './urls.js';

@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { StreamsService } from '../../services/streams.js';
 import { readRoutes } from './read-routes.js';
-import { resource } from './routing.js';
+import { resource } from '../routing.js';
 import { appendRoutes, deleteRoute, incomingRoute, metadataWriteRoute } from './write-routes.js';
 
 export interface StreamsPluginOptions {

@@ -12,7 +12,7 @@ import type { Direction } from './feed.js';
 import { PageCache } from './page-cache.js';
 import { countParam, eventNumberParam, HEAD, PAGE_COUNT_DEFAULT } from './read-params.js';
 import { ALL } from './read-request.js';
-import type { MethodRoute } from './routing.js';
+import type { MethodRoute } from '../routing.js';
 import { streamFeedReply } from './stream-feed-reply.js';
 
 export interface ReadRoutes {

@@ -14,7 +14,7 @@ import { streamFeed, type Direction } from './feed.js';
 import * as headers from './headers.js';
 import { waitForEvent } from './long-poll-wait.js';
 import { MediaType, withCharset, type MediaTypeName } from './media-types.js';
-import { principalOf } from './principal.js';
+import { principalOf } from '../principal.js';
 import { principalKey, type PageCache, type PageState } from './page-cache.js';
 import { EmbedLevel, HEAD } from './read-params.js';
 import { chooseType, embedOf } from './read-request.js';

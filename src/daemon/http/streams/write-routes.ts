@@ -12,8 +12,8 @@ import type { StreamsService } from '../../services/streams.js';
 import { batchEvents, isBatchType, isRawType, metadataObject, rawEvent } from './append-body.js';
 import * as headers from './headers.js';
 import { bodyMediaType, MediaType } from './media-types.js';
-import { principalOf } from './principal.js';
-import type { MethodRoute } from './routing.js';
+import { principalOf } from '../principal.js';
+import type { MethodRoute } from '../routing.js';
 import { baseUrl, eventUrl } from './urls.js';
 
 /** Event data and metadata of one append may not exceed this. */

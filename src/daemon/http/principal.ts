@@ -1,9 +1,10 @@
 /**
- * Who sent a request. Requests are anonymous until users and authentication exist; the security
- * work sets the principal in an onRequest hook and this is where routes read it.
+ * Who sent a request: set by the authentication hook (http/authentication.ts) once the request's
+ * credentials are verified, read by the routes that pass it to the services. Absent for an
+ * anonymous request.
  */
 import type { FastifyRequest } from 'fastify';
-import type { Principal } from '../../services/stream-access.js';
+import type { Principal } from '../services/stream-access.js';
 
 const principals = new WeakMap<FastifyRequest, Principal>();
 

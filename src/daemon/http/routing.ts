@@ -4,7 +4,7 @@
  * wrong path.
  */
 import type { FastifyInstance, RouteHandlerMethod, RouteShorthandOptions } from 'fastify';
-import { Errors } from '../../../common/errors.js';
+import { Errors } from '../../common/errors.js';
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 const METHODS: readonly Method[] = ['GET', 'POST', 'PUT', 'DELETE'];

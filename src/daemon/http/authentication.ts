@@ -1,0 +1,86 @@
+/**
+ * Who may call which endpoint, decided in one place. Every route gets an onRequest hook when it
+ * is registered, with its access level baked in: the hook authenticates HTTP Basic credentials
+ * (a cache hit stays synchronous) and refuses what the level does not allow. Stream ACLs are
+ * checked further in, by the streams service; users' "admin or self" rules by the users service.
+ */
+import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
+import { Errors } from '../../common/errors.js';
+import type { Authenticator } from '../security/authenticator.js';
+import { ADMINS_GROUP, OPS_GROUP } from '../security/user-record.js';
+import type { Principal } from '../services/stream-access.js';
+import { setPrincipal } from './principal.js';
+
+/**
+ * - anonymous: anyone (`/ping`, `/info`, `/gossip`, CORS preflights)
+ * - user: any authenticated user
+ * - operator: `$admins` and `$ops`
+ * - streams: a user, or anyone when anonymous stream access is on (ACLs decide further)
+ * - endpoint: a user, or anyone when anonymous endpoint access is on (`/stats`, `/metrics`)
+ */
+export type EndpointAccess = 'anonymous' | 'user' | 'operator' | 'streams' | 'endpoint';
+
+export interface AccessOptions {
+  allowAnonymousEndpointAccess: boolean;
+  allowAnonymousStreamAccess: boolean;
+}
+
+const ANONYMOUS_PATHS = new Set(['/ping', '/info', '/gossip']);
+const OPERATOR_PATHS = new Set(['/info/options']);
+
+export function endpointAccess(method: string, url: string): EndpointAccess {
+  if (method === 'OPTIONS' || ANONYMOUS_PATHS.has(url)) return 'anonymous';
+  if (OPERATOR_PATHS.has(url) || url.startsWith('/admin/')) return 'operator';
+  if (url.startsWith('/streams/')) return 'streams';
+  if (url === '/stats' || url.startsWith('/stats/') || url === '/metrics') return 'endpoint';
+  return 'user';
+}
+
+export function isOperator(principal: Principal): boolean {
+  return principal.groups.includes(ADMINS_GROUP) || principal.groups.includes(OPS_GROUP);
+}
+
+function anonymousAllowed(access: EndpointAccess, options: AccessOptions): boolean {
+  return access === 'anonymous'
+    || (access === 'streams' && options.allowAnonymousStreamAccess)
+    || (access === 'endpoint' && options.allowAnonymousEndpointAccess);
+}
+
+function authorize(access: EndpointAccess, principal: Principal, request: FastifyRequest): Error | undefined {
+  if (access !== 'operator' || isOperator(principal)) return undefined;
+  return Errors.accessDenied.create(`user ${principal.name}`, `use ${request.method} ${request.url}`, `${ADMINS_GROUP}, ${OPS_GROUP}`);
+}
+
+function authenticationHook(access: EndpointAccess, authenticator: Authenticator, options: AccessOptions): onRequestHookHandler {
+  const allowsAnonymous = anonymousAllowed(access, options);
+  // Callback style: it runs on every request, and an async hook costs a promise each time.
+  return (request, _reply, done) => {
+    const header = request.headers.authorization;
+    if (header === undefined || access === 'anonymous') {
+      done(allowsAnonymous ? undefined : Errors.authRequired.create(`use ${request.method} ${request.url}`));
+      return;
+    }
+    const admit = (principal: Principal) => {
+      setPrincipal(request, principal);
+      done(authorize(access, principal, request));
+    };
+    let result: Principal | Promise<Principal>;
+    try {
+      result = authenticator.authenticate(header);
+    } catch (error) {
+      done(error as Error);
+      return;
+    }
+    if (result instanceof Promise) result.then(admit, done);
+    else admit(result);
+  };
+}
+
+/** Gives every route registered from now on its access check; call before registering routes. */
+export function addAuthentication(app: FastifyInstance, authenticator: Authenticator, options: AccessOptions): void {
+  app.addHook('onRoute', (route) => {
+    const hook = authenticationHook(endpointAccess(route.method as string, route.url), authenticator, options);
+    const existing = route.onRequest === undefined ? [] : [route.onRequest].flat();
+    route.onRequest = [hook, ...existing];
+  });
+}

@@ -1,0 +1,107 @@
+/**
+ * The users API (`/users`), in the wire note's shapes: `{"data":…,"success":true,"error":"Success"}`
+ * on success, and on failure the usual coded error body plus `"success":false` and the error's
+ * name. Who may do what is the users service's business; this file only translates.
+ */
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { SvcError } from '../../common/errors.js';
+import type { UsersService, UserView } from '../services/users.js';
+import { errorHandlerWith } from './errors.js';
+import { principalOf } from './principal.js';
+import { resource } from './routing.js';
+import { baseUrl } from './streams/urls.js';
+import { newPasswordOf, newUserOf, passwordChangeOf, userChangeOf } from './users-body.js';
+
+export interface UsersRoutesOptions {
+  users: UsersService;
+}
+
+/** The `{login}` of the route; find-my-way has decoded it. */
+const loginOf = (request: FastifyRequest) => (request.params as { login: string }).login;
+
+const ERROR_NAMES = new Map([[401, 'Unauthorized'], [404, 'NotFound'], [408, 'TryAgain'], [409, 'Conflict']]);
+
+function errorFields(error: SvcError): Record<string, unknown> {
+  return { success: false, error: ERROR_NAMES.get(error.statusCode) ?? 'Error' };
+}
+
+function userUrl(request: FastifyRequest, login: string): string {
+  return `${baseUrl(request)}/users/${encodeURIComponent(login)}`;
+}
+
+function linksOf(request: FastifyRequest, user: UserView): Array<{ href: string; rel: string }> {
+  const url = userUrl(request, user.loginName);
+  const toggle = user.disabled ? 'enable' : 'disable';
+  return [
+    { href: `${url}/command/reset-password`, rel: 'reset-password' },
+    { href: `${url}/command/change-password`, rel: 'change-password' },
+    { href: url, rel: 'edit' },
+    { href: url, rel: 'delete' },
+    { href: `${url}/command/${toggle}`, rel: toggle },
+  ];
+}
+
+// The last update time is not tracked per user; the wire note's clients expect the field as null.
+const document = (user: UserView) => ({ ...user, dateLastUpdated: null });
+const linked = (request: FastifyRequest, user: UserView) => ({ ...document(user), links: linksOf(request, user) });
+const success = (fields: Record<string, unknown>) => ({ ...fields, success: true, error: 'Success' });
+
+export const usersRoutes: FastifyPluginAsync<UsersRoutesOptions> = async (app, { users }) => {
+  app.setErrorHandler(errorHandlerWith(errorFields));
+  // Commands such as enable often come with a JSON content type and no body at all.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    try {
+      done(null, body === '' ? undefined : JSON.parse(body as string));
+    } catch {
+      done(Object.assign(new Error('the body is not valid JSON'), { statusCode: 400, code: 'FST_ERR_CTP_INVALID_JSON_BODY' }));
+    }
+  });
+
+  const list = async (request: FastifyRequest) => success({ data: users.list(principalOf(request)).map((user) => linked(request, user)) });
+  const create = async (request: FastifyRequest, reply: FastifyReply) => {
+    const user = newUserOf(request.body);
+    await users.create(principalOf(request), user);
+    return reply.code(201).header('Location', userUrl(request, user.loginName)).send(success({ loginName: user.loginName }));
+  };
+  for (const url of ['/users', '/users/']) resource(app, url, { GET: { handler: list }, POST: { handler: create } });
+  resource(app, '/users/$current', { GET: { handler: async (request) => success({ data: document(users.current(principalOf(request))) }) } });
+
+  resource(app, '/users/:login', {
+    GET: { handler: async (request: FastifyRequest) => success({ data: linked(request, users.get(principalOf(request), loginOf(request))) }) },
+    PUT: {
+      handler: async (request: FastifyRequest) => {
+        await users.update(principalOf(request), loginOf(request), userChangeOf(request.body));
+        return success({ loginName: loginOf(request) });
+      },
+    },
+    DELETE: {
+      handler: async (request: FastifyRequest, reply: FastifyReply) => {
+        await users.delete(principalOf(request), loginOf(request));
+        return reply.code(204).send();
+      },
+    },
+  });
+
+  /** A command on one user: it answers with the login name. */
+  const command = (run: (request: FastifyRequest) => Promise<void>) => async (request: FastifyRequest) => {
+    await run(request);
+    return success({ loginName: loginOf(request) });
+  };
+  for (const [name, disabled] of [['enable', false], ['disable', true]] as const) {
+    const toggle = { handler: command((request) => users.setDisabled(principalOf(request), loginOf(request), disabled)) };
+    // PUT as the reference lists it, POST as clients of the wire protocol send it.
+    resource(app, `/users/:login/command/${name}`, { PUT: toggle, POST: toggle });
+  }
+  resource(app, '/users/:login/command/reset-password', {
+    POST: { handler: command((request) => users.resetPassword(principalOf(request), loginOf(request), newPasswordOf(request.body))) },
+  });
+  resource(app, '/users/:login/command/change-password', {
+    POST: {
+      handler: command((request) => {
+        const { currentPassword, newPassword } = passwordChangeOf(request.body);
+        return users.changePassword(principalOf(request), loginOf(request), currentPassword, newPassword);
+      }),
+    },
+  });
+};

@@ -1,0 +1,81 @@
+/**
+ * HTTP Basic credentials to a principal. A login is verified with scrypt once; after that the
+ * cache answers with one HMAC of the password, so a busy client does not pay scrypt per request.
+ * The cache is dropped whenever a user changes (password, groups, enabled flag, deletion), so a
+ * change takes effect on the very next request.
+ */
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+import { Errors } from '../../common/errors.js';
+import type { Principal } from '../services/stream-access.js';
+import { hashPassword, verifyPassword, type PasswordHash } from './password-hash.js';
+import type { UserStore } from './user-store.js';
+
+const CACHED_LOGINS_MAX = 10_000;
+const MALFORMED = 'the Authorization header must be "Basic " followed by base64 of login:password';
+const WRONG = 'the login name or password is wrong';
+
+interface CachedCredential {
+  digest: Buffer;
+  principal: Principal;
+}
+
+export interface Credentials {
+  login: string;
+  password: string;
+}
+
+/** Login and password from an `Authorization: Basic …` value; throws the coded 401 when malformed. */
+export function parseBasic(header: string): Credentials {
+  const space = header.indexOf(' ');
+  if (space < 0 || header.slice(0, space).toLowerCase() !== 'basic') throw Errors.authCredentialsInvalid.create(MALFORMED);
+  const decoded = Buffer.from(header.slice(space + 1).trim(), 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon <= 0) throw Errors.authCredentialsInvalid.create(MALFORMED);
+  return { login: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
+
+export class Authenticator {
+  private readonly cache = new LRUCache<string, CachedCredential>({ max: CACHED_LOGINS_MAX });
+  // Process-local: cached digests are useless outside this process.
+  private readonly secret = randomBytes(32);
+  /** Bumped by every invalidation, so a verification that raced one is not cached. */
+  private generation = 0;
+  private decoy: Promise<PasswordHash> | undefined;
+
+  constructor(private readonly users: Pick<UserStore, 'find'>) {}
+
+  /** The principal for an `Authorization` header value: synchronous on a cache hit. */
+  authenticate(header: string): Principal | Promise<Principal> {
+    const { login, password } = parseBasic(header);
+    const cached = this.cache.get(login);
+    if (cached !== undefined && timingSafeEqual(cached.digest, this.digest(password))) return cached.principal;
+    return this.verify(login, password);
+  }
+
+  /** Forgets every cached credential: the next request of each user is verified against the log. */
+  invalidate(): void {
+    this.cache.clear();
+    this.generation++;
+  }
+
+  private async verify(login: string, password: string): Promise<Principal> {
+    const generation = this.generation;
+    const found = this.users.find(login);
+    if (found === undefined) {
+      // Same work as for a real user, so response times do not tell which logins exist.
+      this.decoy ??= hashPassword(randomBytes(16).toString('hex'));
+      await verifyPassword(password, await this.decoy);
+      throw Errors.authCredentialsInvalid.create(WRONG);
+    }
+    if (!(await verifyPassword(password, found.user.password))) throw Errors.authCredentialsInvalid.create(WRONG);
+    if (found.user.disabled) throw Errors.authUserDisabled.create(login);
+    const principal: Principal = Object.freeze({ name: login, groups: Object.freeze([...found.user.groups]) });
+    if (generation === this.generation) this.cache.set(login, { digest: this.digest(password), principal });
+    return principal;
+  }
+
+  private digest(password: string): Buffer {
+    return createHmac('sha256', this.secret).update(password).digest();
+  }
+}

@@ -1,0 +1,49 @@
+/**
+ * Password hashing: scrypt with a random 16-byte salt per hash. The parameters are stored beside
+ * the hash, so that stronger parameters can be adopted later without breaking stored users.
+ */
+import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+
+export interface PasswordHash {
+  /** `scrypt:N:r:p`. */
+  algorithm: string;
+  /** base64 */
+  salt: string;
+  /** base64 */
+  hash: string;
+}
+
+const KEY_BYTES = 32;
+const SALT_BYTES = 16;
+// N = 2^14 costs about 16 MiB and some tens of milliseconds: run once per login, then cached.
+const DEFAULT_PARAMETERS = { N: 16_384, r: 8, p: 1 } as const;
+
+function scrypt(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    scryptCallback(password, salt, KEY_BYTES, options, (error, key) => (error ? reject(error) : resolve(key)));
+  });
+}
+
+export async function hashPassword(password: string): Promise<PasswordHash> {
+  const salt = randomBytes(SALT_BYTES);
+  const { N, r, p } = DEFAULT_PARAMETERS;
+  const key = await scrypt(password, salt, { N, r, p, maxmem: 128 * N * r * 2 });
+  return { algorithm: `scrypt:${N}:${r}:${p}`, salt: salt.toString('base64'), hash: key.toString('base64') };
+}
+
+function parametersOf(algorithm: string): ScryptOptions | undefined {
+  const match = /^scrypt:(\d+):(\d+):(\d+)$/.exec(algorithm);
+  if (!match) return undefined;
+  const [N, r, p] = match.slice(1).map(Number);
+  return { N, r, p, maxmem: 128 * N * r * 2 };
+}
+
+/** True when `password` is the one `stored` was made from; false for a stored hash it cannot read. */
+export async function verifyPassword(password: string, stored: PasswordHash): Promise<boolean> {
+  const parameters = parametersOf(stored.algorithm);
+  if (parameters === undefined) return false;
+  const expected = Buffer.from(stored.hash, 'base64');
+  if (expected.length !== KEY_BYTES) return false;
+  const key = await scrypt(password, Buffer.from(stored.salt, 'base64'), parameters);
+  return timingSafeEqual(key, expected);
+}

@@ -1,0 +1,117 @@
+/**
+ * The users API's rules: administrators manage users; every user may read itself and change its
+ * own password (after giving the current one). Passwords are hashed here and never leave.
+ */
+import { Errors } from '../../common/errors.js';
+import { isAdmin } from '../security/stream-acl.js';
+import { hashPassword, verifyPassword } from '../security/password-hash.js';
+import { ADMINS_GROUP, checkLoginName, type UserRecord } from '../security/user-record.js';
+import type { UserStore } from '../security/user-store.js';
+import type { Principal } from './stream-access.js';
+
+/** A user as the API shows it: never the password hash or its salt. */
+export interface UserView {
+  loginName: string;
+  fullName: string;
+  groups: string[];
+  disabled: boolean;
+}
+
+export interface NewUser {
+  loginName: string;
+  fullName: string;
+  groups: string[];
+  password: string;
+}
+
+/** What PUT /users/{login} changes; a field left out keeps its value. */
+export interface UserChange {
+  fullName?: string;
+  groups?: string[];
+}
+
+export type CreateOutcome = 'created' | 'unchanged';
+
+function viewOf(user: UserRecord): UserView {
+  return { loginName: user.loginName, fullName: user.fullName, groups: [...user.groups], disabled: user.disabled };
+}
+
+function requireAdmin(principal: Principal | undefined, what: string): void {
+  if (isAdmin(principal)) return;
+  if (principal === undefined) throw Errors.authRequired.create(what);
+  throw Errors.accessDenied.create(`user ${principal.name}`, what, ADMINS_GROUP);
+}
+
+function requireAdminOrSelf(principal: Principal | undefined, login: string, what: string): void {
+  if (principal !== undefined && principal.name === login) return;
+  requireAdmin(principal, what);
+}
+
+export class UsersService {
+  constructor(private readonly store: UserStore) {}
+
+  list(principal: Principal | undefined): UserView[] {
+    requireAdmin(principal, 'list users');
+    return this.store.list().map(viewOf);
+  }
+
+  get(principal: Principal | undefined, login: string): UserView {
+    requireAdminOrSelf(principal, login, `read user ${login}`);
+    return viewOf(this.existing(login));
+  }
+
+  current(principal: Principal | undefined): UserView {
+    if (principal === undefined) throw Errors.authRequired.create('read the current user');
+    return this.get(principal, principal.name);
+  }
+
+  /** Creating a user that exists with the same password changes nothing and succeeds. */
+  async create(principal: Principal | undefined, user: NewUser): Promise<CreateOutcome> {
+    requireAdmin(principal, 'create users');
+    const login = checkLoginName(user.loginName);
+    const found = this.store.find(login);
+    if (found !== undefined) {
+      if (await verifyPassword(user.password, found.user.password)) return 'unchanged';
+      throw Errors.userConflict.create(login);
+    }
+    await this.store.create({ ...user, loginName: login, disabled: false, password: await hashPassword(user.password) });
+    return 'created';
+  }
+
+  async update(principal: Principal | undefined, login: string, change: UserChange): Promise<void> {
+    requireAdmin(principal, `update user ${login}`);
+    await this.store.update(login, (user) => ({ ...user, ...change }), true);
+  }
+
+  async delete(principal: Principal | undefined, login: string): Promise<void> {
+    requireAdmin(principal, `delete user ${login}`);
+    await this.store.delete(login);
+  }
+
+  async setDisabled(principal: Principal | undefined, login: string, disabled: boolean): Promise<void> {
+    requireAdmin(principal, `${disabled ? 'disable' : 'enable'} user ${login}`);
+    await this.store.update(login, (user) => ({ ...user, disabled }), true);
+  }
+
+  async resetPassword(principal: Principal | undefined, login: string, newPassword: string): Promise<void> {
+    requireAdmin(principal, `reset the password of ${login}`);
+    const password = await hashPassword(newPassword);
+    await this.store.update(login, (user) => ({ ...user, password }), true);
+  }
+
+  async changePassword(principal: Principal | undefined, login: string, currentPassword: string, newPassword: string): Promise<void> {
+    if (principal === undefined) throw Errors.authRequired.create(`change the password of ${login}`);
+    if (principal.name !== login) throw Errors.accessDenied.create(`user ${principal.name}`, `change the password of ${login}`, login);
+    const password = await hashPassword(newPassword);
+    await this.store.update(login, async (user) => {
+      if (!(await verifyPassword(currentPassword, user.password))) throw Errors.userPasswordWrong.create(login);
+      return { ...user, password };
+    }, true);
+  }
+
+  private existing(login: string): UserRecord {
+    const found = this.store.find(login);
+    if (found === undefined) throw Errors.userNotFound.create(login);
+    return found.user;
+  }
+}

@@ -1,0 +1,73 @@
+// Passwords and the credential cache: scrypt hashes that verify only their own password, one
+// scrypt per login until a change drops the cache, and no cached entry from a verification that
+// raced a change.
+import t from 'tap';
+import { Authenticator, parseBasic } from '../../src/daemon/security/authenticator.js';
+import { hashPassword, verifyPassword } from '../../src/daemon/security/password-hash.js';
+import { UserStore } from '../../src/daemon/security/user-store.js';
+import { basicAuth } from '../helpers/auth.js';
+import { openEngine, tempDirectory } from '../helpers/engine.js';
+
+t.test('scrypt hashes: salted, and verifying only the password they were made from', async (t) => {
+  const first = await hashPassword('pässwörd');
+  const second = await hashPassword('pässwörd');
+  t.match(first.algorithm, /^scrypt:\d+:\d+:\d+$/);
+  t.not(first.salt, second.salt, 'a new salt per hash');
+  t.not(first.hash, second.hash, 'so the same password hashes differently');
+  t.equal(await verifyPassword('pässwörd', first), true);
+  t.equal(await verifyPassword('passwörd', first), false);
+  t.equal(await verifyPassword('', first), false);
+  t.equal(await verifyPassword('pässwörd', { ...first, algorithm: 'md5' }), false, 'an unknown algorithm never verifies');
+  t.equal(await verifyPassword('pässwörd', { ...first, hash: 'AAAA' }), false, 'a truncated hash never verifies');
+});
+
+t.test('Basic credentials: the password may hold colons; the login may not be empty', async (t) => {
+  t.same(parseBasic(basicAuth('user', 'a:b:c')), { login: 'user', password: 'a:b:c' });
+  t.same(parseBasic(`bAsIc ${Buffer.from('u:').toString('base64')}`), { login: 'u', password: '' }, 'the scheme is case-insensitive');
+  for (const header of ['Digest x', 'Basic', `Basic ${Buffer.from(':p').toString('base64')}`]) {
+    t.throws(() => parseBasic(header), { code: 'SVCDB_ERR_AUTH_CREDENTIALS_INVALID' }, header);
+  }
+});
+
+t.test('a cache hit reads no user and runs no scrypt; a change drops the cache', async (t) => {
+  const engine = await openEngine(tempDirectory(t));
+  const store = new UserStore(engine);
+  await store.create({ loginName: 'dana', fullName: 'Dana', groups: ['g'], disabled: false, password: await hashPassword('pw') });
+  let lookups = 0;
+  const authenticator = new Authenticator({ find: (login) => (lookups++, store.find(login)) });
+  const header = basicAuth('dana', 'pw');
+
+  t.same(await authenticator.authenticate(header), { name: 'dana', groups: ['g'] });
+  t.equal(lookups, 1, 'the first request verifies against the stored user');
+  for (let i = 0; i < 100; i++) {
+    const principal = authenticator.authenticate(header);
+    t.notOk(principal instanceof Promise, 'a cache hit answers synchronously');
+  }
+  t.equal(lookups, 1, 'a hundred cached requests read no user (and so ran no scrypt)');
+  await t.rejects(Promise.resolve().then(() => authenticator.authenticate(basicAuth('dana', 'wrong'))), { code: 'SVCDB_ERR_AUTH_CREDENTIALS_INVALID' });
+  t.equal(lookups, 2, 'a wrong password is verified, never answered from the cache');
+
+  authenticator.invalidate();
+  await authenticator.authenticate(header);
+  t.equal(lookups, 3, 'after an invalidation the user is read again');
+});
+
+t.test('a verification that raced a change is not cached', async (t) => {
+  const engine = await openEngine(tempDirectory(t));
+  const store = new UserStore(engine);
+  await store.create({ loginName: 'eve', fullName: '', groups: [], disabled: false, password: await hashPassword('pw') });
+  let lookups = 0;
+  const authenticator = new Authenticator({ find: (login) => (lookups++, store.find(login)) });
+  const pending = authenticator.authenticate(basicAuth('eve', 'pw'));
+  authenticator.invalidate();
+  await pending;
+  await authenticator.authenticate(basicAuth('eve', 'pw'));
+  t.equal(lookups, 2, 'the next request verified again');
+});
+
+t.test('an unknown user gets the same answer as a wrong password', async (t) => {
+  const engine = await openEngine(tempDirectory(t));
+  const authenticator = new Authenticator(new UserStore(engine));
+  await t.rejects(Promise.resolve().then(() => authenticator.authenticate(basicAuth('ghost', 'pw'))),
+    { code: 'SVCDB_ERR_AUTH_CREDENTIALS_INVALID', message: 'invalid credentials: the login name or password is wrong' });
+});

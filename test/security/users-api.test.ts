@@ -1,0 +1,212 @@
+// The users API over HTTP: every endpoint with no, wrong and right credentials, the wire note's
+// shapes, both spellings of body fields, and changes that hold from the very next request.
+import { randomUUID } from 'node:crypto';
+import t, { type Test } from 'tap';
+import { ADMIN_AUTH, basicAuth } from '../helpers/auth.js';
+import { startNode } from '../helpers/node.js';
+
+const node = await startNode(t);
+const WRONG_AUTH = basicAuth('admin', 'not-the-password');
+
+interface Reply {
+  status: number;
+  headers: Headers;
+  body: any;
+}
+
+async function call(method: string, path: string, auth: string | undefined, body?: unknown): Promise<Reply> {
+  const headers: Record<string, string> = {};
+  if (auth !== undefined) headers.authorization = auth;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const response = await fetch(node.url + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: text === '' ? undefined : JSON.parse(text) };
+}
+
+async function createUser(login: string, password: string, groups: string[] = []): Promise<string> {
+  const reply = await call('POST', '/users/', ADMIN_AUTH, { loginName: login, fullName: `Full ${login}`, groups, password });
+  if (reply.status !== 201) throw new Error(`creating ${login}: ${reply.status} ${JSON.stringify(reply.body)}`);
+  return basicAuth(login, password);
+}
+
+function unique(prefix: string): string {
+  return `${prefix}-${randomUUID().slice(0, 8)}`;
+}
+
+const denied = (t: Test, reply: Reply, code: string, what: string) => {
+  t.equal(reply.status, 401, `${what}: 401`);
+  t.equal(reply.headers.get('www-authenticate'), 'Basic realm="svcdb", charset="UTF-8"', `${what}: a challenge`);
+  t.equal(reply.body.code, code, `${what}: ${code}`);
+  t.equal(reply.body.success, false);
+  t.equal(reply.body.error, 'Unauthorized');
+};
+
+t.test('the default users, listed in the wire note\'s shape', async (t) => {
+  const reply = await call('GET', '/users', ADMIN_AUTH);
+  t.equal(reply.status, 200);
+  t.equal(reply.body.success, true);
+  t.equal(reply.body.error, 'Success');
+  const admin = reply.body.data.find((user: { loginName: string }) => user.loginName === 'admin');
+  t.same(admin, {
+    loginName: 'admin', fullName: 'svcdb Administrator', groups: ['$admins'], disabled: false, dateLastUpdated: null,
+    links: [
+      { href: `${node.url}/users/admin/command/reset-password`, rel: 'reset-password' },
+      { href: `${node.url}/users/admin/command/change-password`, rel: 'change-password' },
+      { href: `${node.url}/users/admin`, rel: 'edit' },
+      { href: `${node.url}/users/admin`, rel: 'delete' },
+      { href: `${node.url}/users/admin/command/disable`, rel: 'disable' },
+    ],
+  });
+  t.match(reply.body.data.map((user: { loginName: string }) => user.loginName), ['admin', 'ops']);
+  t.same((await call('GET', '/users/', ADMIN_AUTH)).body, reply.body, '/users/ is the same list');
+  t.notMatch(JSON.stringify(reply.body), /"(salt|hash|hashAlgorithm|password)"/, 'no password material');
+});
+
+t.test('every endpoint refuses missing and wrong credentials, and a user who is not an admin', async (t) => {
+  const login = unique('plain');
+  const plain = await createUser(login, 'secret-1');
+  const endpoints: Array<[string, string, unknown?]> = [
+    ['GET', '/users'], ['GET', '/users/'], ['POST', '/users/', { loginName: unique('x'), password: 'p' }],
+    ['GET', '/users/admin'], ['PUT', '/users/admin', { fullName: 'x' }], ['DELETE', '/users/admin'],
+    ['PUT', '/users/admin/command/enable'], ['POST', '/users/admin/command/disable'],
+    ['POST', '/users/admin/command/reset-password', { newPassword: 'x' }],
+    ['POST', '/users/admin/command/change-password', { currentPassword: 'changeit', newPassword: 'x' }],
+  ];
+  for (const [method, path, body] of endpoints) {
+    denied(t, await call(method, path, undefined, body), 'SVCDB_ERR_AUTH_REQUIRED', `${method} ${path} anonymous`);
+    denied(t, await call(method, path, WRONG_AUTH, body), 'SVCDB_ERR_AUTH_CREDENTIALS_INVALID', `${method} ${path} wrong password`);
+    denied(t, await call(method, path, plain, body), 'SVCDB_ERR_ACCESS_DENIED', `${method} ${path} as ${login}`);
+  }
+  denied(t, await call('GET', '/users/$current', undefined), 'SVCDB_ERR_AUTH_REQUIRED', '$current anonymous');
+  denied(t, await call('GET', '/users/$current', WRONG_AUTH), 'SVCDB_ERR_AUTH_CREDENTIALS_INVALID', '$current wrong password');
+  const admin = await call('GET', '/users/admin', ADMIN_AUTH);
+  t.equal(admin.body.data.disabled, false, 'the admin is untouched by all of that');
+});
+
+t.test('create: 201 with Location, idempotent with the same password, 409 with another', async (t) => {
+  const login = unique('new');
+  const body = { LoginName: login, FullName: 'New User', Groups: ['readers'], Password: 'pw-1' };
+  const created = await call('POST', '/users/', ADMIN_AUTH, body);
+  t.equal(created.status, 201);
+  t.equal(created.headers.get('location'), `${node.url}/users/${login}`);
+  t.same(created.body, { loginName: login, success: true, error: 'Success' });
+  t.equal((await call('POST', '/users', ADMIN_AUTH, body)).status, 201, 'the same user again: success');
+  const conflict = await call('POST', '/users/', ADMIN_AUTH, { ...body, Password: 'other' });
+  t.equal(conflict.status, 409);
+  t.match(conflict.body, { code: 'SVCDB_ERR_USER_CONFLICT', success: false, error: 'Conflict' });
+  const read = await call('GET', `/users/${login}`, basicAuth(login, 'pw-1'));
+  t.match(read.body.data, { loginName: login, fullName: 'New User', groups: ['readers'], disabled: false }, 'PascalCase fields were read');
+});
+
+t.test('bad bodies are coded 400s and create nothing', async (t) => {
+  const login = unique('bad');
+  for (const [body, what] of [
+    [{ password: 'p' }, 'no login name'], [{ loginName: login }, 'no password'], [{ loginName: login, password: '' }, 'empty password'],
+    [{ loginName: 'a:b', password: 'p' }, 'a colon'], [{ loginName: 'a/b', password: 'p' }, 'a slash'], [{ loginName: '$x', password: 'p' }, 'a leading $'],
+    [{ loginName: login, password: 'p', groups: 'g' }, 'groups not a list'], [{ loginName: login, password: 'p', groups: [1] }, 'a group not a string'],
+    [{ loginName: 5, password: 'p' }, 'a number as login'], [[1, 2], 'not an object'],
+  ] as Array<[unknown, string]>) {
+    const reply = await call('POST', '/users/', ADMIN_AUTH, body);
+    t.equal(reply.status, 400, what);
+    t.equal(reply.body.code, 'SVCDB_ERR_USER_INVALID', what);
+  }
+  const broken = await fetch(`${node.url}/users/`, { method: 'POST', headers: { authorization: ADMIN_AUTH, 'content-type': 'application/json' }, body: '{"loginName":' });
+  t.equal(broken.status, 400, 'malformed JSON');
+  t.equal((await call('GET', `/users/${login}`, ADMIN_AUTH)).status, 404, 'nothing was created');
+});
+
+t.test('read: admin or self; $current; 404 for an unknown user', async (t) => {
+  const login = unique('self');
+  const self = await createUser(login, 'pw', ['team']);
+  const own = await call('GET', `/users/${login}`, self);
+  t.equal(own.status, 200);
+  t.equal(own.body.data.links.at(-1).rel, 'disable');
+  const current = await call('GET', '/users/$current', self);
+  t.same(current.body, { data: { loginName: login, fullName: `Full ${login}`, groups: ['team'], disabled: false, dateLastUpdated: null }, success: true, error: 'Success' });
+  const other = await call('GET', '/users/ops', self);
+  t.equal(other.body.code, 'SVCDB_ERR_ACCESS_DENIED', 'another user is not for a plain user');
+  const missing = await call('GET', '/users/nobody-here', ADMIN_AUTH);
+  t.equal(missing.status, 404);
+  t.match(missing.body, { code: 'SVCDB_ERR_USER_NOT_FOUND', success: false, error: 'NotFound' });
+});
+
+t.test('update changes full name and groups, and the groups hold from the next request', async (t) => {
+  const login = unique('upd');
+  const auth = await createUser(login, 'pw');
+  t.equal((await call('GET', '/users/', auth)).status, 401, 'not an admin yet');
+  const updated = await call('PUT', `/users/${login}`, ADMIN_AUTH, { FullName: 'Renamed', Groups: ['$admins'] });
+  t.same(updated.body, { loginName: login, success: true, error: 'Success' });
+  t.equal((await call('GET', '/users/', auth)).status, 200, 'an admin at once');
+  t.match((await call('GET', `/users/${login}`, auth)).body.data, { fullName: 'Renamed', groups: ['$admins'] });
+  t.equal((await call('PUT', '/users/nobody-here', ADMIN_AUTH, { fullName: 'x' })).status, 404);
+  t.equal((await call('PUT', `/users/${login}`, ADMIN_AUTH, { groups: 'x' })).status, 400);
+});
+
+t.test('disable refuses the user at once; enable lets it back; PUT and POST both work', async (t) => {
+  const login = unique('dis');
+  const auth = await createUser(login, 'pw');
+  t.equal((await call('GET', '/users/$current', auth)).status, 200, 'cached after a first request');
+  t.equal((await call('PUT', `/users/${login}/command/disable`, ADMIN_AUTH)).status, 200);
+  denied(t, await call('GET', '/users/$current', auth), 'SVCDB_ERR_AUTH_USER_DISABLED', 'disabled');
+  t.equal((await call('GET', `/users/${login}`, ADMIN_AUTH)).body.data.links.at(-1).rel, 'enable');
+  t.equal((await call('POST', `/users/${login}/command/enable`, ADMIN_AUTH)).status, 200);
+  t.equal((await call('GET', '/users/$current', auth)).status, 200, 'enabled again');
+  t.equal((await call('POST', `/users/${login}/command/disable`, ADMIN_AUTH)).status, 200);
+  t.equal((await call('GET', '/users/$current', auth)).status, 401);
+  t.equal((await call('PUT', '/users/nobody-here/command/enable', ADMIN_AUTH)).status, 404);
+});
+
+t.test('reset-password (admin) and change-password (self) end the old password at once', async (t) => {
+  const login = unique('pw');
+  const first = await createUser(login, 'first');
+  t.equal((await call('GET', '/users/$current', first)).status, 200);
+  const reset = await call('POST', `/users/${login}/command/reset-password`, ADMIN_AUTH, { NewPassword: 'second' });
+  t.equal(reset.status, 200);
+  t.equal((await call('GET', '/users/$current', first)).status, 401, 'the old password is refused at once');
+  const second = basicAuth(login, 'second');
+  t.equal((await call('GET', '/users/$current', second)).status, 200);
+
+  const wrong = await call('POST', `/users/${login}/command/change-password`, second, { currentPassword: 'nope', newPassword: 'third' });
+  t.equal(wrong.status, 401);
+  t.equal(wrong.body.code, 'SVCDB_ERR_USER_PASSWORD_WRONG');
+  t.equal((await call('GET', '/users/$current', second)).status, 200, 'a wrong current password changes nothing');
+  const changed = await call('POST', `/users/${login}/command/change-password`, second, { CurrentPassword: 'second', NewPassword: 'third' });
+  t.equal(changed.status, 200);
+  t.equal((await call('GET', '/users/$current', second)).status, 401, 'the old password is refused at once');
+  t.equal((await call('GET', '/users/$current', basicAuth(login, 'third'))).status, 200);
+  const byAdmin = await call('POST', `/users/${login}/command/change-password`, ADMIN_AUTH, { currentPassword: 'third', newPassword: 'x' });
+  t.equal(byAdmin.body.code, 'SVCDB_ERR_ACCESS_DENIED', 'change-password is for the user itself');
+  t.equal((await call('POST', `/users/${login}/command/reset-password`, ADMIN_AUTH, {})).status, 400, 'reset needs a new password');
+});
+
+t.test('delete: 204, the user can no longer sign in, and the login can be created again', async (t) => {
+  const login = unique('del');
+  const auth = await createUser(login, 'pw');
+  t.equal((await call('GET', '/users/$current', auth)).status, 200);
+  t.equal((await call('DELETE', `/users/${login}`, ADMIN_AUTH)).status, 204);
+  t.equal((await call('GET', '/users/$current', auth)).status, 401, 'refused at once');
+  t.equal((await call('GET', `/users/${login}`, ADMIN_AUTH)).status, 404);
+  t.notOk((await call('GET', '/users', ADMIN_AUTH)).body.data.some((user: { loginName: string }) => user.loginName === login), 'not listed');
+  t.equal((await call('DELETE', `/users/${login}`, ADMIN_AUTH)).status, 404, 'deleting twice: 404');
+  const again = await createUser(login, 'new-pw', ['fresh']);
+  t.match((await call('GET', '/users/$current', again)).body.data, { loginName: login, groups: ['fresh'] }, 'created anew');
+  t.equal((await call('GET', '/users/$current', auth)).status, 401, 'with the new password only');
+});
+
+t.test('users live in the log as the wire note lays them out', async (t) => {
+  const login = unique('log');
+  await createUser(login, 'pw', ['g']);
+  await call('POST', `/users/${login}/command/disable`, ADMIN_AUTH);
+  const events = node.engine.readStreamForward(`$user-${login}`, 0, 10).events;
+  t.same(events.map((event) => event.eventType), ['$UserCreated', '$UserUpdated']);
+  const last = JSON.parse(events[1].data.toString());
+  t.match(last, { loginName: login, fullName: `Full ${login}`, groups: ['g'], disabled: true, salt: String, hash: String });
+  t.notMatch(events[1].data.toString(), /"pw"/, 'never the password itself');
+  t.match(node.engine.getStreamMetadata(`$user-${login}`).metadata.acl, { $w: '$admins', $d: '$admins', $mw: '$admins' });
+  const listed = node.engine.readStreamBackward('$users', -1, 1).events[0];
+  t.equal(listed.eventType, '$User');
+  t.equal(listed.data.toString(), login, 'the bare login name');
+  const notice = node.engine.readStreamBackward('$users-password-notifications', -1, 1).events[0];
+  t.same([notice.eventType, JSON.parse(notice.data.toString())], ['$PasswordChanged', { loginName: login }]);
+  t.equal(node.engine.getStreamMetadata('$users-password-notifications').metadata.maxAgeSeconds, 3600);
+});
