@@ -61,6 +61,32 @@ function share(value: number, ceiling: number): string {
   return `${((value / ceiling) * 100).toFixed(0)}% of hello-world`;
 }
 
+const basic = (login: string, password: string) => ({ authorization: `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}` });
+// The default administrator of a new node creates the user the authenticated runs use: a plain
+// user, so stream ACLs are checked for it as for anonymous requests (admins skip them).
+const ADMIN = basic('admin', 'changeit');
+const USER = basic('bench', 'bench-password');
+
+async function createBenchUser(url: string): Promise<void> {
+  const response = await fetch(`${url}/users/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...ADMIN },
+    body: JSON.stringify({ loginName: 'bench', fullName: 'Benchmark', groups: [], password: 'bench-password' }),
+  });
+  if (response.status !== 201) throw new Error(`creating the benchmark user: ${response.status} ${await response.text()}`);
+}
+
+/** The same run without credentials, then as a user: what authentication costs. */
+async function compareAuthenticated(name: string, ceiling: Load, run: (headers: Record<string, string>) => Promise<Load>): Promise<void> {
+  const anonymous = await run({});
+  report(`${name}, no credentials`, anonymous.requestsPerSecond, 'req/s',
+    `p99 ${anonymous.p99Ms} ms, ${share(anonymous.requestsPerSecond, ceiling.requestsPerSecond)}, non-2xx ${anonymous.non2xx}`);
+  const authenticated = await run(USER);
+  const cost = (1 - authenticated.requestsPerSecond / anonymous.requestsPerSecond) * 100;
+  report(`${name}, authenticated`, authenticated.requestsPerSecond, 'req/s',
+    `p99 ${authenticated.p99Ms} ms, ${share(authenticated.requestsPerSecond, ceiling.requestsPerSecond)}, non-2xx ${authenticated.non2xx}, authentication costs ${cost.toFixed(1)}%`);
+}
+
 function batchBody(): string {
   return JSON.stringify(Array.from({ length: 100 }, (_, i) => ({ eventId: randomUUID(), eventType: 'BenchEvent', data: { i, pad: 'x'.repeat(150) } })));
 }
@@ -103,28 +129,28 @@ export async function httpBenchmarks(): Promise<void> {
   report('ceiling: fastify hello-world GET', ceiling.requestsPerSecond, 'req/s', `p99 ${ceiling.p99Ms} ms`);
 
   const directory = mkdtempSync(join(process.env.SVC_BENCH_DIR ?? tmpdir(), 'svcdb-bench-http-'));
-  const node = await startServer([join(root, 'bin/run.js'), 'serve', '--db', join(directory, 'db'), '--http-port', '0']);
+  // Anonymous stream access lets the same node serve each run with and without credentials.
+  const node = await startServer([join(root, 'bin/run.js'), 'serve', '--db', join(directory, 'db'), '--http-port', '0', '--allow-anonymous-stream-access']);
   try {
+    await createBenchUser(node.url);
     // Reads first, on a stream of 200 events, so no index work left by the append runs competes.
-    await fetch(`${node.url}/streams/bench-read`, { method: 'POST', headers: { 'content-type': 'application/vnd.svc.events+json' }, body: batchBody() });
-    await fetch(`${node.url}/streams/bench-read`, { method: 'POST', headers: { 'content-type': 'application/vnd.svc.events+json' }, body: batchBody() });
+    for (let i = 0; i < 2; i++) {
+      await fetch(`${node.url}/streams/bench-read`, { method: 'POST', headers: { 'content-type': 'application/vnd.svc.events+json' }, body: batchBody() });
+    }
     const accept = { accept: 'application/vnd.svc.atom+json' };
-    const head = await load({ url: `${node.url}/streams/bench-read`, headers: accept });
-    report('20-event feed reads, head page', head.requestsPerSecond, 'req/s', `p99 ${head.p99Ms} ms, ${share(head.requestsPerSecond, ceiling.requestsPerSecond)}, non-2xx ${head.non2xx}`);
-    const middle = await load({ url: `${node.url}/streams/bench-read/100/forward/20`, headers: accept });
-    report('20-event feed reads, middle page', middle.requestsPerSecond, 'req/s', `p99 ${middle.p99Ms} ms, ${share(middle.requestsPerSecond, ceiling.requestsPerSecond)}, non-2xx ${middle.non2xx}`);
-    const single = await load({
+    await compareAuthenticated('20-event feed reads, head page', ceiling, (headers) => load({ url: `${node.url}/streams/bench-read`, headers: { ...accept, ...headers } }));
+    await compareAuthenticated('20-event feed reads, middle page', ceiling, (headers) => load({ url: `${node.url}/streams/bench-read/100/forward/20`, headers: { ...accept, ...headers } }));
+    await compareAuthenticated('single-event appends', ceiling, (headers) => load({
       url: `${node.url}/streams/bench-single`,
       method: 'POST',
       requests: [{
         setupRequest: (request) => ({
           ...request,
-          headers: { 'content-type': 'application/json', 'svc-eventtype': 'BenchEvent', 'svc-eventid': randomUUID() },
+          headers: { 'content-type': 'application/json', 'svc-eventtype': 'BenchEvent', 'svc-eventid': randomUUID(), ...headers },
           body: '{"value":1}',
         }),
       }],
-    });
-    report('single-event appends', single.requestsPerSecond, 'req/s', `p99 ${single.p99Ms} ms, ${share(single.requestsPerSecond, ceiling.requestsPerSecond)}, non-2xx ${single.non2xx}`);
+    }));
 
     // Every request carries fresh event ids, so each one is a write and not an idempotent repeat.
     const batches = await load({
@@ -132,10 +158,10 @@ export async function httpBenchmarks(): Promise<void> {
       method: 'POST',
       connections: 16,
       requests: [{
-        setupRequest: (request) => ({ ...request, headers: { 'content-type': 'application/vnd.svc.events+json' }, body: batchBody() }),
+        setupRequest: (request) => ({ ...request, headers: { 'content-type': 'application/vnd.svc.events+json', ...USER }, body: batchBody() }),
       }],
     });
-    report('100-event batch appends (16 connections)', batches.requestsPerSecond * 100, 'events/s', `p99 ${batches.p99Ms} ms, non-2xx ${batches.non2xx}`);
+    report('100-event batch appends (16 connections, authenticated)', batches.requestsPerSecond * 100, 'events/s', `p99 ${batches.p99Ms} ms, non-2xx ${batches.non2xx}`);
 
     await idleLongPolls(node.url, node.child.pid!, 1000);
   } finally {

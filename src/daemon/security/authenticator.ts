@@ -1,24 +1,20 @@
 /**
  * HTTP Basic credentials to a principal. A login is verified with scrypt once; after that the
- * cache answers with one HMAC of the password, so a busy client does not pay scrypt per request.
+ * cache answers, keyed by a SHA-256 of the whole header (never the password itself), so a busy
+ * client pays one fast hash per request and no scrypt.
  * The cache is dropped whenever a user changes (password, groups, enabled flag, deletion), so a
  * change takes effect on the very next request.
  */
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { Errors } from '../../common/errors.js';
 import type { Principal } from '../services/stream-access.js';
 import { hashPassword, verifyPassword, type PasswordHash } from './password-hash.js';
 import type { UserStore } from './user-store.js';
 
-const CACHED_LOGINS_MAX = 10_000;
+const CACHED_CREDENTIALS_MAX = 10_000;
 const MALFORMED = 'the Authorization header must be "Basic " followed by base64 of login:password';
 const WRONG = 'the login name or password is wrong';
-
-interface CachedCredential {
-  digest: Buffer;
-  principal: Principal;
-}
 
 export interface Credentials {
   login: string;
@@ -36,9 +32,8 @@ export function parseBasic(header: string): Credentials {
 }
 
 export class Authenticator {
-  private readonly cache = new LRUCache<string, CachedCredential>({ max: CACHED_LOGINS_MAX });
-  // Process-local: cached digests are useless outside this process.
-  private readonly secret = randomBytes(32);
+  /** Header digest → principal. */
+  private readonly cache = new LRUCache<string, Principal>({ max: CACHED_CREDENTIALS_MAX });
   /** Bumped by every invalidation, so a verification that raced one is not cached. */
   private generation = 0;
   private decoy: Promise<PasswordHash> | undefined;
@@ -47,10 +42,11 @@ export class Authenticator {
 
   /** The principal for an `Authorization` header value: synchronous on a cache hit. */
   authenticate(header: string): Principal | Promise<Principal> {
+    const digest = hash('sha256', header, 'base64');
+    const cached = this.cache.get(digest);
+    if (cached !== undefined) return cached;
     const { login, password } = parseBasic(header);
-    const cached = this.cache.get(login);
-    if (cached !== undefined && timingSafeEqual(cached.digest, this.digest(password))) return cached.principal;
-    return this.verify(login, password);
+    return this.verify(login, password, digest);
   }
 
   /** Forgets every cached credential: the next request of each user is verified against the log. */
@@ -59,7 +55,7 @@ export class Authenticator {
     this.generation++;
   }
 
-  private async verify(login: string, password: string): Promise<Principal> {
+  private async verify(login: string, password: string, digest: string): Promise<Principal> {
     const generation = this.generation;
     const found = this.users.find(login);
     if (found === undefined) {
@@ -71,11 +67,7 @@ export class Authenticator {
     if (!(await verifyPassword(password, found.user.password))) throw Errors.authCredentialsInvalid.create(WRONG);
     if (found.user.disabled) throw Errors.authUserDisabled.create(login);
     const principal: Principal = Object.freeze({ name: login, groups: Object.freeze([...found.user.groups]) });
-    if (generation === this.generation) this.cache.set(login, { digest: this.digest(password), principal });
+    if (generation === this.generation) this.cache.set(digest, principal);
     return principal;
-  }
-
-  private digest(password: string): Buffer {
-    return createHmac('sha256', this.secret).update(password).digest();
   }
 }
