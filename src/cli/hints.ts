@@ -5,6 +5,8 @@
 import { Errors } from '../common/errors.js';
 
 const corruptHint = 'Stop the node and restore the database from a backup; do not edit the files by hand.';
+const certificateHint = 'Fix the file the message names (--cert-file, --cert-private-key-file, --trusted-root-certificates-path), '
+  + 'then start the node or run svcdb cert-reload again; a failed reload leaves the certificates in service unchanged.';
 
 const hintByErrorCode: ReadonlyMap<string, string> = new Map([
   [Errors.storageLocked.code,
@@ -30,6 +32,14 @@ const hintByErrorCode: ReadonlyMap<string, string> = new Map([
   [Errors.backupCorrupt.code, 'Do not restore from this backup; take a new backup of the node (a full one if the damage is in older chunks).'],
   [Errors.backupIo.code, 'Check free space and permissions of the backup destination or the restore target, then run the command again.'],
   [Errors.restoreTargetNotEmpty.code, 'Restore into empty --db and --index directories, or add --force to replace the database files there (its data is lost).'],
+  [Errors.certFileUnreadable.code, certificateHint],
+  [Errors.certInvalid.code, certificateHint],
+  [Errors.certKeyInvalid.code, certificateHint],
+  [Errors.certKeyMismatch.code, certificateHint],
+  [Errors.certValidityPeriod.code, certificateHint],
+  [Errors.certUntrusted.code, certificateHint],
+  [Errors.certNoTrustedRoots.code, certificateHint],
+  [Errors.certRefused.code, certificateHint],
 ]);
 
 export function hintFor(errorCode: string): string {

@@ -228,6 +228,58 @@ export const Errors = {
     (address: string) => ({ address }),
   ),
 
+  // Certificates: loaded and checked all together at start and on every reload. The message names
+  // the option and the file; a reload that meets one of these changes nothing.
+  certFileUnreadable: define(
+    'SVCDB_ERR_CERT_FILE_UNREADABLE', 400, 'a certificate, key or trusted root file cannot be read',
+    (option: string, file: string, cause: string) =>
+      `cannot read ${option} ${file}: ${cause}; check the path and that the user running svcdb may read it`,
+    (option: string, file: string) => ({ option, file }),
+  ),
+  certInvalid: define(
+    'SVCDB_ERR_CERT_INVALID', 400, 'a certificate file holds no valid PEM certificate',
+    (option: string, file: string, why: string) =>
+      `${option} ${file} ${why}; give a PEM file of certificates (-----BEGIN CERTIFICATE-----), the leaf first`,
+    (option: string, file: string) => ({ option, file }),
+  ),
+  certKeyInvalid: define(
+    'SVCDB_ERR_CERT_KEY_INVALID', 400, 'the private key file holds no usable PEM key',
+    (file: string, cause: string) =>
+      `--cert-private-key-file ${file} is not an unencrypted PEM private key (${cause}); give the certificate's key in PEM, without a passphrase`,
+    (file: string) => ({ option: '--cert-private-key-file', file }),
+  ),
+  certKeyMismatch: define(
+    'SVCDB_ERR_CERT_KEY_MISMATCH', 400, 'the private key does not belong to the certificate',
+    (keyFile: string, certFile: string) =>
+      `the private key in ${keyFile} does not match the certificate in ${certFile}; give the key the certificate was issued for`,
+    (keyFile: string, certFile: string) => ({ keyFile, certFile }),
+  ),
+  certValidityPeriod: define(
+    'SVCDB_ERR_CERT_VALIDITY_PERIOD', 400, 'a certificate is expired or not yet valid',
+    (file: string, subject: string, why: string) =>
+      `certificate ${subject} in ${file} ${why}; replace it with a certificate valid now`,
+    (file: string, subject: string) => ({ file, subject }),
+  ),
+  certUntrusted: define(
+    'SVCDB_ERR_CERT_UNTRUSTED', 400, 'the certificate chain does not lead to a trusted root',
+    (file: string, rootsPath: string, why: string) =>
+      `the certificate in ${file} is not trusted by the roots in ${rootsPath}: ${why}; `
+      + `put the intermediates after the leaf in ${file}, or add the issuing CA to ${rootsPath}`,
+    (file: string, rootsPath: string) => ({ file, rootsPath }),
+  ),
+  certRefused: define(
+    'SVCDB_ERR_CERT_REFUSED', 400, 'the TLS library refuses the certificate or key (a weak key or signature, an unsupported algorithm)',
+    (certFile: string, keyFile: string, cause: string) =>
+      `the TLS library refuses ${certFile} with ${keyFile}: ${cause}; issue a certificate with a stronger key (RSA 2048 bits or more, or EC P-256) and signature (SHA-256 or better)`,
+    (certFile: string, keyFile: string) => ({ certFile, keyFile }),
+  ),
+  certNoTrustedRoots: define(
+    'SVCDB_ERR_CERT_NO_TRUSTED_ROOTS', 400, 'the trusted root path holds no certificate file',
+    (path: string) =>
+      `--trusted-root-certificates-path ${path} holds no *.pem or *.crt file; put the CA certificates there, or leave the option unset`,
+    (path: string) => ({ option: '--trusted-root-certificates-path', path }),
+  ),
+
   invalidArgument: define(
     'SVCDB_ERR_INVALID_ARGUMENT', 400, 'an argument is out of range',
     (name: string, why: string) => `invalid ${name}: ${why}`,
