@@ -22,6 +22,7 @@ import { MetricsService } from './services/metrics.js';
 import { optionsInfo } from './services/options-info.js';
 import { ConnectionMeter } from './services/stats-process.js';
 import { StatsService } from './services/stats.js';
+import { NodeCertificates } from './tls/node-certificates.js';
 
 /** The part of the storage engine the composition root drives and its services use. */
 export type NodeStorage = StreamStorage & Pick<Engine, 'close' | 'onFatal' | 'stats' | 'mergeIndexes'>;
@@ -68,8 +69,10 @@ export class Daemon {
     const log = context.logger;
     const options = loaded.values;
     log.info({ version: context.version, dbPath: options.db, indexPath: options.index }, 'starting');
+    // Before the storage: a certificate that cannot be served stops the start without touching the database.
+    const certificates = await NodeCertificates.load(options, log.child({ component: 'tls' }));
     const storage = await context.openStorage({ ...engineOptionsOf(options), logger: log });
-    const daemon = new Daemon(options, context, storage, loaded);
+    const daemon = new Daemon(options, context, storage, loaded, certificates);
     storage.onFatal((error) => {
       log.error({ err: error, code: isSvcError(error) ? error.code : undefined }, 'storage stopped');
       void daemon.stop({ kind: 'fatal', error });
@@ -83,12 +86,16 @@ export class Daemon {
     private readonly context: DaemonContext,
     private readonly storage: NodeStorage,
     loaded: LoadedOptions,
+    private readonly certificates: NodeCertificates,
   ) {
     const nodeInfo = new NodeInfo(context.version, features, authentication, () => this.nodeState);
     const streams = new StreamsService(storage, allowAllAccess);
     const connections = new ConnectionMeter();
     const operations = this.operations(loaded, connections);
-    this.app = buildApp({ logger: context.logger.child({ component: 'http' }), nodeInfo, nodeState: () => this.nodeState, streams, operations });
+    this.app = buildApp({
+      logger: context.logger.child({ component: 'http' }), nodeInfo, nodeState: () => this.nodeState, streams, operations,
+      https: certificates.https,
+    });
     connections.attach(this.app.server);
     this.app.addHook('onClose', async () => operations.stats.stop());
     // fastify closes its plugins first and the storage last, after in-flight requests finished.
@@ -149,7 +156,7 @@ export class Daemon {
     this.nodeState = 'leader';
     const { ip, port } = this.address;
     // Operators and tests look for this line; its msg and fields are stable.
-    this.context.logger.info({ address: ip, port, dbPath: this.options.db }, 'listening');
+    this.context.logger.info({ address: ip, port, protocol: this.certificates.https ? 'https' : 'http', dbPath: this.options.db }, 'listening');
   }
 
   private async shutDown(cause: StopCause): Promise<StopResult> {

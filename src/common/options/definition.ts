@@ -5,7 +5,7 @@
  * `SVC_HTTP_PORT`.
  */
 
-export const optionGroups = ['Application', 'Interface', 'Database', 'Logging', 'Scavenge'] as const;
+export const optionGroups = ['Application', 'Interface', 'Certificates', 'Database', 'Logging', 'Scavenge'] as const;
 export type OptionGroup = (typeof optionGroups)[number];
 
 interface Common {
