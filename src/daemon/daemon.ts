@@ -4,6 +4,7 @@
  * shutdown are the only places that know every part.
  */
 import type { AddressInfo } from 'node:net';
+import tls from 'node:tls';
 import type { FastifyInstance } from 'fastify';
 import { Errors, isSvcError } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
@@ -22,7 +23,8 @@ import { MetricsService } from './services/metrics.js';
 import { optionsInfo } from './services/options-info.js';
 import { ConnectionMeter } from './services/stats-process.js';
 import { StatsService } from './services/stats.js';
-import { NodeCertificates } from './tls/node-certificates.js';
+import type { ReloadTrigger } from '../common/reload-status.js';
+import { NodeCertificates, type ReloadOutcome } from './tls/node-certificates.js';
 
 /** The part of the storage engine the composition root drives and its services use. */
 export type NodeStorage = StreamStorage & Pick<Engine, 'close' | 'onFatal' | 'stats' | 'mergeIndexes'>;
@@ -97,6 +99,7 @@ export class Daemon {
       https: certificates.https,
     });
     connections.attach(this.app.server);
+    if (this.app.server instanceof tls.Server) certificates.attach(this.app.server);
     this.app.addHook('onClose', async () => operations.stats.stop());
     // fastify closes its plugins first and the storage last, after in-flight requests finished.
     this.app.addHook('onClose', async () => this.closeStorage());
@@ -123,7 +126,16 @@ export class Daemon {
       logRequests: this.options.logHttpRequests,
       shutdown: () => void this.stop({ kind: 'request' }),
       mergeIndexes: () => this.storage.mergeIndexes(),
+      reloadConfig: async () => {
+        const outcome = await this.reloadCertificates('http');
+        if (!outcome.ok) throw outcome.error;
+      },
     };
+  }
+
+  /** Reloads the certificates from their files; a failure leaves the ones in service as they were. */
+  reloadCertificates(trigger: ReloadTrigger): Promise<ReloadOutcome> {
+    return this.certificates.reload(trigger);
   }
 
   get state(): NodeState {
