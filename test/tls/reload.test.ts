@@ -1,4 +1,4 @@
-// Certificate reload on a running `svcdb serve`, by POST /admin/reloadconfig: a
+// Certificate reload on a running `svcdb serve`, by POST /admin/reloadconfig and by SIGHUP: a
 // rotated certificate reaches new connections while an open connection keeps working, a failed
 // reload changes nothing and answers with its coded error, and every outcome is logged and
 // recorded in <db>/svcdb-reload.json.
@@ -94,6 +94,22 @@ t.test('a failed reload keeps the certificate in service and answers with its co
   t.equal(repaired.status, 200, 'once the files are fixed, a reload succeeds again');
 });
 
+t.test('SIGHUP reloads the certificates and the node keeps running', async (t) => {
+  const { server, live, dbPath } = await startTlsNode(t);
+  await installCertificate(live, set.nextNode, set.nextCa);
+  server.process.child.kill('SIGHUP');
+  t.match(await logged(server, 'certificates reloaded', 1), { trigger: 'signal', fingerprint256: set.nextNode.fingerprint256 });
+  t.same(await peerCertificate(server.port, [set.nextCa.pem]), { fingerprint256: set.nextNode.fingerprint256, authorized: true });
+
+  await copyFile(set.strayKeyFile, live.keyFile);
+  server.process.child.kill('SIGHUP');
+  t.match(await logged(server, 'certificate reload failed', 2), { trigger: 'signal', code: 'SVCDB_ERR_CERT_KEY_MISMATCH' });
+  t.match(await reloadStatus(dbPath), { sequence: 2, trigger: 'signal', ok: false, error: { code: 'SVCDB_ERR_CERT_KEY_MISMATCH' } });
+  t.same(await peerCertificate(server.port, [set.nextCa.pem]), { fingerprint256: set.nextNode.fingerprint256, authorized: true },
+    'the failed reload left the rotated certificate in service');
+  t.equal((await server.process.stop('SIGTERM')).code, 0, 'and it still stops cleanly');
+});
+
 t.test('without certificates a reload succeeds with nothing to reload', async (t) => {
   const dbPath = join(t.testdir(), 'db');
   const server = await startServer(t, { dbPath });
@@ -101,6 +117,8 @@ t.test('without certificates a reload succeeds with nothing to reload', async (t
   t.equal(reply.status, 200);
   t.equal(await reply.text(), '');
   t.match(await logged(server, 'no certificates to reload', 1), { trigger: 'http' });
-  t.match(await reloadStatus(dbPath), { sequence: 1, ok: true, result: 'nothing to reload' });
+  server.process.child.kill('SIGHUP');
+  t.match(await logged(server, 'no certificates to reload', 2), { trigger: 'signal' }, 'SIGHUP does not stop a plain HTTP node either');
+  t.match(await reloadStatus(dbPath), { sequence: 2, ok: true, result: 'nothing to reload' });
   t.equal((await server.process.stop('SIGTERM')).code, 0);
 });
