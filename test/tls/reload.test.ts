@@ -8,7 +8,7 @@ import t, { type Test } from 'tap';
 import {
   createCertificateSet, installCertificate, liveCertificatePaths, tlsFlags, type LiveCertificatePaths,
 } from '../helpers/certificates.js';
-import { startServer, type RunningServer } from '../helpers/cli.js';
+import { CliProcess, startServer, type RunningServer } from '../helpers/cli.js';
 import { adminHeaders, httpsRequest, keepAliveAgent, peerCertificate } from '../helpers/https.js';
 
 const set = await createCertificateSet(join(t.testdir(), 'made'));
@@ -108,6 +108,18 @@ t.test('SIGHUP reloads the certificates and the node keeps running', async (t) =
   t.same(await peerCertificate(server.port, [set.nextCa.pem]), { fingerprint256: set.nextNode.fingerprint256, authorized: true },
     'the failed reload left the rotated certificate in service');
   t.equal((await server.process.stop('SIGTERM')).code, 0, 'and it still stops cleanly');
+});
+
+t.test('a SIGHUP while the node starts does not stop it; the reload happens once it is up', async (t) => {
+  const dbPath = join(t.testdir(), 'db');
+  const serve = new CliProcess(['serve', '--db', dbPath, '--http-port', '0']);
+  t.teardown(() => serve.stop('SIGKILL'));
+  // The listener is installed before this line is written.
+  await serve.waitForLog((line) => line.msg === 'starting');
+  serve.child.kill('SIGHUP');
+  t.match(await serve.waitForLog((line) => line.msg === 'no certificates to reload'), { trigger: 'signal', sequence: 1 });
+  await serve.waitForLog((line) => line.msg === 'listening');
+  t.equal((await serve.stop('SIGTERM')).code, 0, 'it runs until asked to stop');
 });
 
 t.test('without certificates a reload succeeds with nothing to reload', async (t) => {
