@@ -24,6 +24,10 @@ export const ExitCode = {
   refused: 8,
   /** A certificate, its key or the trusted roots failed to load or validate. */
   certificate: 9,
+  /** The command could not reach a running node or get an answer it understands. */
+  unreachable: 10,
+  /** The node refused the command's credentials. */
+  unauthorized: 11,
 } as const;
 
 const exitCodeByErrorCode: ReadonlyMap<string, number> = new Map([
@@ -58,6 +62,13 @@ const exitCodeByErrorCode: ReadonlyMap<string, number> = new Map([
   [Errors.certUntrusted.code, ExitCode.certificate],
   [Errors.certNoTrustedRoots.code, ExitCode.certificate],
   [Errors.certRefused.code, ExitCode.certificate],
+  [Errors.clientUnreachable.code, ExitCode.unreachable],
+  [Errors.clientTls.code, ExitCode.unreachable],
+  [Errors.clientUnexpectedReply.code, ExitCode.unreachable],
+  [Errors.clientTimeout.code, ExitCode.unreachable],
+  [Errors.clientNodeNotRunning.code, ExitCode.unreachable],
+  [Errors.clientSignalFailed.code, ExitCode.unreachable],
+  [Errors.clientUnauthorized.code, ExitCode.unauthorized],
 ]);
 
 export function exitCodeFor(errorCode: string): number {

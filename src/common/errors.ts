@@ -56,6 +56,15 @@ export function isSvcError(error: unknown): error is SvcError {
   return error instanceof SvcError;
 }
 
+/**
+ * An error another svcdb process reported (a node's reply, its reload record), with its code and
+ * message, as an error of this process; undefined for a code this version does not declare.
+ */
+export function reviveError(code: string, message: string, details: Record<string, unknown> = {}): SvcError | undefined {
+  const definition = registry.get(code);
+  return definition && new SvcError(code, definition.statusCode, message, details);
+}
+
 const at = (file: string, position: number) => ({ file, position });
 
 export const Errors = {
@@ -278,6 +287,47 @@ export const Errors = {
     (path: string) =>
       `--trusted-root-certificates-path ${path} holds no *.pem or *.crt file; put the CA certificates there, or leave the option unset`,
     (path: string) => ({ option: '--trusted-root-certificates-path', path }),
+  ),
+
+  // Clients of a running node (svcdb cert-reload). They run outside the node, so the HTTP
+  // statuses only classify them; the exit codes are what scripts see.
+  clientUnreachable: define(
+    'SVCDB_ERR_CLIENT_UNREACHABLE', 503, 'the node cannot be reached at the given URL',
+    (url: string, cause: string) =>
+      `cannot reach the node at ${url} (${cause}); check that the node is running and that --url has its address, port and protocol (http or https)`,
+    (url: string) => ({ url }),
+  ),
+  clientTls: define(
+    'SVCDB_ERR_CLIENT_TLS', 502, 'the node presented a certificate the command does not trust',
+    (url: string, cause: string) =>
+      `the node at ${url} presented a certificate this command does not trust (${cause}); pass the CA that issued it with --ca-file, and use a host name or address the certificate names`,
+    (url: string) => ({ url }),
+  ),
+  clientUnauthorized: define(
+    'SVCDB_ERR_CLIENT_UNAUTHORIZED', 401, 'the node refused the credentials',
+    (url: string, username: string) =>
+      `the node at ${url} refused the credentials of user ${username}; check --username and --password (SVC_USERNAME, SVC_PASSWORD): the user must be enabled and an admin or ops user`,
+    (url: string, username: string) => ({ url, username }),
+  ),
+  clientUnexpectedReply: define(
+    'SVCDB_ERR_CLIENT_UNEXPECTED_REPLY', 502, 'the node answered in a way the command does not understand',
+    (source: string, what: string) => `${source} ${what}; check that it is a svcdb node of this version`,
+    (source: string) => ({ source }),
+  ),
+  clientTimeout: define(
+    'SVCDB_ERR_CLIENT_TIMEOUT', 504, 'the node did not answer in time',
+    (target: string, seconds: number, advice: string) => `no answer from ${target} within ${seconds} s; ${advice}`,
+    (target: string, seconds: number) => ({ target, seconds }),
+  ),
+  clientNodeNotRunning: define(
+    'SVCDB_ERR_CLIENT_NODE_NOT_RUNNING', 503, 'no running node holds the database lock',
+    (lockFile: string) => `no running node holds ${lockFile}; start the node, or point --db at the database directory of the running node`,
+    (lockFile: string) => ({ lockFile }),
+  ),
+  clientSignalFailed: define(
+    'SVCDB_ERR_CLIENT_SIGNAL_FAILED', 503, 'the node\'s process cannot be sent a signal',
+    (pid: number, cause: string) => `cannot send SIGHUP to process ${pid} (${cause}); run the command as the user that runs the node, or as root`,
+    (pid: number) => ({ pid }),
   ),
 
   invalidArgument: define(
