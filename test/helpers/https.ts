@@ -2,6 +2,7 @@
  * HTTPS requests for the TLS tests, with node:https so a test can trust its own CA, keep a
  * connection open across requests, and see which certificate the node presented.
  */
+import type { IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
 import tls from 'node:tls';
 
@@ -10,6 +11,7 @@ export const adminHeaders = { authorization: `Basic ${Buffer.from('admin:changei
 
 export interface HttpsReply {
   status: number;
+  headers: IncomingHttpHeaders;
   body: string;
   /** The leaf the node presented on the connection that carried the request. */
   fingerprint256: string;
@@ -21,6 +23,7 @@ export interface HttpsRequestOptions {
   ca: string | string[];
   method?: string;
   headers?: Record<string, string>;
+  body?: string;
   /** A keep-alive agent to send several requests over one connection. */
   agent?: https.Agent;
 }
@@ -37,10 +40,12 @@ export function httpsRequest(url: string, options: HttpsRequestOptions): Promise
       response.on('data', (chunk: string) => {
         body += chunk;
       });
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body, fingerprint256, reusedSocket: request.reusedSocket }));
+      response.on('end', () => resolve({
+        status: response.statusCode ?? 0, headers: response.headers, body, fingerprint256, reusedSocket: request.reusedSocket,
+      }));
     });
     request.on('error', reject);
-    request.end();
+    request.end(options.body);
   });
 }
 

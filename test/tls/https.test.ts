@@ -23,6 +23,13 @@ t.test('with a certificate and key the node serves HTTPS that verifies against i
   t.same(JSON.parse(ping.body), { text: 'Ping request successfully handled' });
   t.equal(ping.fingerprint256, set.node.fingerprint256, 'the node presents its certificate');
 
+  const append = await httpsRequest(`${server.url}/streams/orders`, {
+    ca: set.ca.pem, method: 'POST', headers: { 'content-type': 'application/vnd.svc.events+json' },
+    body: JSON.stringify([{ eventId: 'fbf4a1a1-b4a3-4dfe-a01f-ec52c34e16e4', eventType: 'placed', data: { total: 3 } }]),
+  });
+  t.equal(append.status, 201);
+  t.equal(append.headers.location, `${server.url}/streams/orders/0`, 'links the node builds say https');
+
   // The node may send its root along (OpenSSL completes the chain from the trusted roots); either way it is not trusted.
   await t.rejects(httpsRequest(`${server.url}/ping`, { ca: set.nextCa.pem }), { code: /^(UNABLE_TO_VERIFY_LEAF_SIGNATURE|SELF_SIGNED_CERT_IN_CHAIN)$/ },
     'a client that trusts another CA refuses the node');
