@@ -22,6 +22,12 @@ export const ExitCode = {
   busy: 7,
   /** Backup or restore refused its source, destination or target (wrong directory, another node's backup, unfinished backup, non-empty target). */
   refused: 8,
+  /** A certificate, its key or the trusted roots failed to load or validate. */
+  certificate: 9,
+  /** The command could not reach a running node or get an answer it understands. */
+  unreachable: 10,
+  /** The node refused the command's credentials. */
+  unauthorized: 11,
 } as const;
 
 const exitCodeByErrorCode: ReadonlyMap<string, number> = new Map([
@@ -48,6 +54,21 @@ const exitCodeByErrorCode: ReadonlyMap<string, number> = new Map([
   [Errors.restoreTargetNotEmpty.code, ExitCode.refused],
   [Errors.backupCorrupt.code, ExitCode.corrupt],
   [Errors.backupIo.code, ExitCode.io],
+  [Errors.certFileUnreadable.code, ExitCode.certificate],
+  [Errors.certInvalid.code, ExitCode.certificate],
+  [Errors.certKeyInvalid.code, ExitCode.certificate],
+  [Errors.certKeyMismatch.code, ExitCode.certificate],
+  [Errors.certValidityPeriod.code, ExitCode.certificate],
+  [Errors.certUntrusted.code, ExitCode.certificate],
+  [Errors.certNoTrustedRoots.code, ExitCode.certificate],
+  [Errors.certRefused.code, ExitCode.certificate],
+  [Errors.clientUnreachable.code, ExitCode.unreachable],
+  [Errors.clientTls.code, ExitCode.unreachable],
+  [Errors.clientUnexpectedReply.code, ExitCode.unreachable],
+  [Errors.clientTimeout.code, ExitCode.unreachable],
+  [Errors.clientNodeNotRunning.code, ExitCode.unreachable],
+  [Errors.clientSignalFailed.code, ExitCode.unreachable],
+  [Errors.clientUnauthorized.code, ExitCode.unauthorized],
 ]);
 
 export function exitCodeFor(errorCode: string): number {

@@ -5,6 +5,8 @@
 import { Errors } from '../common/errors.js';
 
 const corruptHint = 'Stop the node and restore the database from a backup; do not edit the files by hand.';
+const certificateHint = 'Fix the file the message names (--cert-file, --cert-private-key-file, --trusted-root-certificates-path), '
+  + 'then start the node or run svcdb cert-reload again; a failed reload leaves the certificates in service unchanged.';
 
 const hintByErrorCode: ReadonlyMap<string, string> = new Map([
   [Errors.storageLocked.code,
@@ -30,6 +32,21 @@ const hintByErrorCode: ReadonlyMap<string, string> = new Map([
   [Errors.backupCorrupt.code, 'Do not restore from this backup; take a new backup of the node (a full one if the damage is in older chunks).'],
   [Errors.backupIo.code, 'Check free space and permissions of the backup destination or the restore target, then run the command again.'],
   [Errors.restoreTargetNotEmpty.code, 'Restore into empty --db and --index directories, or add --force to replace the database files there (its data is lost).'],
+  [Errors.certFileUnreadable.code, certificateHint],
+  [Errors.certInvalid.code, certificateHint],
+  [Errors.certKeyInvalid.code, certificateHint],
+  [Errors.certKeyMismatch.code, certificateHint],
+  [Errors.certValidityPeriod.code, certificateHint],
+  [Errors.certUntrusted.code, certificateHint],
+  [Errors.certNoTrustedRoots.code, certificateHint],
+  [Errors.certRefused.code, certificateHint],
+  [Errors.clientUnreachable.code, 'Check that the node is running (its log has a "listening" line with address, port and protocol) and pass that as --url, e.g. https://127.0.0.1:2113.'],
+  [Errors.clientTls.code, 'Pass the CA certificate that issued the node\'s certificate with --ca-file, and connect by a name or address the certificate lists (subjectAltName).'],
+  [Errors.clientUnauthorized.code, 'Check --username and --password (or SVC_USERNAME and SVC_PASSWORD); the user must be in $admins or $ops. Or run with --signal on the node\'s machine.'],
+  [Errors.clientUnexpectedReply.code, 'Check that --url points at a svcdb node (not a proxy or another service) and that the node is of this version.'],
+  [Errors.clientTimeout.code, 'Check the node\'s log for "reload requested" and the reload\'s outcome; raise --timeout-seconds if the node is very busy.'],
+  [Errors.clientNodeNotRunning.code, 'Start the node, or pass the --db of the running node (the directory whose svcdb.lock holds its pid).'],
+  [Errors.clientSignalFailed.code, 'Run svcdb cert-reload as the user that runs the node (or root), or reload over HTTP without --signal.'],
 ]);
 
 export function hintFor(errorCode: string): string {

@@ -50,7 +50,9 @@ export default class Serve extends BaseCommand {
     'wins over the file. Options are checked once at start: a bad value stops the start with exit code 2 and names',
     'the option. Logs are JSON lines on stdout; the line with "msg":"listening" carries the bound address and port.',
     'SIGINT, SIGTERM or POST /admin/shutdown stops the node cleanly (in-flight requests finish, the log is flushed,',
-    'the lock released) and exits 0; a second signal exits at once. Exit codes and error codes: svcdb-errors(7).',
+    'the lock released) and exits 0; a second signal exits at once. SIGHUP or POST /admin/reloadconfig reloads the',
+    'certificates of --cert-file, --cert-private-key-file and --trusted-root-certificates-path without a restart.',
+    'Exit codes and error codes: svcdb-errors(7).',
   ].join(' ');
 
   static override examples = [

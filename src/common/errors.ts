@@ -56,6 +56,15 @@ export function isSvcError(error: unknown): error is SvcError {
   return error instanceof SvcError;
 }
 
+/**
+ * An error another svcdb process reported (a node's reply, its reload record), with its code and
+ * message, as an error of this process; undefined for a code this version does not declare.
+ */
+export function reviveError(code: string, message: string, details: Record<string, unknown> = {}): SvcError | undefined {
+  const definition = registry.get(code);
+  return definition && new SvcError(code, definition.statusCode, message, details);
+}
+
 const at = (file: string, position: number) => ({ file, position });
 
 export const Errors = {
@@ -266,6 +275,99 @@ export const Errors = {
     (address: string, cause: string) =>
       `cannot listen on ${address}: ${cause}; stop the process using that address or choose another --http-ip / --http-port`,
     (address: string) => ({ address }),
+  ),
+
+  // Certificates: loaded and checked all together at start and on every reload. The message names
+  // the option and the file; a reload that meets one of these changes nothing.
+  certFileUnreadable: define(
+    'SVCDB_ERR_CERT_FILE_UNREADABLE', 400, 'a certificate, key or trusted root file cannot be read',
+    (option: string, file: string, cause: string) =>
+      `cannot read ${option} ${file}: ${cause}; check the path and that the user running svcdb may read it`,
+    (option: string, file: string) => ({ option, file }),
+  ),
+  certInvalid: define(
+    'SVCDB_ERR_CERT_INVALID', 400, 'a certificate file holds no valid PEM certificate',
+    (option: string, file: string, why: string) =>
+      `${option} ${file} ${why}; give a PEM file of certificates (-----BEGIN CERTIFICATE-----), the leaf first`,
+    (option: string, file: string) => ({ option, file }),
+  ),
+  certKeyInvalid: define(
+    'SVCDB_ERR_CERT_KEY_INVALID', 400, 'the private key file holds no usable PEM key',
+    (file: string, cause: string) =>
+      `--cert-private-key-file ${file} is not an unencrypted PEM private key (${cause}); give the certificate's key in PEM, without a passphrase`,
+    (file: string) => ({ option: '--cert-private-key-file', file }),
+  ),
+  certKeyMismatch: define(
+    'SVCDB_ERR_CERT_KEY_MISMATCH', 400, 'the private key does not belong to the certificate',
+    (keyFile: string, certFile: string) =>
+      `the private key in ${keyFile} does not match the certificate in ${certFile}; give the key the certificate was issued for`,
+    (keyFile: string, certFile: string) => ({ keyFile, certFile }),
+  ),
+  certValidityPeriod: define(
+    'SVCDB_ERR_CERT_VALIDITY_PERIOD', 400, 'a certificate is expired or not yet valid',
+    (file: string, subject: string, why: string) =>
+      `certificate ${subject} in ${file} ${why}; replace it with a certificate valid now`,
+    (file: string, subject: string) => ({ file, subject }),
+  ),
+  certUntrusted: define(
+    'SVCDB_ERR_CERT_UNTRUSTED', 400, 'the certificate chain does not lead to a trusted root',
+    (file: string, rootsPath: string, why: string) =>
+      `the certificate in ${file} is not trusted by the roots in ${rootsPath}: ${why}; `
+      + `put the intermediates after the leaf in ${file}, or add the issuing CA to ${rootsPath}`,
+    (file: string, rootsPath: string) => ({ file, rootsPath }),
+  ),
+  certRefused: define(
+    'SVCDB_ERR_CERT_REFUSED', 400, 'the TLS library refuses the certificate or key (a weak key or signature, an unsupported algorithm)',
+    (certFile: string, keyFile: string, cause: string) =>
+      `the TLS library refuses ${certFile} with ${keyFile}: ${cause}; issue a certificate with a stronger key (RSA 2048 bits or more, or EC P-256) and signature (SHA-256 or better)`,
+    (certFile: string, keyFile: string) => ({ certFile, keyFile }),
+  ),
+  certNoTrustedRoots: define(
+    'SVCDB_ERR_CERT_NO_TRUSTED_ROOTS', 400, 'the trusted root path holds no certificate file',
+    (path: string) =>
+      `--trusted-root-certificates-path ${path} holds no *.pem or *.crt file; put the CA certificates there, or leave the option unset`,
+    (path: string) => ({ option: '--trusted-root-certificates-path', path }),
+  ),
+
+  // Clients of a running node (svcdb cert-reload). They run outside the node, so the HTTP
+  // statuses only classify them; the exit codes are what scripts see.
+  clientUnreachable: define(
+    'SVCDB_ERR_CLIENT_UNREACHABLE', 503, 'the node cannot be reached at the given URL',
+    (url: string, cause: string) =>
+      `cannot reach the node at ${url} (${cause}); check that the node is running and that --url has its address, port and protocol (http or https)`,
+    (url: string) => ({ url }),
+  ),
+  clientTls: define(
+    'SVCDB_ERR_CLIENT_TLS', 502, 'the node presented a certificate the command does not trust',
+    (url: string, cause: string) =>
+      `the node at ${url} presented a certificate this command does not trust (${cause}); pass the CA that issued it with --ca-file, and use a host name or address the certificate names`,
+    (url: string) => ({ url }),
+  ),
+  clientUnauthorized: define(
+    'SVCDB_ERR_CLIENT_UNAUTHORIZED', 401, 'the node refused the credentials',
+    (url: string, username: string) =>
+      `the node at ${url} refused the credentials of user ${username}; check --username and --password (SVC_USERNAME, SVC_PASSWORD): the user must be enabled and an admin or ops user`,
+    (url: string, username: string) => ({ url, username }),
+  ),
+  clientUnexpectedReply: define(
+    'SVCDB_ERR_CLIENT_UNEXPECTED_REPLY', 502, 'the node answered in a way the command does not understand',
+    (source: string, what: string) => `${source} ${what}; check that it is a svcdb node of this version`,
+    (source: string) => ({ source }),
+  ),
+  clientTimeout: define(
+    'SVCDB_ERR_CLIENT_TIMEOUT', 504, 'the node did not answer in time',
+    (target: string, seconds: number, advice: string) => `no answer from ${target} within ${seconds} s; ${advice}`,
+    (target: string, seconds: number) => ({ target, seconds }),
+  ),
+  clientNodeNotRunning: define(
+    'SVCDB_ERR_CLIENT_NODE_NOT_RUNNING', 503, 'no running node holds the database lock',
+    (lockFile: string) => `no running node holds ${lockFile}; start the node, or point --db at the database directory of the running node`,
+    (lockFile: string) => ({ lockFile }),
+  ),
+  clientSignalFailed: define(
+    'SVCDB_ERR_CLIENT_SIGNAL_FAILED', 503, 'the node\'s process cannot be sent a signal',
+    (pid: number, cause: string) => `cannot send SIGHUP to process ${pid} (${cause}); run the command as the user that runs the node, or as root`,
+    (pid: number) => ({ pid }),
   ),
 
   invalidArgument: define(

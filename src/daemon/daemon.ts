@@ -4,6 +4,7 @@
  * shutdown are the only places that know every part.
  */
 import type { AddressInfo } from 'node:net';
+import tls from 'node:tls';
 import type { FastifyInstance } from 'fastify';
 import { Errors, isSvcError } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
@@ -22,6 +23,8 @@ import { MetricsService } from './services/metrics.js';
 import { optionsInfo } from './services/options-info.js';
 import { ConnectionMeter } from './services/stats-process.js';
 import { StatsService } from './services/stats.js';
+import type { ReloadTrigger } from '../common/reload-status.js';
+import { NodeCertificates, type ReloadOutcome } from './tls/node-certificates.js';
 
 /** The part of the storage engine the composition root drives and its services use. */
 export type NodeStorage = StreamStorage & Pick<Engine, 'close' | 'onFatal' | 'stats' | 'mergeIndexes'>;
@@ -68,6 +71,8 @@ export class Daemon {
     const log = context.logger;
     const options = loaded.values;
     log.info({ version: context.version, dbPath: options.db, indexPath: options.index }, 'starting');
+    // Before the storage: a certificate that cannot be served stops the start without touching the database.
+    const certificates = await NodeCertificates.load(options, log.child({ component: 'tls' }));
     const storage = await context.openStorage({ ...engineOptionsOf(options), logger: log });
     let security: Security;
     try {
@@ -76,7 +81,7 @@ export class Daemon {
       await storage.close().catch((closeError: unknown) => log.error({ err: closeError }, 'closing the storage failed'));
       throw error;
     }
-    const daemon = new Daemon(options, context, storage, security, loaded);
+    const daemon = new Daemon(options, context, storage, security, loaded, certificates);
     storage.onFatal((error) => {
       log.error({ err: error, code: isSvcError(error) ? error.code : undefined }, 'storage stopped');
       void daemon.stop({ kind: 'fatal', error });
@@ -91,6 +96,7 @@ export class Daemon {
     private readonly storage: NodeStorage,
     security: Security,
     loaded: LoadedOptions,
+    private readonly certificates: NodeCertificates,
   ) {
     const nodeInfo = new NodeInfo(context.version, features, authentication, () => this.nodeState);
     const streams = new StreamsService(storage, security.access);
@@ -100,8 +106,10 @@ export class Daemon {
       logger: context.logger.child({ component: 'http' }), nodeInfo, nodeState: () => this.nodeState, streams, operations,
       users: security.users, authenticator: security.authenticator,
       access: { allowAnonymousEndpointAccess: options.allowAnonymousEndpointAccess, allowAnonymousStreamAccess: options.allowAnonymousStreamAccess },
+      https: certificates.https,
     });
     connections.attach(this.app.server);
+    if (this.app.server instanceof tls.Server) certificates.attach(this.app.server);
     this.app.addHook('onClose', async () => operations.stats.stop());
     // fastify closes its plugins first and the storage last, after in-flight requests finished.
     this.app.addHook('onClose', async () => this.closeStorage());
@@ -128,7 +136,16 @@ export class Daemon {
       logRequests: this.options.logHttpRequests,
       shutdown: () => void this.stop({ kind: 'request' }),
       mergeIndexes: () => this.storage.mergeIndexes(),
+      reloadConfig: async () => {
+        const outcome = await this.reloadCertificates('http');
+        if (!outcome.ok) throw outcome.error;
+      },
     };
+  }
+
+  /** Reloads the certificates from their files; a failure leaves the ones in service as they were. */
+  reloadCertificates(trigger: ReloadTrigger): Promise<ReloadOutcome> {
+    return this.certificates.reload(trigger);
   }
 
   get state(): NodeState {
@@ -161,7 +178,7 @@ export class Daemon {
     this.nodeState = 'leader';
     const { ip, port } = this.address;
     // Operators and tests look for this line; its msg and fields are stable.
-    this.context.logger.info({ address: ip, port, dbPath: this.options.db }, 'listening');
+    this.context.logger.info({ address: ip, port, protocol: this.certificates.https ? 'https' : 'http', dbPath: this.options.db }, 'listening');
   }
 
   private async shutDown(cause: StopCause): Promise<StopResult> {

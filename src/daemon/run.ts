@@ -1,12 +1,14 @@
 /**
  * Runs a node in this process until a signal or a fatal error stops it: the whole life of
- * `svcdb serve`. Resolves after a clean stop; rejects with the error that stopped the node.
+ * `svcdb serve`. SIGHUP reloads the certificates meanwhile. Resolves after a clean stop; rejects
+ * with the error that stopped the node.
  */
 import { isSvcError } from '../common/errors.js';
 import { Engine } from '../storage/engine.js';
 import { Daemon, type OpenStorage } from './daemon.js';
 import { createProcessLogger } from './log.js';
 import type { LoadedOptions } from './options.js';
+import { ReloadSignal } from './reload-signal.js';
 import { ShutdownSignals } from './signals.js';
 
 export interface RunResult {
@@ -22,10 +24,15 @@ export async function runDaemon(options: LoadedOptions, version: string): Promis
   // Deprecated options and unknown SVC_* variables do not stop the node, but the operator should fix them.
   for (const warning of options.warnings) logger.warn({ option: warning.option }, warning.message);
   const signals = new ShutdownSignals(logger);
+  const reloads = new ReloadSignal(logger);
   try {
     const daemon = await Daemon.start(options, { logger, version, openStorage: openEngine });
     const { ip, port } = daemon.address;
     signals.whenReceived((signal) => void daemon.stop({ kind: 'signal', signal }));
+    // The reload logs and records its own outcome; only a bug reaches this catch.
+    reloads.whenReceived(() => void daemon.reloadCertificates('signal').catch((error: unknown) => {
+      logger.error({ err: error }, 'certificate reload failed');
+    }));
     const { cause, error } = await daemon.stopped;
     if (error) throw error;
     return { address: ip, port, stoppedBy: cause.kind === 'signal' ? cause.signal : cause.kind };
@@ -37,5 +44,6 @@ export async function runDaemon(options: LoadedOptions, version: string): Promis
     throw error;
   } finally {
     signals.dispose();
+    reloads.dispose();
   }
 }

@@ -121,7 +121,7 @@ export interface ServerOptions extends CliOptions {
 export interface RunningServer {
   process: CliProcess;
   port: number;
-  /** `http://<address>:<port>`, from the listening line. */
+  /** `http://<address>:<port>`, or https:// when the node serves TLS, from the listening line. */
   url: string;
 }
 
@@ -137,7 +137,8 @@ export async function startServer(t: TeardownHost, options: ServerOptions): Prom
   if (typeof port !== 'number') throw new Error(`the listening line has no port: ${JSON.stringify(listening)}`);
   const address = String(listening.address);
   const host = address.includes(':') ? `[${address}]` : address;
-  return { process: serve, port, url: `http://${host}:${port}` };
+  const scheme = listening.protocol === 'https' ? 'https' : 'http';
+  return { process: serve, port, url: `${scheme}://${host}:${port}` };
 }
 
 function childEnvironment(extra: Record<string, string>): NodeJS.ProcessEnv {

@@ -198,9 +198,24 @@ function checkCombinations(options: NodeOptions): void {
   if (options.index === options.db) {
     throw Errors.optionConflict.create('--index', '--db', 'the index must live in a different directory than the database; point --index elsewhere or leave it unset');
   }
-  if (!isLoopback(options.httpIp) && !options.insecure) {
+  checkCertificateOptions(options);
+  if (!isLoopback(options.httpIp) && !options.insecure && options.certFile === '') {
     throw Errors.optionConflict.create('--http-ip', '--insecure',
-      `${options.httpIp} is reachable from other machines and the node serves plain HTTP; bind 127.0.0.1, or accept plain HTTP with --insecure`);
+      `${options.httpIp} is reachable from other machines and the node serves plain HTTP; bind 127.0.0.1, `
+      + 'serve HTTPS with --cert-file and --cert-private-key-file, or accept plain HTTP with --insecure');
+  }
+}
+
+/** A certificate needs its key and the other way round; trusted roots only check a certificate. */
+function checkCertificateOptions(options: NodeOptions): void {
+  if ((options.certFile === '') !== (options.certPrivateKeyFile === '')) {
+    const [given, missing] = options.certFile === '' ? ['--cert-private-key-file', '--cert-file'] : ['--cert-file', '--cert-private-key-file'];
+    throw Errors.optionConflict.create('--cert-file', '--cert-private-key-file',
+      `${given} is set but ${missing} is not; give both to serve HTTPS, or neither to serve plain HTTP`);
+  }
+  if (options.trustedRootCertificatesPath !== '' && options.certFile === '') {
+    throw Errors.optionConflict.create('--trusted-root-certificates-path', '--cert-file',
+      'the trusted roots check the chain of the node certificate, and none is set; give --cert-file and --cert-private-key-file, or leave the roots unset');
   }
 }
 

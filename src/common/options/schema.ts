@@ -25,7 +25,7 @@ export const optionSchema = {
   // Interface
   httpIp: text('ip', {
     group: 'Interface',
-    description: 'IP address the HTTP server binds. An address other than loopback needs --insecure until TLS is configured.',
+    description: 'IP address the HTTP server binds. An address other than loopback needs TLS (--cert-file and --cert-private-key-file) or --insecure.',
     default: '127.0.0.1',
   }),
   httpPort: integer({
@@ -35,13 +35,33 @@ export const optionSchema = {
   }),
   insecure: boolean({
     group: 'Interface',
-    description: 'Allow plain HTTP on an address other than loopback. Without it the node only serves plain HTTP on 127.0.0.0/8 or ::1.',
+    description: 'Allow plain HTTP on an address other than loopback. Without it and without TLS the node only serves on 127.0.0.0/8 or ::1; with TLS configured it has no effect.',
     default: false,
   }),
   enableUnixSocket: boolean({
     group: 'Interface',
     description: 'Listen on <db>/svcdb.sock (mode 0600) for local tools such as the redactor. Accepted now; the socket service comes with redaction.',
     default: false,
+  }),
+
+  // Certificates
+  certFile: text('path', {
+    group: 'Certificates',
+    description: 'PEM file of the node certificate: the leaf first, then any intermediates. With --cert-private-key-file the node serves HTTPS.',
+    default: '',
+    optional: true,
+  }),
+  certPrivateKeyFile: text('path', {
+    group: 'Certificates',
+    description: 'PEM file of the unencrypted private key of --cert-file.',
+    default: '',
+    optional: true,
+  }),
+  trustedRootCertificatesPath: text('path', {
+    group: 'Certificates',
+    description: 'Directory of trusted CA certificates (*.pem, *.crt) or one PEM file of them. When set, the chain of --cert-file must lead to one of them.',
+    default: '',
+    optional: true,
   }),
 
   // Authentication

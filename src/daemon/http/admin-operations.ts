@@ -26,6 +26,7 @@ export interface OperationsDependencies {
   logRequests: boolean;
   shutdown: () => void;
   mergeIndexes: () => Promise<void>;
+  reloadConfig: () => Promise<void>;
 }
 
 export function registerOperations(app: FastifyInstance, dependencies: OperationsDependencies): void {
@@ -35,5 +36,7 @@ export function registerOperations(app: FastifyInstance, dependencies: Operation
   app.register(metricsRoutes, { metrics: dependencies.metrics });
   app.register(gossipRoutes, { gossip: dependencies.gossip });
   app.register(infoOptionsRoutes, { options: dependencies.options });
-  app.register(adminRoutes, { shutdown: dependencies.shutdown, mergeIndexes: dependencies.mergeIndexes });
+  app.register(adminRoutes, {
+    shutdown: dependencies.shutdown, mergeIndexes: dependencies.mergeIndexes, reloadConfig: dependencies.reloadConfig,
+  });
 }

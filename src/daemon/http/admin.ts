@@ -1,8 +1,9 @@
 /**
- * Admin commands that act on this node only: `POST /admin/shutdown` (a clean stop, as SIGTERM)
- * and `POST /admin/mergeindexes`. Both answer first and act after: the shutdown waits for its
- * own reply to be sent, since a stop waits for in-flight requests. Only `$admins` and `$ops` get
- * here (http/authentication.ts).
+ * Admin commands that act on this node only: `POST /admin/shutdown` (a clean stop, as SIGTERM),
+ * `POST /admin/mergeindexes` and `POST /admin/reloadconfig`. Shutdown and merge answer first and
+ * act after: the shutdown waits for its own reply to be sent, since a stop waits for in-flight
+ * requests. A configuration reload answers once it is done, with its coded error if it failed.
+ * Only `$admins` and `$ops` get here (http/authentication.ts).
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
@@ -11,9 +12,11 @@ export interface AdminRoutesOptions {
   /** Begins the node's clean stop. */
   shutdown: () => void;
   mergeIndexes: () => Promise<void>;
+  /** Reloads the certificates; rejects with the coded error when nothing changed. */
+  reloadConfig: () => Promise<void>;
 }
 
-export const adminRoutes: FastifyPluginAsync<AdminRoutesOptions> = async (app, { shutdown, mergeIndexes }) => {
+export const adminRoutes: FastifyPluginAsync<AdminRoutesOptions> = async (app, { shutdown, mergeIndexes, reloadConfig }) => {
   app.post('/admin/shutdown', async (request, reply) => {
     request.log.info({ reqId: request.id }, 'shutdown requested over HTTP');
     // 'close' fires once the reply is sent, or when the client hangs up: the stop happens either way.
@@ -30,5 +33,10 @@ export const adminRoutes: FastifyPluginAsync<AdminRoutesOptions> = async (app, {
       (error: unknown) => request.log.error({ err: error, mergeIndexesId }, 'index merge failed'),
     );
     return { mergeIndexesId };
+  });
+
+  app.post('/admin/reloadconfig', async (_request, reply) => {
+    await reloadConfig();
+    return reply.type('text/plain; charset=utf-8').send('');
   });
 };

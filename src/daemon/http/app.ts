@@ -2,6 +2,7 @@
  * The fastify application: one error handler, one not-found handler, one plugin per resource.
  * Plugins only adapt services to routes; the services arrive ready-made from the composition root.
  */
+import type { SecureContextOptions } from 'node:tls';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { Errors } from '../../common/errors.js';
 import { STREAM_NAME_BYTES_MAX } from '../../storage/request-checks.js';
@@ -30,10 +31,14 @@ export interface AppDependencies {
   access: AccessOptions;
   /** Stats, metrics, gossip, options and admin commands; tests of other parts may leave them out. */
   operations?: OperationsDependencies;
+  /** The node's certificate, key and trusted roots: with them the app serves HTTPS, without plain HTTP. */
+  https?: SecureContextOptions;
 }
 
-export function buildApp({ logger, nodeInfo, nodeState, streams, users, authenticator, access, operations }: AppDependencies): FastifyInstance {
+export function buildApp({ logger, nodeInfo, nodeState, streams, users, authenticator, access, operations, https }: AppDependencies): FastifyInstance {
   const app = Fastify({
+    // null makes fastify create a plain HTTP server.
+    https: https ?? null,
     loggerInstance: logger,
     // Stream names may be up to 1,000 bytes, which a path carries percent-encoded (up to 3 chars a byte).
     routerOptions: { maxParamLength: 3 * STREAM_NAME_BYTES_MAX + 100 },

@@ -1,0 +1,91 @@
+import { Flags } from '@oclif/core';
+import { BaseCommand } from '../cli/base-command.js';
+import { DB_DEFAULT, dataDirectories } from '../cli/data-directories.js';
+import { progressDisplay } from '../cli/progress.js';
+import { reloadOverHttp } from '../maint/cert-reload/http-reload.js';
+import type { CertReloadResult } from '../maint/cert-reload/result.js';
+import { reloadBySignal } from '../maint/cert-reload/signal-reload.js';
+
+export default class CertReload extends BaseCommand {
+  static override summary = 'Reload a running node\'s certificates from their files, without a restart.';
+
+  static override description = [
+    'Asks the node to read --cert-file, --cert-private-key-file and --trusted-root-certificates-path again:',
+    'by default with POST /admin/reloadconfig at --url and the credentials of an admin or ops user; with --signal',
+    'by sending SIGHUP to the process that holds <db>/svcdb.lock and reading the outcome the node records in',
+    '<db>/svcdb-reload.json. Exits 0 only when the reload took effect. A reload that fails any check changes',
+    'nothing on the node, and the command exits with the node\'s error (exit 9 for SVCDB_ERR_CERT_*). Exit 10: the',
+    'node could not be reached or did not answer in time; exit 11: it refused the credentials. Quiet unless',
+    'stderr is a terminal; --json prints the result. See man/svcdb-cert-reload.md.',
+  ].join(' ');
+
+  static override usage = [
+    '<%= command.id %> [--url URL] [--username NAME] [--password PASSWORD] [--ca-file FILE] [--timeout-seconds N] [--json]',
+    '<%= command.id %> --signal [--db DIR] [--timeout-seconds N] [--json]',
+  ];
+
+  static override examples = [
+    '<%= config.bin %> <%= command.id %>',
+    '<%= config.bin %> <%= command.id %> --url https://node1.example.com:2113 --ca-file /etc/svcdb/ca/ca.pem',
+    'SVC_USERNAME=ops SVC_PASSWORD=secret <%= config.bin %> <%= command.id %> --json',
+    '<%= config.bin %> <%= command.id %> --signal --db /var/lib/svcdb/db',
+  ];
+
+  static override flags = {
+    url: Flags.string({
+      summary: 'Base URL of the node, http:// or https://.',
+      default: 'http://127.0.0.1:2113',
+      helpValue: 'URL',
+      exclusive: ['signal'],
+    }),
+    username: Flags.string({
+      summary: 'User of the request; it must be an admin or ops user.',
+      env: 'SVC_USERNAME',
+      default: 'admin',
+    }),
+    password: Flags.string({
+      summary: 'Password of --username.',
+      env: 'SVC_PASSWORD',
+      default: 'changeit',
+    }),
+    'ca-file': Flags.string({
+      summary: 'PEM file of the CA that issued the node\'s certificate, trusted for this request besides the system\'s CAs.',
+      helpValue: 'FILE',
+      exclusive: ['signal'],
+    }),
+    signal: Flags.boolean({
+      summary: 'Send SIGHUP to the node running on --db (same machine) instead of an HTTP request.',
+      default: false,
+    }),
+    db: Flags.string({
+      summary: 'With --signal: the database directory of the node, whose svcdb.lock holds its pid (as for svcdb serve).',
+      env: 'SVC_DB',
+      default: DB_DEFAULT,
+    }),
+    'timeout-seconds': Flags.integer({
+      summary: 'How long to wait for the node to answer, or with --signal to record the reload.',
+      min: 1,
+      max: 600,
+      default: 10,
+    }),
+  };
+
+  async run(): Promise<CertReloadResult> {
+    const { flags } = await this.parse(CertReload);
+    const timeoutMs = flags['timeout-seconds'] * 1000;
+    const display = progressDisplay('Reloading certificates', this.jsonEnabled());
+    let result: CertReloadResult;
+    try {
+      result = flags.signal
+        ? await reloadBySignal({ dbPath: dataDirectories(flags, process.cwd()).db, timeoutMs })
+        : await reloadOverHttp({ url: flags.url, username: flags.username, password: flags.password, caFile: flags['ca-file'], timeoutMs });
+    } catch (error) {
+      display.fail();
+      throw error;
+    }
+    display.succeed(result.via === 'http'
+      ? `certificates reloaded by the node at ${result.url}`
+      : `process ${result.pid}: ${result.result === 'nothing to reload' ? 'no certificates configured, nothing to reload' : 'certificates reloaded'}`);
+    return result;
+  }
+}
