@@ -5,9 +5,10 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
 import tls from 'node:tls';
+import { ADMIN_AUTH } from './auth.js';
 
-/** What the admin endpoints are sent: the default admin user's credentials. */
-export const adminHeaders = { authorization: `Basic ${Buffer.from('admin:changeit').toString('base64')}` };
+/** What requests to the node are sent: the default admin user's credentials. */
+export const adminHeaders = { authorization: ADMIN_AUTH };
 
 export interface HttpsReply {
   status: number;

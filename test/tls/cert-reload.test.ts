@@ -8,8 +8,9 @@ import t, { type Test } from 'tap';
 import {
   createCertificateSet, installCertificate, liveCertificatePaths, tlsFlags, type LiveCertificatePaths,
 } from '../helpers/certificates.js';
+import { ADMIN_AUTH, basicAuth } from '../helpers/auth.js';
 import { runCli, startServer, type CliExit, type RunningServer } from '../helpers/cli.js';
-import { httpsRequest, keepAliveAgent, peerCertificate } from '../helpers/https.js';
+import { adminHeaders, httpsRequest, keepAliveAgent, peerCertificate } from '../helpers/https.js';
 
 const set = await createCertificateSet(join(t.testdir(), 'made'));
 
@@ -135,6 +136,25 @@ t.test('a 401 is about the credentials; an answer it does not understand is repo
   t.match(other.stderr, /SVCDB_ERR_CLIENT_UNEXPECTED_REPLY/);
   t.match(other.stderr, /answered 502: bad gateway/);
 
-  const basic = (credentials: string) => `Basic ${Buffer.from(credentials).toString('base64')}`;
-  t.same(seen, [basic('ops:wrong'), basic('admin:changeit')], 'credentials from SVC_USERNAME and SVC_PASSWORD, else admin and changeit');
+  t.same(seen, [basicAuth('ops', 'wrong'), ADMIN_AUTH], 'credentials from SVC_USERNAME and SVC_PASSWORD, else admin and changeit');
+});
+
+t.test('against a real node: wrong credentials and a user outside $admins and $ops exit 11; ops may reload', async (t) => {
+  const server = await startServer(t, { dbPath: join(t.testdir(), 'db') });
+  const wrong = await certReload(['--url', server.url, '--username', 'admin', '--password', 'wrong']);
+  t.equal(wrong.code, 11, 'a wrong password: exit 11');
+  t.match(wrong.stderr, /SVCDB_ERR_CLIENT_UNAUTHORIZED/);
+
+  const created = await fetch(`${server.url}/users/`, {
+    method: 'POST',
+    headers: { ...adminHeaders, 'content-type': 'application/json' },
+    body: JSON.stringify({ loginName: 'viewer', password: 'pw', groups: [] }),
+  });
+  t.equal(created.status, 201);
+  const viewer = await certReload(['--url', server.url, '--username', 'viewer', '--password', 'pw']);
+  t.equal(viewer.code, 11, 'a plain user: exit 11');
+
+  const ops = await certReload(['--url', server.url, '--username', 'ops', '--password', 'changeit', '--json']);
+  t.equal(ops.code, 0, `ops: exit 0 (stderr: ${ops.stderr})`);
+  t.ok(server.process.logLines.some((line) => line.msg === 'no certificates to reload'), 'a plain HTTP node had nothing to reload');
 });

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { createCertificateSet, installCertificate, liveCertificatePaths, tlsFlags } from '../helpers/certificates.js';
 import { runCli, startServer } from '../helpers/cli.js';
-import { httpsRequest, peerCertificate } from '../helpers/https.js';
+import { adminHeaders, httpsRequest, peerCertificate } from '../helpers/https.js';
 
 const set = await createCertificateSet(join(t.testdir(), 'made'));
 
@@ -24,7 +24,7 @@ t.test('with a certificate and key the node serves HTTPS that verifies against i
   t.equal(ping.fingerprint256, set.node.fingerprint256, 'the node presents its certificate');
 
   const append = await httpsRequest(`${server.url}/streams/orders`, {
-    ca: set.ca.pem, method: 'POST', headers: { 'content-type': 'application/vnd.svc.events+json' },
+    ca: set.ca.pem, method: 'POST', headers: { 'content-type': 'application/vnd.svc.events+json', ...adminHeaders },
     body: JSON.stringify([{ eventId: 'fbf4a1a1-b4a3-4dfe-a01f-ec52c34e16e4', eventType: 'placed', data: { total: 3 } }]),
   });
   t.equal(append.status, 201);
