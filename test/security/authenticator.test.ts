@@ -52,6 +52,22 @@ t.test('a cache hit reads no user and runs no scrypt; a change drops the cache',
   t.equal(lookups, 3, 'after an invalidation the user is read again');
 });
 
+t.test('concurrent requests with the same new credentials share one verification', async (t) => {
+  const engine = await openEngine(tempDirectory(t));
+  const store = new UserStore(engine);
+  await store.create({ loginName: 'fay', fullName: '', groups: [], disabled: false, password: await hashPassword('pw') });
+  let lookups = 0;
+  const authenticator = new Authenticator({ find: (login) => (lookups++, store.find(login)) });
+  const principals = await Promise.all(Array.from({ length: 20 }, () => authenticator.authenticate(basicAuth('fay', 'pw'))));
+  t.equal(lookups, 1, 'one verification for twenty requests');
+  t.ok(principals.every((principal) => principal.name === 'fay'));
+  const wrong = await Promise.allSettled(Array.from({ length: 5 }, () => authenticator.authenticate(basicAuth('fay', 'nope'))));
+  t.ok(wrong.every((result) => result.status === 'rejected'), 'a shared failed verification fails every request');
+  await t.rejects(Promise.resolve().then(() => authenticator.authenticate(basicAuth('fay', 'nope'))), { code: 'SVCDB_ERR_AUTH_CREDENTIALS_INVALID' },
+    'and is not remembered: the next request is verified again');
+  t.equal(lookups, 3);
+});
+
 t.test('a verification that raced a change is not cached', async (t) => {
   const engine = await openEngine(tempDirectory(t));
   const store = new UserStore(engine);

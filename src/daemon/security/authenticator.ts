@@ -34,6 +34,8 @@ export function parseBasic(header: string): Credentials {
 export class Authenticator {
   /** Header digest → principal. */
   private readonly cache = new LRUCache<string, Principal>({ max: CACHED_CREDENTIALS_MAX });
+  /** Header digest → the verification under way for it. */
+  private readonly verifying = new Map<string, Promise<Principal>>();
   /** Bumped by every invalidation, so a verification that raced one is not cached. */
   private generation = 0;
   private decoy: Promise<PasswordHash> | undefined;
@@ -46,7 +48,13 @@ export class Authenticator {
     const cached = this.cache.get(digest);
     if (cached !== undefined) return cached;
     const { login, password } = parseBasic(header);
-    return this.verify(login, password, digest);
+    // A client that opens many connections at once sends the same header on each: one scrypt serves them all.
+    let verification = this.verifying.get(digest);
+    if (verification === undefined) {
+      verification = this.verify(login, password, digest).finally(() => this.verifying.delete(digest));
+      this.verifying.set(digest, verification);
+    }
+    return verification;
   }
 
   /** Forgets every cached credential: the next request of each user is verified against the log. */
