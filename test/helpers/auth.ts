@@ -15,3 +15,19 @@ export function adminFetch(url: string, init: RequestInit = {}): Promise<Respons
   if (!headers.has('authorization')) headers.set('authorization', ADMIN_AUTH);
   return fetch(url, { ...init, headers });
 }
+
+export interface TestUser {
+  loginName: string;
+  password: string;
+  groups?: string[];
+  fullName?: string;
+}
+
+/** Creates a user through the users API as the default admin; returns the user's Basic header. */
+export async function createUser(url: string, user: TestUser): Promise<string> {
+  const response = await adminFetch(`${url}/users/`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ groups: [], ...user }),
+  });
+  if (response.status !== 201) throw new Error(`creating ${user.loginName}: ${response.status} ${await response.text()}`);
+  return basicAuth(user.loginName, user.password);
+}

@@ -6,7 +6,7 @@ import t, { type Test } from 'tap';
 import { Daemon } from '../../src/daemon/daemon.js';
 import { daemonOptions } from '../../src/daemon/options.js';
 import { Engine } from '../../src/storage/engine.js';
-import { ADMIN_AUTH, OPS_AUTH, basicAuth } from '../helpers/auth.js';
+import { ADMIN_AUTH, OPS_AUTH, basicAuth, createUser } from '../helpers/auth.js';
 
 type LogLine = { level: number; msg: string; user?: string };
 
@@ -27,12 +27,8 @@ async function startDaemon(t: Test, dir: string, input: Record<string, unknown> 
 
 const dir = t.testdir();
 const node = await startDaemon(t, dir);
-const created = await fetch(`http://127.0.0.1:${node.daemon.address.port}/users/`, {
-  method: 'POST', headers: { authorization: ADMIN_AUTH, 'content-type': 'application/json' },
-  body: JSON.stringify({ loginName: 'carol', password: 'pw', groups: ['staff'] }),
-});
-t.equal(created.status, 201, 'a plain user for the tests');
-const CAROL = basicAuth('carol', 'pw');
+// A plain user for the tests.
+const CAROL = await createUser(`http://127.0.0.1:${node.daemon.address.port}`, { loginName: 'carol', password: 'pw', groups: ['staff'] });
 
 t.test('anonymous endpoints answer everyone, whatever credentials come along', async (t) => {
   for (const [method, path] of [['GET', '/ping'], ['GET', '/info'], ['GET', '/gossip'], ['OPTIONS', '/streams/x'], ['OPTIONS', '/users']]) {

@@ -2,7 +2,7 @@
 // built-in ones, $all and system streams, long polls, and a changed ACL holding from the next request.
 import { randomUUID } from 'node:crypto';
 import t from 'tap';
-import { ADMIN_AUTH, OPS_AUTH, basicAuth } from '../helpers/auth.js';
+import { ADMIN_AUTH, OPS_AUTH, createUser } from '../helpers/auth.js';
 import { newEvents } from '../helpers/engine.js';
 import { startNode, type TestNode } from '../helpers/node.js';
 
@@ -37,22 +37,13 @@ async function allowed(right: Right, auth: string | undefined, stream: string, t
   throw new Error(`${right} on ${stream}: unexpected ${reply.status} ${reply.code}`);
 }
 
-async function createUser(login: string, groups: string[]): Promise<string> {
-  const response = await fetch(`${node.url}/users/`, {
-    method: 'POST', headers: { authorization: ADMIN_AUTH, 'content-type': 'application/json' },
-    body: JSON.stringify({ loginName: login, password: 'pw', groups }),
-  });
-  if (response.status !== 201) throw new Error(`creating ${login}: ${response.status}`);
-  return basicAuth(login, 'pw');
-}
-
 async function setAcl(stream: string, acl: Record<string, unknown>): Promise<void> {
   await node.engine.append(stream, -2, newEvents(1));
   await node.engine.setStreamMetadata(stream, -2, { $acl: acl });
 }
 
-const alice = await createUser('alice', ['writers']);
-const bob = await createUser('bob', ['readers']);
+const alice = await createUser(node.url, { loginName: 'alice', password: 'pw', groups: ['writers'] });
+const bob = await createUser(node.url, { loginName: 'bob', password: 'pw', groups: ['readers'] });
 
 t.test('each right follows its own ACL entry: a user name, a group, $all, or nobody but admins', async (t) => {
   for (const right of RIGHTS) {

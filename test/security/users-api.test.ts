@@ -2,7 +2,7 @@
 // shapes, both spellings of body fields, and changes that hold from the very next request.
 import { randomUUID } from 'node:crypto';
 import t, { type Test } from 'tap';
-import { ADMIN_AUTH, basicAuth } from '../helpers/auth.js';
+import { ADMIN_AUTH, basicAuth, createUser as createTestUser } from '../helpers/auth.js';
 import { startNode } from '../helpers/node.js';
 
 const node = await startNode(t);
@@ -23,10 +23,8 @@ async function call(method: string, path: string, auth: string | undefined, body
   return { status: response.status, headers: response.headers, body: text === '' ? undefined : JSON.parse(text) };
 }
 
-async function createUser(login: string, password: string, groups: string[] = []): Promise<string> {
-  const reply = await call('POST', '/users/', ADMIN_AUTH, { loginName: login, fullName: `Full ${login}`, groups, password });
-  if (reply.status !== 201) throw new Error(`creating ${login}: ${reply.status} ${JSON.stringify(reply.body)}`);
-  return basicAuth(login, password);
+function createUser(login: string, password: string, groups: string[] = []): Promise<string> {
+  return createTestUser(node.url, { loginName: login, fullName: `Full ${login}`, groups, password });
 }
 
 function unique(prefix: string): string {

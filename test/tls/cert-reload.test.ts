@@ -6,27 +6,14 @@ import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import {
-  createCertificateSet, installCertificate, liveCertificatePaths, tlsFlags, type LiveCertificatePaths,
+  createCertificateSet, installCertificate,
 } from '../helpers/certificates.js';
-import { ADMIN_AUTH, basicAuth } from '../helpers/auth.js';
-import { runCli, startServer, type CliExit, type RunningServer } from '../helpers/cli.js';
-import { adminHeaders, httpsRequest, keepAliveAgent, peerCertificate } from '../helpers/https.js';
+import { ADMIN_AUTH, basicAuth, createUser } from '../helpers/auth.js';
+import { runCli, startServer, type CliExit } from '../helpers/cli.js';
+import { httpsRequest, keepAliveAgent, peerCertificate } from '../helpers/https.js';
+import { startTlsNode, type TlsNode } from '../helpers/tls-node.js';
 
 const set = await createCertificateSet(join(t.testdir(), 'made'));
-
-interface TlsNode {
-  server: RunningServer;
-  live: LiveCertificatePaths;
-  dbPath: string;
-}
-
-async function startTlsNode(t: Test): Promise<TlsNode> {
-  const dir = t.testdir();
-  const live = await liveCertificatePaths(dir);
-  await installCertificate(live, set.node, set.ca);
-  const dbPath = join(dir, 'db');
-  return { server: await startServer(t, { dbPath, args: tlsFlags(live) }), live, dbPath };
-}
 
 function certReload(args: string[]): Promise<CliExit> {
   return runCli(['cert-reload', ...args]);
@@ -54,14 +41,14 @@ async function rotateWith(t: Test, node: TlsNode, args: (node: TlsNode) => strin
 }
 
 t.test('--signal rotates the certificate of the node running on --db', async (t) => {
-  const node = await startTlsNode(t);
+  const node = await startTlsNode(t, set);
   const exit = await rotateWith(t, node, ({ dbPath }) => ['--signal', '--db', dbPath, '--json']);
   t.same(jsonOutput(exit), { via: 'signal', pid: node.server.process.child.pid, result: 'reloaded', sequence: 1 });
   t.ok(node.server.process.logLines.some((line) => line.msg === 'reload requested'), 'the node logged the signal');
 });
 
 t.test('--url with --ca-file rotates the certificate over HTTPS', async (t) => {
-  const node = await startTlsNode(t);
+  const node = await startTlsNode(t, set);
   const exit = await rotateWith(t, node, ({ server }) => ['--url', server.url, '--ca-file', set.ca.certFile, '--json']);
   t.same(jsonOutput(exit), { via: 'http', url: node.server.url });
   const second = await certReload(['--url', node.server.url, '--ca-file', set.nextCa.certFile]);
@@ -70,7 +57,7 @@ t.test('--url with --ca-file rotates the certificate over HTTPS', async (t) => {
 });
 
 t.test('a failed reload exits with the node\'s error, and the node keeps its certificate', async (t) => {
-  const node = await startTlsNode(t);
+  const node = await startTlsNode(t, set);
   await copyFile(set.strayKeyFile, node.live.keyFile);
   const overHttp = await certReload(['--url', node.server.url, '--ca-file', set.ca.certFile]);
   t.equal(overHttp.code, 9, 'exit 9 over HTTP');
@@ -88,7 +75,7 @@ t.test('a failed reload exits with the node\'s error, and the node keeps its cer
 });
 
 t.test('when it cannot get through, it says what to fix', async (t) => {
-  const node = await startTlsNode(t);
+  const node = await startTlsNode(t, set);
   const untrusted = await certReload(['--url', node.server.url]);
   t.equal(untrusted.code, 10, 'a certificate the command does not trust: exit 10');
   t.match(untrusted.stderr, /SVCDB_ERR_CLIENT_TLS/);
@@ -145,12 +132,7 @@ t.test('against a real node: wrong credentials and a user outside $admins and $o
   t.equal(wrong.code, 11, 'a wrong password: exit 11');
   t.match(wrong.stderr, /SVCDB_ERR_CLIENT_UNAUTHORIZED/);
 
-  const created = await fetch(`${server.url}/users/`, {
-    method: 'POST',
-    headers: { ...adminHeaders, 'content-type': 'application/json' },
-    body: JSON.stringify({ loginName: 'viewer', password: 'pw', groups: [] }),
-  });
-  t.equal(created.status, 201);
+  await createUser(server.url, { loginName: 'viewer', password: 'pw' });
   const viewer = await certReload(['--url', server.url, '--username', 'viewer', '--password', 'pw']);
   t.equal(viewer.code, 11, 'a plain user: exit 11');
 

@@ -4,29 +4,16 @@
 // recorded in <db>/svcdb-reload.json.
 import { copyFile, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import t, { type Test } from 'tap';
+import t from 'tap';
 import {
-  createCertificateSet, installCertificate, liveCertificatePaths, tlsFlags, type LiveCertificatePaths,
+  createCertificateSet, installCertificate,
 } from '../helpers/certificates.js';
 import { CliProcess, startServer, type RunningServer } from '../helpers/cli.js';
 import { adminHeaders, httpsRequest, keepAliveAgent, peerCertificate } from '../helpers/https.js';
+import { startTlsNode } from '../helpers/tls-node.js';
 
 const set = await createCertificateSet(join(t.testdir(), 'made'));
 const bothCas = [set.ca.pem, set.nextCa.pem];
-
-interface TlsNode {
-  server: RunningServer;
-  live: LiveCertificatePaths;
-  dbPath: string;
-}
-
-async function startTlsNode(t: Test): Promise<TlsNode> {
-  const dir = t.testdir();
-  const live = await liveCertificatePaths(dir);
-  await installCertificate(live, set.node, set.ca);
-  const dbPath = join(dir, 'db');
-  return { server: await startServer(t, { dbPath, args: tlsFlags(live) }), live, dbPath };
-}
 
 function reloadOverHttp(server: RunningServer) {
   return httpsRequest(`${server.url}/admin/reloadconfig`, { method: 'POST', headers: adminHeaders, ca: bothCas });
@@ -41,7 +28,7 @@ async function reloadStatus(dbPath: string) {
 }
 
 t.test('POST /admin/reloadconfig serves a rotated certificate to new connections; an open connection keeps working', async (t) => {
-  const { server, live, dbPath } = await startTlsNode(t);
+  const { server, live, dbPath } = await startTlsNode(t, set);
   const agent = keepAliveAgent();
   t.teardown(() => agent.destroy());
   const before = await httpsRequest(`${server.url}/ping`, { ca: set.ca.pem, agent });
@@ -67,7 +54,7 @@ t.test('POST /admin/reloadconfig serves a rotated certificate to new connections
 });
 
 t.test('a failed reload keeps the certificate in service and answers with its coded error', async (t) => {
-  const { server, live, dbPath } = await startTlsNode(t);
+  const { server, live, dbPath } = await startTlsNode(t, set);
   const failures: Array<[string, () => Promise<void>, string, string]> = [
     ['a missing key file', () => rm(live.keyFile), 'SVCDB_ERR_CERT_FILE_UNREADABLE', live.keyFile],
     ['a key of another certificate', () => copyFile(set.strayKeyFile, live.keyFile), 'SVCDB_ERR_CERT_KEY_MISMATCH', live.keyFile],
@@ -95,7 +82,7 @@ t.test('a failed reload keeps the certificate in service and answers with its co
 });
 
 t.test('SIGHUP reloads the certificates and the node keeps running', async (t) => {
-  const { server, live, dbPath } = await startTlsNode(t);
+  const { server, live, dbPath } = await startTlsNode(t, set);
   await installCertificate(live, set.nextNode, set.nextCa);
   server.process.child.kill('SIGHUP');
   t.match(await logged(server, 'certificates reloaded', 1), { trigger: 'signal', fingerprint256: set.nextNode.fingerprint256 });

@@ -21,9 +21,7 @@ export interface Security {
   users: UsersService;
 }
 
-export type SecurityStorage = StreamStorage;
-
-export async function startSecurity(storage: SecurityStorage, passwords: DefaultPasswords, logger: Logger): Promise<Security> {
+export async function startSecurity(storage: StreamStorage, passwords: DefaultPasswords, logger: Logger): Promise<Security> {
   const store = new UserStore(storage);
   const authenticator = new Authenticator(store);
   const defaults = new DefaultAclSource(storage);
