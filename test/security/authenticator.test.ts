@@ -87,3 +87,30 @@ t.test('an unknown user gets the same answer as a wrong password', async (t) => 
   await t.rejects(Promise.resolve().then(() => authenticator.authenticate(basicAuth('ghost', 'pw'))),
     { code: 'SVCDB_ERR_AUTH_CREDENTIALS_INVALID', message: 'invalid credentials: the login name or password is wrong' });
 });
+
+t.test('a connection remembers the principal it proved only for the same header and until a change', async (t) => {
+  const engine = await openEngine(tempDirectory(t));
+  const store = new UserStore(engine);
+  await store.create({ loginName: 'hal', fullName: '', groups: ['g'], disabled: false, password: await hashPassword('pw') });
+  await store.create({ loginName: 'ivy', fullName: '', groups: [], disabled: false, password: await hashPassword('pw2') });
+  let lookups = 0;
+  const authenticator = new Authenticator({ find: (login) => (lookups++, store.find(login)) });
+  const connection = {};
+  const hal = basicAuth('hal', 'pw');
+  await authenticator.authenticate(hal, connection);
+  t.same(authenticator.authenticate(hal, connection), { name: 'hal', groups: ['g'] }, 'answered synchronously');
+  t.same(authenticator.authenticate(hal, connection), { name: 'hal', groups: ['g'] }, 'and again from what the connection remembers');
+  t.equal(lookups, 1);
+
+  t.same(await authenticator.authenticate(basicAuth('ivy', 'pw2'), connection), { name: 'ivy', groups: [] },
+    'another user on the same connection is that user');
+  await t.rejects(Promise.resolve().then(() => authenticator.authenticate(basicAuth('hal', 'wrong'), connection)),
+    { code: 'SVCDB_ERR_AUTH_CREDENTIALS_INVALID' }, 'a wrong password on a connection that proved the right one is refused');
+
+  const password = await hashPassword('new');
+  await store.update('hal', (user) => ({ ...user, password }), true);
+  authenticator.invalidate();
+  await t.rejects(Promise.resolve().then(() => authenticator.authenticate(hal, connection)),
+    { code: 'SVCDB_ERR_AUTH_CREDENTIALS_INVALID' }, 'after a change the old password is refused on the same connection');
+  t.same(await authenticator.authenticate(basicAuth('hal', 'new'), connection), { name: 'hal', groups: ['g'] });
+});

@@ -9,7 +9,7 @@ import { Errors } from '../../common/errors.js';
 import type { Authenticator } from '../security/authenticator.js';
 import { ADMINS_GROUP, OPS_GROUP } from '../security/user-record.js';
 import type { Principal } from '../services/stream-access.js';
-import { setPrincipal } from './principal.js';
+import { decoratePrincipal, setPrincipal } from './principal.js';
 
 /**
  * - anonymous: anyone (`/ping`, `/info`, `/gossip`, CORS preflights)
@@ -66,7 +66,7 @@ function authenticationHook(access: EndpointAccess, authenticator: Authenticator
     };
     let result: Principal | Promise<Principal>;
     try {
-      result = authenticator.authenticate(header);
+      result = authenticator.authenticate(header, request.raw.socket);
     } catch (error) {
       done(error as Error);
       return;
@@ -78,6 +78,7 @@ function authenticationHook(access: EndpointAccess, authenticator: Authenticator
 
 /** Gives every route registered from now on its access check; call before registering routes. */
 export function addAuthentication(app: FastifyInstance, authenticator: Authenticator, options: AccessOptions): void {
+  decoratePrincipal(app);
   app.addHook('onRoute', (route) => {
     const hook = authenticationHook(endpointAccess(route.method as string, route.url), authenticator, options);
     const existing = route.onRequest === undefined ? [] : [route.onRequest].flat();

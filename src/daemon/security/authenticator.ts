@@ -1,7 +1,9 @@
 /**
  * HTTP Basic credentials to a principal. A login is verified with scrypt once; after that the
  * cache answers, keyed by a SHA-256 of the whole header (never the password itself), so a busy
- * client pays one fast hash per request and no scrypt.
+ * client pays one fast hash per request and no scrypt. A keep-alive connection sends the same
+ * header with every request: the connection remembers the principal it last proved, and a request
+ * with the very same header skips the hash too.
  * The cache is dropped whenever a user changes (password, groups, enabled flag, deletion), so a
  * change takes effect on the very next request.
  */
@@ -31,6 +33,18 @@ export function parseBasic(header: string): Credentials {
   return { login: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }
 
+/** The credentials a connection last proved, valid while no invalidation happened since. */
+interface Remembered {
+  header: string;
+  principal: Principal;
+  generation: number;
+}
+
+const REMEMBERED = Symbol('svcdb.rememberedCredentials');
+
+/** An object that lives as long as a client's connection, such as its socket. */
+type Connection = { [REMEMBERED]?: Remembered };
+
 export class Authenticator {
   /** Header digest → principal. */
   private readonly cache = new LRUCache<string, Principal>({ max: CACHED_CREDENTIALS_MAX });
@@ -42,11 +56,20 @@ export class Authenticator {
 
   constructor(private readonly users: Pick<UserStore, 'find'>) {}
 
-  /** The principal for an `Authorization` header value: synchronous on a cache hit. */
-  authenticate(header: string): Principal | Promise<Principal> {
+  /**
+   * The principal for an `Authorization` header value: synchronous on a cache hit. With
+   * `connection`, the principal is remembered there for the connection's next request.
+   */
+  authenticate(header: string, connection?: object): Principal | Promise<Principal> {
+    const holder = connection as Connection | undefined;
+    const remembered = holder?.[REMEMBERED];
+    if (remembered !== undefined && remembered.generation === this.generation && remembered.header === header) return remembered.principal;
     const digest = hash('sha256', header, 'base64');
     const cached = this.cache.get(digest);
-    if (cached !== undefined) return cached;
+    if (cached !== undefined) {
+      if (holder !== undefined) holder[REMEMBERED] = { header, principal: cached, generation: this.generation };
+      return cached;
+    }
     const { login, password } = parseBasic(header);
     // A client that opens many connections at once sends the same header on each: one scrypt serves them all.
     let verification = this.verifying.get(digest);
