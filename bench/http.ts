@@ -1,14 +1,16 @@
 /**
  * HTTP benchmarks: a node (`svcdb serve`) and the hello-world ceiling each run in a child
  * process and are loaded over loopback by autocannon from this process, so the load generator
- * and the server do not share an event loop.
+ * and the server do not share an event loop. Where `taskset` exists, the load generator keeps
+ * the first core and the servers get the others, so neither steals the other's core and the
+ * ceiling and the node are measured alike.
  */
 import autocannon from 'autocannon';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -18,15 +20,28 @@ const DURATION_SECONDS = Number(process.env.SVC_BENCH_SECONDS ?? 3) + 2;
 const CONNECTIONS = 50;
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
+const pinTo = (cores: string) => spawnSync('taskset', ['-a', '-p', '-c', cores, String(process.pid)], { stdio: 'ignore' }).status === 0;
+
+/**
+ * Moves this process to the first core and returns the command prefix that puts a server on
+ * the others (none when that cannot be done), with the way back for the benchmarks after these.
+ */
+function pinning(): { prefix: string[]; release: () => void } {
+  const cores = availableParallelism();
+  if (cores < 2 || !pinTo('0')) return { prefix: [], release: () => undefined };
+  return { prefix: ['taskset', '-c', `1-${cores - 1}`], release: () => void pinTo(`0-${cores - 1}`) };
+}
+
 interface Server {
   url: string;
   child: ChildProcess;
 }
 
 /** Starts `args` with node and waits for a JSON line with a `port`. */
-function startServer(args: string[]): Promise<Server> {
+function startServer(args: string[], prefix: string[]): Promise<Server> {
+  const [command, ...rest] = [...prefix, process.execPath, ...args];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(command, rest, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
     child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
     createInterface({ input: child.stdout! }).on('line', (line) => {
       try {
@@ -138,15 +153,25 @@ async function idleLongPolls(url: string, pid: number, waiters: number): Promise
 }
 
 export async function httpBenchmarks(): Promise<void> {
-  section(`HTTP over loopback (autocannon, ${CONNECTIONS} connections, ${DURATION_SECONDS} s per run)`);
-  const hello = await startServer([join(root, 'dist/bench/hello-server.js')]);
+  const { prefix, release } = pinning();
+  try {
+    await loadNodeAndCeiling(prefix);
+  } finally {
+    release();
+  }
+}
+
+async function loadNodeAndCeiling(prefix: string[]): Promise<void> {
+  const placement = prefix.length > 0 ? `load generator on core 0, servers on cores ${prefix[2]}` : 'processes not pinned to cores';
+  section(`HTTP over loopback (autocannon, ${CONNECTIONS} connections, ${DURATION_SECONDS} s per run; ${placement})`);
+  const hello = await startServer([join(root, 'dist/bench/hello-server.js')], prefix);
   const ceiling = await load({ url: `${hello.url}/hello` });
   await stop(hello);
   report('ceiling: fastify hello-world GET', ceiling.requestsPerSecond, 'req/s', `p99 ${ceiling.p99Ms} ms`);
 
   const directory = mkdtempSync(join(process.env.SVC_BENCH_DIR ?? tmpdir(), 'svcdb-bench-http-'));
   // Anonymous stream access lets the same node serve each run with and without credentials.
-  const node = await startServer([join(root, 'bin/run.js'), 'serve', '--db', join(directory, 'db'), '--http-port', '0', '--allow-anonymous-stream-access']);
+  const node = await startServer([join(root, 'bin/run.js'), 'serve', '--db', join(directory, 'db'), '--http-port', '0', '--allow-anonymous-stream-access'], prefix);
   try {
     await createBenchUser(node.url);
     // One verified request first: the runs measure requests with cached credentials, not the first scrypt.
