@@ -2,12 +2,12 @@
  * `<db>/svcdb-reload.json`: the outcome of the last certificate reload of the node running on that
  * database. A signal has no reply, so `svcdb cert-reload --signal` sends SIGHUP and then reads
  * this file until it shows a reload by that process newer than the one it saw before. The node
- * replaces the file whole (temp file, then rename), so a reader sees one outcome or the next,
- * never a mix of both.
+ * replaces the file whole and durably (temp file fsynced, renamed, directory fsynced), so a
+ * reader sees one outcome or the next, never a mix of both, even after a crash.
  */
-import { randomUUID } from 'node:crypto';
-import { readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { replaceFileDurably } from '../storage/durable-file.js';
 
 export const RELOAD_STATUS_FILE_NAME = 'svcdb-reload.json';
 
@@ -32,16 +32,8 @@ export function reloadStatusPath(dbPath: string): string {
   return join(dbPath, RELOAD_STATUS_FILE_NAME);
 }
 
-export async function writeReloadStatus(dbPath: string, status: ReloadStatus): Promise<void> {
-  const path = reloadStatusPath(dbPath);
-  const temp = `${path}.${randomUUID()}.tmp`;
-  try {
-    await writeFile(temp, `${JSON.stringify(status)}\n`);
-    await rename(temp, path);
-  } catch (error) {
-    await unlink(temp).catch(() => undefined);
-    throw error;
-  }
+export function writeReloadStatus(dbPath: string, status: ReloadStatus): Promise<void> {
+  return replaceFileDurably(reloadStatusPath(dbPath), `${JSON.stringify(status)}\n`);
 }
 
 /** The last recorded outcome; undefined when there is none that can be read. */
