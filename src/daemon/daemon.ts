@@ -102,10 +102,11 @@ export class Daemon {
     const streams = new StreamsService(storage, security.access);
     const connections = new ConnectionMeter();
     const operations = this.operations(loaded, connections);
+    const { allowAnonymousEndpointAccess, allowAnonymousStreamAccess, enableTrustedAuth } = options;
     this.app = buildApp({
       logger: context.logger.child({ component: 'http' }), nodeInfo, nodeState: () => this.nodeState, streams, operations,
       users: security.users, authenticator: security.authenticator,
-      access: { allowAnonymousEndpointAccess: options.allowAnonymousEndpointAccess, allowAnonymousStreamAccess: options.allowAnonymousStreamAccess },
+      access: { allowAnonymousEndpointAccess, allowAnonymousStreamAccess, enableTrustedAuth },
       https: certificates.https,
     });
     connections.attach(this.app.server);

@@ -37,7 +37,7 @@ export async function nodeServices(t: Test, options: TestNodeOptions = {}) {
     streams: new StreamsService(engine, security.access),
     users: security.users,
     authenticator: security.authenticator,
-    access: { allowAnonymousEndpointAccess: false, allowAnonymousStreamAccess: false, ...options.access },
+    access: { allowAnonymousEndpointAccess: false, allowAnonymousStreamAccess: false, enableTrustedAuth: false, ...options.access },
   };
 }
 

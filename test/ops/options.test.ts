@@ -151,6 +151,10 @@ t.test('conflicting pairs stop the start, naming both options', async (t) => {
   }, 'a non-loopback address over plain HTTP needs --insecure');
   t.equal(load(dir, { flags: { httpIp: '0.0.0.0', insecure: true } }).values.httpIp, '0.0.0.0');
   t.equal(load(dir, { flags: { httpIp: '::1' } }).values.httpIp, '::1', 'IPv6 loopback is fine');
+  t.throws(() => load(dir, { env: { SVC_ENABLE_TRUSTED_AUTH: 'true' } }), {
+    code: 'SVCDB_ERR_OPTION_CONFLICT', details: { options: ['--enable-trusted-auth', '--cert-file'] }, message: /TLS/,
+  }, 'trusted auth needs TLS');
+  t.equal(load(dir, { flags: { enableTrustedAuth: true, certFile: 'node.crt', certPrivateKeyFile: 'node.key' } }).values.enableTrustedAuth, true);
 });
 
 t.test('deprecated options are accepted with a warning, unknown SVC_* variables warn', async (t) => {

@@ -56,6 +56,18 @@ t.test('with TLS a non-loopback address is allowed without --insecure', async (t
   t.same(peer, { fingerprint256: set.node.fingerprint256, authorized: true });
 });
 
+t.test('over TLS with --enable-trusted-auth, a proxy asserts who the client is', async (t) => {
+  const dir = t.testdir();
+  const live = await liveCertificatePaths(dir);
+  await installCertificate(live, set.node, set.ca);
+  const server = await startServer(t, { dbPath: join(dir, 'db'), args: [...tlsFlags(live), '--enable-trusted-auth'] });
+  const options = (asserted: string) => httpsRequest(`${server.url}/info/options`, { ca: set.ca.pem, headers: { 'svc-trustedauth': asserted } });
+  t.equal((await options('ops;$ops')).status, 200, 'an asserted $ops member reads the options');
+  const plain = await options('carol');
+  t.equal(plain.status, 401, 'a plain user may not');
+  t.match(JSON.parse(plain.body), { code: 'SVCDB_ERR_ACCESS_DENIED' });
+});
+
 t.test('start-up refusals exit before the database is opened', async (t) => {
   const dir = t.testdir();
   const dbPath = join(dir, 'db');

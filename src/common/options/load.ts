@@ -199,6 +199,10 @@ function checkCombinations(options: NodeOptions): void {
     throw Errors.optionConflict.create('--index', '--db', 'the index must live in a different directory than the database; point --index elsewhere or leave it unset');
   }
   checkCertificateOptions(options);
+  if (options.enableTrustedAuth && options.certFile === '') {
+    throw Errors.optionConflict.create('--enable-trusted-auth', '--cert-file',
+      'a node that believes Svc-TrustedAuth headers must only be reached over TLS; serve HTTPS with --cert-file and --cert-private-key-file, or leave trusted auth off');
+  }
   if (!isLoopback(options.httpIp) && !options.insecure && options.certFile === '') {
     throw Errors.optionConflict.create('--http-ip', '--insecure',
       `${options.httpIp} is reachable from other machines and the node serves plain HTTP; bind 127.0.0.1, `

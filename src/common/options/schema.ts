@@ -88,6 +88,12 @@ export const optionSchema = {
     default: false,
   }),
 
+  enableTrustedAuth: boolean({
+    group: 'Authentication',
+    description: 'Believe Svc-TrustedAuth: login or login;group1,group2 on requests, without credentials, as sent by a trusted proxy that authenticated the client and strips the header from what clients send. Needs TLS (--cert-file).',
+    default: false,
+  }),
+
   // Database
   db: text('path', {
     group: 'Database',

@@ -7,6 +7,7 @@
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { Errors } from '../../common/errors.js';
 import type { Authenticator } from '../security/authenticator.js';
+import { parseTrustedAuth, TRUSTED_AUTH_HEADER } from '../security/trusted-auth.js';
 import { ADMINS_GROUP, OPS_GROUP } from '../security/user-record.js';
 import type { Principal } from '../services/stream-access.js';
 import { decoratePrincipal, setPrincipal } from './principal.js';
@@ -23,6 +24,8 @@ export type EndpointAccess = 'anonymous' | 'user' | 'operator' | 'streams' | 'en
 export interface AccessOptions {
   allowAnonymousEndpointAccess: boolean;
   allowAnonymousStreamAccess: boolean;
+  /** Believe `Svc-TrustedAuth` (security/trusted-auth.ts) instead of asking for credentials. */
+  enableTrustedAuth: boolean;
 }
 
 const ANONYMOUS_PATHS = new Set(['/ping', '/info', '/gossip']);
@@ -53,10 +56,12 @@ function authorize(access: EndpointAccess, principal: Principal, request: Fastif
 
 function authenticationHook(access: EndpointAccess, authenticator: Authenticator, options: AccessOptions): onRequestHookHandler {
   const allowsAnonymous = anonymousAllowed(access, options);
+  const trusted = options.enableTrustedAuth;
   // Callback style: it runs on every request, and an async hook costs a promise each time.
   return (request, _reply, done) => {
     const header = request.headers.authorization;
-    if (header === undefined || access === 'anonymous') {
+    const asserted = trusted ? request.headers[TRUSTED_AUTH_HEADER] : undefined;
+    if ((header === undefined && asserted === undefined) || access === 'anonymous') {
       done(allowsAnonymous ? undefined : Errors.authRequired.create(`use ${request.method} ${request.url}`));
       return;
     }
@@ -66,7 +71,8 @@ function authenticationHook(access: EndpointAccess, authenticator: Authenticator
     };
     let result: Principal | Promise<Principal>;
     try {
-      result = authenticator.authenticate(header, request.raw.socket);
+      // A trusted proxy's assertion comes before credentials: the proxy already checked them.
+      result = typeof asserted === 'string' ? parseTrustedAuth(asserted) : authenticator.authenticate(header!, request.raw.socket);
     } catch (error) {
       done(error as Error);
       return;
