@@ -36,9 +36,27 @@ t.test('backup verify', async (t) => {
   await engine.close();
   const backup = join(directory, 'backup');
   const archive = join(directory, 'backup.tar.gz');
-  t.equal((await runJson(['backup', backup, ...dataArgs(directory)])).code, 0, 'folder backup');
+  const folderRun = await runJson<{ synced: boolean }>(['backup', backup, ...dataArgs(directory)]);
+  t.equal(folderRun.code, 0, 'folder backup');
+  t.equal(folderRun.json.synced, true, 'synced by default');
   t.equal((await runJson(['backup', '--archive', archive, ...dataArgs(directory)])).code, 0, 'archive backup');
   const chunks = sortChunkFiles(readdirSync(join(backup, 'db')));
+
+  await t.test('a --no-sync backup holds the same files and verifies', async (t) => {
+    const unsynced = join(directory, 'unsynced');
+    const folder = await runJson<{ synced: boolean }>(['backup', unsynced, '--no-sync', ...dataArgs(directory)]);
+    t.equal(folder.code, 0, folder.exit.stderr);
+    t.equal(folder.json.synced, false, 'the result says it was not synced');
+    const files = (root: string) => ['db', 'index'].flatMap((part) => readdirSync(join(root, part), { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name).slice(root.length + 1)).sort());
+    t.same(files(unsynced), files(backup), 'the same files as a synced backup');
+    for (const file of files(backup)) t.same(readFileSync(join(unsynced, file)), readFileSync(join(backup, file)), `${file} is the same`);
+    t.equal((await runJson(['backup', 'verify', unsynced])).code, 0, 'and it verifies');
+    const unsyncedArchive = join(directory, 'unsynced.tar.gz');
+    const archived = await runJson<{ synced: boolean }>(['backup', '--archive', unsyncedArchive, '--no-sync', ...dataArgs(directory)]);
+    t.equal(archived.json.synced, false);
+    t.equal((await runJson(['backup', 'verify', unsyncedArchive])).code, 0, 'an unsynced archive verifies too');
+  });
 
   await t.test('an intact backup passes, folder and archive', async (t) => {
     for (const source of [backup, archive]) {

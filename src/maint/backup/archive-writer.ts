@@ -7,8 +7,8 @@
  * header states the entry's size before its bytes, so each file is streamed at the size read when
  * it was opened (and an ongoing chunk as its prefix plus zeroes, as chunk-copy.ts explains).
  *
- * The archive is written to a temp name beside FILE, fsynced and renamed into place when it is
- * complete: FILE is always either the previous archive or a whole new one.
+ * The archive is written to a temp name beside FILE, fsynced (unless --no-sync) and renamed into
+ * place when it is complete: FILE is always either the previous archive or a whole new one.
  */
 import { TarArchive } from 'archiver';
 import { randomUUID } from 'node:crypto';
@@ -18,8 +18,7 @@ import { dirname } from 'node:path';
 import { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { Errors } from '../../common/errors.js';
-import { fsyncDirectory } from '../../storage/durable-file.js';
-import type { QuickCopy } from './file-copy.js';
+import { Durability, type QuickCopy } from './file-copy.js';
 import { TEMP_SUFFIX } from './layout.js';
 import type { BackupTarget } from './target.js';
 
@@ -53,7 +52,7 @@ export class ArchiveTarget implements BackupTarget {
   /** The entry being appended; the next one waits for it. */
   private turns: Promise<void> = Promise.resolve();
 
-  private constructor(readonly path: string, private readonly temp: string) {
+  private constructor(readonly path: string, private readonly temp: string, private readonly durability: Durability) {
     this.output = createWriteStream(temp, { flags: 'wx' });
     this.archive.on('error', (error) => {
       this.failure ??= error;
@@ -64,8 +63,8 @@ export class ArchiveTarget implements BackupTarget {
     this.written.catch(() => undefined);
   }
 
-  static create(path: string): ArchiveTarget {
-    return new ArchiveTarget(path, `${path}.${randomUUID()}${TEMP_SUFFIX}`);
+  static create(path: string, durability = new Durability()): ArchiveTarget {
+    return new ArchiveTarget(path, `${path}.${randomUUID()}${TEMP_SUFFIX}`, durability);
   }
 
   writeBytes(file: string, bytes: Buffer | string): Promise<void> {
@@ -146,16 +145,10 @@ export class ArchiveTarget implements BackupTarget {
     if (this.failure) throw this.failure;
     await this.archive.finalize();
     await this.written;
-    const handle = await open(this.temp, 'r+');
-    let bytes: number;
-    try {
-      await handle.sync();
-      bytes = (await handle.stat()).size;
-    } finally {
-      await handle.close();
-    }
+    const bytes = await this.durability.syncFileAt(this.temp);
     await rename(this.temp, this.path);
-    await fsyncDirectory(dirname(this.path));
+    this.durability.mark(dirname(this.path));
+    await this.durability.syncAll();
     return bytes;
   }
 

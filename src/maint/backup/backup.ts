@@ -22,7 +22,7 @@ import { ArchiveTarget } from './archive-writer.js';
 import { CHASER_WAIT_MS_DEFAULT, waitForChaser } from './chaser-wait.js';
 import { differentialIndexPart } from './differential-index.js';
 import { differentialLogPart } from './differential-log.js';
-import { DirectorySync, removeFile } from './file-copy.js';
+import { Durability, removeFile } from './file-copy.js';
 import { dbPath, fullCopy, indexPath, type CopyContext } from './full-backup.js';
 import { listIndexDataFiles } from './index-source.js';
 import {
@@ -46,6 +46,8 @@ export interface BackupRequest {
   onProgress?: ProgressListener;
   /** How long to wait for chaser.chk to cover the writes acknowledged before the start (chaser-wait.ts). */
   chaserWaitMs?: number;
+  /** False for --no-sync: nothing is fsynced (file-copy.ts, Durability). */
+  sync?: boolean;
 }
 
 export interface BackupResult {
@@ -53,6 +55,8 @@ export interface BackupResult {
   /** The folder, or the archive file. */
   destination: string;
   archive: boolean;
+  /** False when the backup was taken with --no-sync. */
+  synced: boolean;
   nodeId: string;
   startedAt: string;
   finishedAt: string;
@@ -84,6 +88,7 @@ interface Run {
   writerAtStart: number;
   tally: Tally;
   warnings: string[];
+  durability: Durability;
 }
 
 interface Copied {
@@ -107,6 +112,7 @@ export async function backup(request: BackupRequest): Promise<BackupResult> {
     writerAtStart: (await readCheckpoint(source.db, CheckpointName.writer)) ?? 0,
     tally: new Tally(request.onProgress),
     warnings: [],
+    durability: new Durability(request.sync ?? true),
   };
   // A scavenge that started, or even ran to its end, while files were copied spoils the copy.
   const beforeComplete = () => checkScavengeUnchanged(scavengeBefore, source);
@@ -166,15 +172,15 @@ async function folderBackup(run: Run, beforeComplete: () => void): Promise<Copie
   const lock = lockDestination(destination);
   try {
     await checkDestinationFolder(destination, run.nodeId);
-    const directories = new DirectorySync();
-    await removeTempFiles(destination, directories);
+    const durability = run.durability;
+    await removeTempFiles(destination, durability);
     await replaceFileDurably(join(destination, MANIFEST_FILE), encodeManifest(manifestOf(run, 'in-progress')));
-    const target = new FolderTarget(destination, directories);
+    const target = new FolderTarget(destination, durability);
     const copied = run.kind === 'differential'
-      ? await differentialInto(run, target, directories)
-      : await fullInto(run, target, directories);
+      ? await differentialInto(run, target, durability)
+      : await fullInto(run, target, durability);
     beforeComplete();
-    await directories.syncAll();
+    await durability.syncAll();
     await replaceFileDurably(join(destination, MANIFEST_FILE), encodeManifest(manifestOf(run, 'complete')));
     return copied;
   } finally {
@@ -182,7 +188,7 @@ async function folderBackup(run: Run, beforeComplete: () => void): Promise<Copie
   }
 }
 
-async function fullInto(run: Run, target: FolderTarget, directories: DirectorySync): Promise<Copied> {
+async function fullInto(run: Run, target: FolderTarget, durability: Durability): Promise<Copied> {
   const outcome = await fullCopy(copyContext(run), target);
   run.tally.phase('cleanup');
   // What an earlier backup into this folder left that the node no longer has.
@@ -190,7 +196,7 @@ async function fullInto(run: Run, target: FolderTarget, directories: DirectorySy
   const backupDb = target.path(BACKUP_DB_DIRECTORY);
   for (const name of await listOrEmpty(backupDb)) {
     if ((isChunkFile(name) || isOldChunkFile(name)) && !keepChunks.has(name)) {
-      await removeFile(join(backupDb, name), directories);
+      await removeFile(join(backupDb, name), durability);
       run.tally.removed(dbPath(name));
     }
   }
@@ -198,17 +204,17 @@ async function fullInto(run: Run, target: FolderTarget, directories: DirectorySy
   const backupIndex = target.path(BACKUP_INDEX_DIRECTORY);
   for (const name of await listIndexDataFiles(backupIndex)) {
     if (keepIndex.has(name)) continue;
-    await removeFile(join(backupIndex, name), directories);
+    await removeFile(join(backupIndex, name), durability);
     run.tally.removed(indexPath(name));
   }
   return { checkpoints: outcome.checkpoints, indexCommitPosition: outcome.indexCommitPosition, chunkFiles: outcome.chunkFiles.length };
 }
 
-async function differentialInto(run: Run, target: FolderTarget, directories: DirectorySync): Promise<Copied> {
+async function differentialInto(run: Run, target: FolderTarget, durability: Durability): Promise<Copied> {
   const context = copyContext(run);
-  const indexPart = await differentialIndexPart(run.source, target, directories, run.tally);
+  const indexPart = await differentialIndexPart(run.source, target, durability, run.tally);
   const logPart = await differentialLogPart(
-    run.source, target, directories, run.tally, () => context.beforeDatabaseCheckpoints(indexPart.commitPosition),
+    run.source, target, durability, run.tally, () => context.beforeDatabaseCheckpoints(indexPart.commitPosition),
   );
   return { checkpoints: logPart.checkpoints, indexCommitPosition: indexPart.commitPosition, chunkFiles: logPart.chunkFiles.length };
 }
@@ -220,7 +226,7 @@ async function archiveBackup(run: Run, beforeComplete: () => void): Promise<Copi
     if (existing.nodeId !== run.nodeId) throw Errors.backupOtherNode.create(destination, existing.nodeId, run.nodeId);
   }
   await mkdir(dirname(destination), { recursive: true });
-  const target = ArchiveTarget.create(destination);
+  const target = ArchiveTarget.create(destination, run.durability);
   try {
     // The archive appears under its name only when whole, so its manifest says complete from the start.
     await target.writeBytes(MANIFEST_FILE, encodeManifest(manifestOf(run, 'complete')));
@@ -260,11 +266,11 @@ async function listOrEmpty(directory: string): Promise<string[]> {
 }
 
 /** Temp files an interrupted backup left in the destination's db/ and index/ trees. */
-async function removeTempFiles(destination: string, directories: DirectorySync): Promise<void> {
+async function removeTempFiles(destination: string, durability: Durability): Promise<void> {
   for (const part of [BACKUP_DB_DIRECTORY, BACKUP_INDEX_DIRECTORY]) {
     const entries = await readdir(join(destination, part), { recursive: true, withFileTypes: true }).catch(() => []);
     for (const entry of entries) {
-      if (entry.isFile() && isTempFile(entry.name)) await removeFile(join(entry.parentPath, entry.name), directories);
+      if (entry.isFile() && isTempFile(entry.name)) await removeFile(join(entry.parentPath, entry.name), durability);
     }
   }
 }
@@ -275,6 +281,7 @@ function resultOf(run: Run, copied: Copied): BackupResult {
     kind: run.kind,
     destination: run.destination,
     archive: Boolean(run.request.archive),
+    synced: run.durability.synced,
     nodeId: run.nodeId,
     startedAt: run.startedAt.toISOString(),
     finishedAt: new Date().toISOString(),

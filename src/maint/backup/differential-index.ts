@@ -17,7 +17,7 @@
 import { join } from 'node:path';
 import { existsSync } from 'node:fs';
 import { COPY_CONCURRENCY, forEachConcurrently } from './concurrency.js';
-import { removeFile, type DirectorySync } from './file-copy.js';
+import { removeFile, type Durability } from './file-copy.js';
 import { copyCheckpoint, indexPath } from './full-backup.js';
 import {
   INDEX_ROUNDS_MAX, holdsFiles, indexKeptChanging, listIndexDataFiles, parseIndexMapBytes, readIndexMapBytes,
@@ -36,7 +36,7 @@ export interface IndexPartOutcome {
 }
 
 export async function differentialIndexPart(
-  source: DataDirectories, target: FolderTarget, directories: DirectorySync, tally: Tally,
+  source: DataDirectories, target: FolderTarget, durability: Durability, tally: Tally,
 ): Promise<IndexPartOutcome> {
   tally.phase('index files');
   // (1)
@@ -72,7 +72,7 @@ export async function differentialIndexPart(
   const keep = new Set(indexFiles);
   for (const name of await listIndexDataFiles(backupIndex)) {
     if (keep.has(name)) continue;
-    await removeFile(join(backupIndex, name), directories);
+    await removeFile(join(backupIndex, name), durability);
     tally.removed(indexPath(name));
   }
   // (7), (8), (9)

@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { copyChunkFile, copyCheckpoint, dbPath } from './full-backup.js';
 import { isSameCompletedChunk, readChunkState } from './chunk-copy.js';
 import { COPY_CONCURRENCY, forEachConcurrently } from './concurrency.js';
-import { removeFile, renameFile, type DirectorySync } from './file-copy.js';
+import { removeFile, renameFile, type Durability } from './file-copy.js';
 import {
   BACKUP_DB_DIRECTORY, DIFFERENTIAL_DB_CHECKPOINTS, OLD_SUFFIX, isChunkFile, isOldChunkFile, sortChunkFiles,
 } from './layout.js';
@@ -45,14 +45,14 @@ async function listBackupDb(backupDb: string): Promise<string[]> {
 }
 
 export async function differentialLogPart(
-  source: DataDirectories, target: FolderTarget, directories: DirectorySync, tally: Tally,
+  source: DataDirectories, target: FolderTarget, durability: Durability, tally: Tally,
   beforeDatabaseCheckpoints: () => Promise<void>,
 ): Promise<LogPartOutcome> {
   const backupDb = target.path(BACKUP_DB_DIRECTORY);
   // (1)
   const backupChunks = sortChunkFiles(await listBackupDb(backupDb));
   const last = backupChunks.at(-1);
-  if (last !== undefined) await renameFile(join(backupDb, last), join(backupDb, `${last}${OLD_SUFFIX}`), directories);
+  if (last !== undefined) await renameFile(join(backupDb, last), join(backupDb, `${last}${OLD_SUFFIX}`), durability);
 
   // (2)
   await beforeDatabaseCheckpoints();
@@ -79,7 +79,7 @@ export async function differentialLogPart(
   for (const name of await listBackupDb(backupDb)) {
     const isChunk = isChunkFile(name) || isOldChunkFile(name);
     if (!isChunk || keep.has(name)) continue;
-    await removeFile(join(backupDb, name), directories);
+    await removeFile(join(backupDb, name), durability);
     tally.removed(dbPath(name));
   }
   return { chunkFiles, checkpoints, renamedLast: last };

@@ -2,7 +2,7 @@
  * How backup and restore put a file in place: under a temp name first, fsynced, then renamed, so
  * a name in a backup or a data directory always holds a whole file. A differential backup skips
  * names it already has, so a half-copied file under its real name would never be repaired.
- * Directories are fsynced once at the end (DirectorySync), not after every rename.
+ * Directories are fsynced once at the end (Durability), not after every rename.
  */
 import { randomUUID } from 'node:crypto';
 import { constants } from 'node:fs';
@@ -22,19 +22,44 @@ const RACY_MARGIN_MS = 2000;
 /** utimes() goes through a double of seconds; a time set from a stat comes back within this. */
 const TIME_TOLERANCE_MS = 1;
 
-/** Directories whose entries changed; fsynced together before a backup or restore is declared done. */
-export class DirectorySync {
+/**
+ * What a backup or restore makes durable before it says it is done: every file it writes (each
+ * fsynced before its rename) and every directory whose entries changed (fsynced together at the
+ * end). `svcdb backup --no-sync` turns both off, as `cp -r` or `tar` would leave them: the files
+ * reach the disk when the OS writes them back, and a crash of the backup machine before that
+ * can leave files the manifest counts whole torn (`svcdb backup verify` finds them).
+ */
+export class Durability {
   private readonly dirty = new Set<string>();
 
+  constructor(readonly synced = true) {}
+
   mark(directory: string): void {
-    this.dirty.add(directory);
+    if (this.synced) this.dirty.add(directory);
   }
 
   async syncAll(): Promise<void> {
     for (const directory of this.dirty) await fsyncDirectory(directory);
     this.dirty.clear();
   }
+
+  async syncHandle(handle: FileHandle): Promise<void> {
+    if (this.synced) await handle.sync();
+  }
+
+  /** Fsyncs a file written without it (by tar, by copyFile); returns its size. */
+  async syncFileAt(path: string): Promise<number> {
+    const handle = await open(path, 'r+');
+    try {
+      await this.syncHandle(handle);
+      return (await handle.stat()).size;
+    } finally {
+      await handle.close();
+    }
+  }
 }
+
+type FileHandle = Awaited<ReturnType<typeof open>>;
 
 function isMissing(error: unknown): boolean {
   return (error as NodeJS.ErrnoException).code === 'ENOENT';
@@ -48,57 +73,46 @@ function tempNameFor(path: string): string {
   return `${path}.${randomUUID()}${TEMP_SUFFIX}`;
 }
 
-/** Writes and fsyncs a new file (no rename: callers that need one do it). */
-export async function writeFileSynced(path: string, contents: Buffer | string): Promise<void> {
+/** Writes a new file, fsynced unless `durability` says otherwise (no rename: callers that need one do it). */
+export async function writeFileSynced(path: string, contents: Buffer | string, durability = new Durability()): Promise<void> {
   const handle = await open(path, 'wx');
   try {
     await handle.writeFile(contents);
-    await handle.sync();
+    await durability.syncHandle(handle);
   } finally {
     await handle.close();
   }
 }
 
-/** Fsyncs a file written without it (by tar, by copyFile); returns its size. */
-export async function syncFileAt(path: string): Promise<number> {
-  const handle = await open(path, 'r+');
-  try {
-    await handle.sync();
-    return (await handle.stat()).size;
-  } finally {
-    await handle.close();
-  }
-}
-
-async function placeTemp(temp: string, path: string, directories: DirectorySync): Promise<void> {
+async function placeTemp(temp: string, path: string, durability: Durability): Promise<void> {
   try {
     await rename(temp, path);
   } catch (error) {
     await unlink(temp).catch(() => undefined);
     throw ioError(path, 'rename into place', error);
   }
-  directories.mark(dirname(path));
+  durability.mark(dirname(path));
 }
 
 /**
  * Copies `source` to `target` whole. Returns the bytes copied, or undefined when the source no
  * longer exists (an index file merged away, for instance): callers decide whether that matters.
  */
-export async function copyFileDurably(source: string, target: string, directories: DirectorySync): Promise<number | undefined> {
+export async function copyFileDurably(source: string, target: string, durability: Durability): Promise<number | undefined> {
   await mkdir(dirname(target), { recursive: true });
   const temp = tempNameFor(target);
   let bytes: number;
   try {
     // A reflink where the file system has them, an in-kernel copy otherwise.
     await copyFile(source, temp, constants.COPYFILE_FICLONE);
-    bytes = await syncFileAt(temp);
+    bytes = await durability.syncFileAt(temp);
   } catch (error) {
     await unlink(temp).catch(() => undefined);
     // The target's directory was just made, so a missing file is the source.
     if (isMissing(error)) return undefined;
     throw ioError(source, 'copy', error);
   }
-  await placeTemp(temp, target, directories);
+  await placeTemp(temp, target, durability);
   return bytes;
 }
 
@@ -109,7 +123,7 @@ export async function copyFileDurably(source: string, target: string, directorie
  * vanished.
  */
 export async function copyPrefixDurably(
-  source: string, target: string, prefixBytes: number, fileBytes: number, directories: DirectorySync,
+  source: string, target: string, prefixBytes: number, fileBytes: number, durability: Durability,
 ): Promise<number | undefined> {
   await mkdir(dirname(target), { recursive: true });
   let input;
@@ -125,7 +139,7 @@ export async function copyPrefixDurably(
     try {
       await copyRange(input, output, prefixBytes, source);
       await output.truncate(fileBytes);
-      await output.sync();
+      await durability.syncHandle(output);
     } finally {
       await output.close();
     }
@@ -135,13 +149,11 @@ export async function copyPrefixDurably(
   } finally {
     await input.close();
   }
-  await placeTemp(temp, target, directories);
+  await placeTemp(temp, target, durability);
   return prefixBytes;
 }
 
-type Handle = Awaited<ReturnType<typeof open>>;
-
-async function copyRange(input: Handle, output: Handle, length: number, source: string): Promise<void> {
+async function copyRange(input: FileHandle, output: FileHandle, length: number, source: string): Promise<void> {
   const block = Buffer.allocUnsafe(Math.min(COPY_BLOCK_BYTES, Math.max(length, 1)));
   for (let position = 0; position < length;) {
     const want = Math.min(block.length, length - position);
@@ -155,16 +167,16 @@ async function copyRange(input: Handle, output: Handle, length: number, source: 
 }
 
 /** Writes `bytes` as `target` (checkpoints, manifests, an indexmap read into memory). */
-export async function writeBytesDurably(target: string, bytes: Buffer | string, directories: DirectorySync): Promise<void> {
+export async function writeBytesDurably(target: string, bytes: Buffer | string, durability: Durability): Promise<void> {
   await mkdir(dirname(target), { recursive: true });
   const temp = tempNameFor(target);
   try {
-    await writeFileSynced(temp, bytes);
+    await writeFileSynced(temp, bytes, durability);
   } catch (error) {
     await unlink(temp).catch(() => undefined);
     throw ioError(target, 'write', error);
   }
-  await placeTemp(temp, target, directories);
+  await placeTemp(temp, target, durability);
 }
 
 export interface QuickCopy {
@@ -181,7 +193,7 @@ export interface QuickCopy {
  * Returns undefined when the source does not exist.
  */
 export async function copyIfChanged(
-  source: string, target: string, directories: DirectorySync, always = false,
+  source: string, target: string, durability: Durability, always = false,
 ): Promise<QuickCopy | undefined> {
   let before;
   try {
@@ -195,7 +207,7 @@ export async function copyIfChanged(
     return { bytes: 0, copied: false };
   }
   const startedMs = Date.now();
-  const bytes = await copyFileDurably(source, target, directories);
+  const bytes = await copyFileDurably(source, target, durability);
   if (bytes === undefined) return undefined;
   if (startedMs - before.mtimeMs > RACY_MARGIN_MS) {
     await utimes(target, before.atime, before.mtime).catch((error: unknown) => {
@@ -206,24 +218,24 @@ export async function copyIfChanged(
 }
 
 /** Deletes a file if it exists. */
-export async function removeFile(path: string, directories: DirectorySync): Promise<boolean> {
+export async function removeFile(path: string, durability: Durability): Promise<boolean> {
   try {
     await unlink(path);
   } catch (error) {
     if (isMissing(error)) return false;
     throw ioError(path, 'delete', error);
   }
-  directories.mark(dirname(path));
+  durability.mark(dirname(path));
   return true;
 }
 
-export async function renameFile(from: string, to: string, directories: DirectorySync): Promise<void> {
+export async function renameFile(from: string, to: string, durability: Durability): Promise<void> {
   try {
     await rename(from, to);
   } catch (error) {
     throw ioError(from, 'rename', error);
   }
-  directories.mark(dirname(to));
+  durability.mark(dirname(to));
 }
 
 export async function exists(path: string): Promise<boolean> {

@@ -24,7 +24,7 @@ import { replaceFileDurably } from '../../storage/durable-file.js';
 import { DatabaseLock, LOCK_FILE_NAME } from '../../storage/lock.js';
 import { extractArchive, isArchive, readArchiveManifest } from './archive-reader.js';
 import { COPY_CONCURRENCY, forEachConcurrently } from './concurrency.js';
-import { DirectorySync, copyFileDurably, exists, removeFile, syncFileAt } from './file-copy.js';
+import { Durability, copyFileDurably, exists, removeFile } from './file-copy.js';
 import {
   BACKUP_DB_DIRECTORY, BACKUP_INDEX_DIRECTORY, EXISTENCE_CHECKPOINT, EXISTENCE_DATA, FULL_DB_CHECKPOINTS, INDEXMAP_FILE,
   SCAVENGE_STATE, isChunkFile, isIndexDataFile, isOldChunkFile, isTempFile, sortChunkFiles,
@@ -39,7 +39,7 @@ export interface RestoreRequest {
   source: string;
   db: string;
   index: string;
-  /** Replace the database files in non-empty target directories. */
+  /** Replace the database files in non-empty target durability. */
   force: boolean;
   onProgress?: ProgressListener;
 }
@@ -81,10 +81,10 @@ export async function restore(request: RestoreRequest): Promise<RestoreResult> {
   await mkdir(index, { recursive: true });
   const lock = DatabaseLock.acquire(db);
   const tally = new Tally(request.onProgress);
-  const directories = new DirectorySync();
+  const durability = new Durability();
   let scratch: string | undefined;
   try {
-    await prepareTarget(db, index, request.force, tally, directories);
+    await prepareTarget(db, index, request.force, tally, durability);
     let folder = source;
     if (archive) {
       tally.phase('extract');
@@ -99,11 +99,11 @@ export async function restore(request: RestoreRequest): Promise<RestoreResult> {
     if (chaser === undefined) throw Errors.backupNotABackup.create(source, `it holds no ${BACKUP_DB_DIRECTORY}/${CheckpointName.chaser}`);
     // Group by group, in order; the files of one group two at a time (concurrency.ts).
     for (const group of await placementsOf(folder, db, index)) {
-      await forEachConcurrently(group, COPY_CONCURRENCY, (placement) => place(placement, archive, tally, directories));
+      await forEachConcurrently(group, COPY_CONCURRENCY, (placement) => place(placement, archive, tally, durability));
     }
     // (3)
     await replaceFileDurably(join(db, CheckpointName.truncate), chaser);
-    await directories.syncAll();
+    await durability.syncAll();
     return resultOf(request, source, archive, manifest, db, index, tally, checkpointValue(chaser));
   } finally {
     if (scratch) await rm(scratch, { recursive: true, force: true });
@@ -124,7 +124,7 @@ function resultOf(
 }
 
 /** Refuses a non-empty target unless forced; forced, deletes the database files svcdb knows there. */
-async function prepareTarget(db: string, index: string, force: boolean, tally: Tally, directories: DirectorySync): Promise<void> {
+async function prepareTarget(db: string, index: string, force: boolean, tally: Tally, durability: Durability): Promise<void> {
   const dbEntries = (await readdir(db)).filter((name) => !name.startsWith(LOCK_FILE_NAME));
   const indexEntries = await readdir(index);
   if (dbEntries.length === 0 && indexEntries.length === 0) return;
@@ -132,12 +132,12 @@ async function prepareTarget(db: string, index: string, force: boolean, tally: T
   for (const name of dbEntries) {
     const ours = isChunkFile(name) || isOldChunkFile(name) || isTempFile(name) || name === NODE_IDENTITY_FILE
       || (FULL_DB_CHECKPOINTS as readonly string[]).includes(name);
-    if (ours && (await removeFile(join(db, name), directories))) tally.removed(`db/${name}`);
+    if (ours && (await removeFile(join(db, name), durability))) tally.removed(`db/${name}`);
     if (name.startsWith(SCRATCH_PREFIX)) await rm(join(db, name), { recursive: true, force: true });
   }
   for (const name of [...(await readdir(index)).filter((entry) => isIndexDataFile(entry) || isTempFile(entry)), INDEXMAP_FILE,
     EXISTENCE_CHECKPOINT, EXISTENCE_DATA, SCAVENGE_STATE, `${SCAVENGE_STATE}-wal`, `${SCAVENGE_STATE}-shm`]) {
-    if (await removeFile(join(index, name), directories)) tally.removed(`index/${name}`);
+    if (await removeFile(join(index, name), durability)) tally.removed(`index/${name}`);
   }
 }
 
@@ -166,14 +166,14 @@ async function placementsOf(folder: string, db: string, index: string): Promise<
  * Puts one file in place. Files extracted from an archive are moved (fsynced, then renamed), the
  * files of a backup folder are copied; either way the name holds a whole file or nothing.
  */
-async function place(placement: Placement, move: boolean, tally: Tally, directories: DirectorySync): Promise<void> {
+async function place(placement: Placement, move: boolean, tally: Tally, durability: Durability): Promise<void> {
   tally.working(placement.file);
   await mkdir(dirname(placement.to), { recursive: true });
   if (move) {
-    const bytes = await syncFileAt(placement.from);
+    const bytes = await durability.syncFileAt(placement.from);
     try {
       await rename(placement.from, placement.to);
-      directories.mark(dirname(placement.to));
+      durability.mark(dirname(placement.to));
       tally.copied(placement.file, bytes);
       return;
     } catch (error) {
@@ -181,7 +181,7 @@ async function place(placement: Placement, move: boolean, tally: Tally, director
       if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw Errors.backupIo.create(placement.to, 'rename into place', String(error));
     }
   }
-  const bytes = await copyFileDurably(placement.from, placement.to, directories);
+  const bytes = await copyFileDurably(placement.from, placement.to, durability);
   if (bytes === undefined) throw Errors.backupIo.create(placement.from, 'copy', 'the file vanished from the backup');
   if (move) await unlink(placement.from);
   tally.copied(placement.file, bytes);

@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import {
-  copyFileDurably, copyIfChanged, copyPrefixDurably, writeBytesDurably, type DirectorySync, type QuickCopy,
+  copyFileDurably, copyIfChanged, copyPrefixDurably, writeBytesDurably, type Durability, type QuickCopy,
 } from './file-copy.js';
 
 export interface BackupTarget {
@@ -23,25 +23,25 @@ export interface BackupTarget {
 }
 
 export class FolderTarget implements BackupTarget {
-  constructor(readonly root: string, private readonly directories: DirectorySync) {}
+  constructor(readonly root: string, private readonly durability: Durability) {}
 
   path(file: string): string {
     return join(this.root, file);
   }
 
   writeBytes(file: string, bytes: Buffer | string): Promise<void> {
-    return writeBytesDurably(this.path(file), bytes, this.directories);
+    return writeBytesDurably(this.path(file), bytes, this.durability);
   }
 
   copyFile(source: string, file: string): Promise<number | undefined> {
-    return copyFileDurably(source, this.path(file), this.directories);
+    return copyFileDurably(source, this.path(file), this.durability);
   }
 
   copyPrefix(source: string, file: string, prefixBytes: number, fileBytes: number): Promise<number | undefined> {
-    return copyPrefixDurably(source, this.path(file), prefixBytes, fileBytes, this.directories);
+    return copyPrefixDurably(source, this.path(file), prefixBytes, fileBytes, this.durability);
   }
 
   copyIfChanged(source: string, file: string, always = false): Promise<QuickCopy | undefined> {
-    return copyIfChanged(source, this.path(file), this.directories, always);
+    return copyIfChanged(source, this.path(file), this.durability, always);
   }
 }
