@@ -62,6 +62,13 @@ interface Planned {
   result: WriteResult;
 }
 
+/** What the idempotency check compares: an event's number, id and place in the log. */
+interface StoredEvent {
+  eventNumber: number;
+  eventId: string;
+  logPosition: number;
+}
+
 /** What one request writes: the stream, its first event number, the events and their size. */
 interface Plan {
   streamName: string;
@@ -95,6 +102,8 @@ export class Writer {
   private failure: SvcError | Error | undefined;
   /** Last event numbers decided in the commit being built, ahead of what readers can see. */
   private readonly pendingLast = new Map<string, number>();
+  /** Events encoded in the commit being built, by stream: a repeat in the same commit sees them. */
+  private readonly pendingEvents = new Map<string, StoredEvent[]>();
   private readonly recentIds: LRUCache<string, { streamName: string; eventNumber: number }>;
   private idle: Promise<void> = Promise.resolve();
   private markIdle: () => void = () => undefined;
@@ -170,7 +179,10 @@ export class Writer {
 
   private async commit(batch: Pending[]): Promise<void> {
     const planned: Planned[] = [];
-    let segmentStart = this.log.writerPosition;
+    /** Repeats of writes in this very commit: answered only once those writes are durable. */
+    const repeats: Array<{ pending: Pending; result: WriteResult }> = [];
+    const commitStart = this.log.writerPosition;
+    let segmentStart = commitStart;
     let used = 0;
     try {
       const timestamp = this.clock();
@@ -181,6 +193,10 @@ export class Writer {
           continue;
         }
         const plan = this.plan(pending.request, decision);
+        if (decision.idempotent && decision.logPosition >= commitStart) {
+          repeats.push({ pending, result: decision });
+          continue;
+        }
         if (decision.idempotent || plan.events.length === 0) {
           pending.resolve(decision);
           continue;
@@ -204,10 +220,10 @@ export class Writer {
       return;
     } finally {
       this.pendingLast.clear();
+      this.pendingEvents.clear();
     }
-    if (planned.length === 0) return;
-    this.onDurable(planned.map((plan) => plan.write), this.log.writerPosition);
-    for (const plan of planned) plan.pending.resolve(plan.result);
+    if (planned.length > 0) this.onDurable(planned.map((plan) => plan.write), this.log.writerPosition);
+    for (const plan of [...planned, ...repeats]) plan.pending.resolve(plan.result);
   }
 
   /** Appends the `used` bytes encoded in place and makes them and writer.chk durable. */
@@ -265,7 +281,7 @@ export class Writer {
       if (!seen || seen.streamName !== streamName) return undefined;
       first = seen.eventNumber;
     }
-    const stored = this.streams.events(streamName, first, first + events.length - 1);
+    const stored = this.storedEvents(streamName, first, first + events.length - 1);
     let matching = 0;
     while (matching < stored.length && stored[matching].eventNumber === first + matching &&
       stored[matching].eventId === events[matching].eventId.toLowerCase()) matching++;
@@ -273,6 +289,15 @@ export class Writer {
       return { firstEventNumber: first, lastEventNumber: first + events.length - 1, logPosition: stored[0].logPosition, idempotent: true };
     }
     return matching > 0 ? Errors.idempotencyViolation.create(streamName) : undefined;
+  }
+
+  /** Events numbered from..to, ascending: those readers see, then those of the commit being built. */
+  private storedEvents(streamName: string, from: number, to: number): StoredEvent[] {
+    const stored: StoredEvent[] = this.streams.events(streamName, from, to);
+    for (const event of this.pendingEvents.get(streamName) ?? []) {
+      if (event.eventNumber >= from && event.eventNumber <= to) stored.push(event);
+    }
+    return stored;
   }
 
   /** Turns a request that passed its checks into the records it writes. */
@@ -299,6 +324,8 @@ export class Writer {
     const target = this.log.encodeTarget();
     const correlationId = randomUUID();
     const positions: number[] = [];
+    let pending = this.pendingEvents.get(streamName);
+    if (pending === undefined) this.pendingEvents.set(streamName, (pending = []));
     let cursor = offset;
     for (let i = 0; i < events.length; i++) {
       const event = events[i];
@@ -317,6 +344,7 @@ export class Writer {
         metadata: event.metadata,
       };
       positions.push(record.logPosition);
+      pending.push({ eventNumber: record.eventNumber, eventId: event.eventId.toLowerCase(), logPosition: record.logPosition });
       cursor += encodeEventRecord(target.buffer, target.offset + cursor, record);
     }
     // Idempotency with expected version "any" looks up the first id of an append only.

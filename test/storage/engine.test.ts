@@ -197,3 +197,23 @@ t.test('everything survives a reopen: streams, numbering, metadata, index files'
   }
   t.match(await engine.append('reopen-0', written.get('reopen-0')!.length - 1, [newEvent()]), { idempotent: false });
 });
+
+t.test('a repeat that joins the same group commit as its original is idempotent too', async (t) => {
+  const engine = await openEngine(tempDirectory(t));
+  const batch = newEvents(2);
+  // Submitted in one turn of the event loop, so that the writer takes them in one commit.
+  const [any, anyRepeat] = await Promise.all([engine.append('twice-any', -2, batch), engine.append('twice-any', -2, batch)]);
+  t.match(any, { firstEventNumber: 0, lastEventNumber: 1, idempotent: false });
+  t.match(anyRepeat, { firstEventNumber: 0, lastEventNumber: 1, idempotent: true, logPosition: any.logPosition }, 'expected version any');
+  t.equal(engine.readStreamForward('twice-any', 0, 10).events.length, 2, 'written once');
+
+  const expected = newEvents(1);
+  const [first, repeat] = await Promise.all([engine.append('twice-new', -1, expected), engine.append('twice-new', -1, expected)]);
+  t.match(first, { firstEventNumber: 0, idempotent: false });
+  t.match(repeat, { firstEventNumber: 0, idempotent: true, logPosition: first.logPosition }, 'expected version "no stream"');
+  t.equal(engine.readStreamForward('twice-new', 0, 10).events.length, 1, 'written once');
+
+  const mixed = await Promise.allSettled([engine.append('twice-mixed', -1, expected.slice(0, 1)), engine.append('twice-mixed', -1, [expected[0]!, ...newEvents(1)])]);
+  t.equal(mixed[0].status, 'fulfilled');
+  t.match(mixed[1], { status: 'rejected', reason: { code: Errors.idempotencyViolation.code } }, 'a partial repeat in the same commit is refused');
+});

@@ -41,3 +41,13 @@ t.test('a failed fsync stops the engine: nothing acknowledged, a coded error nam
   t.equal(reopened.readStreamForward('before', 0, 10).events.length, 3, 'acknowledged events are intact after restart');
   t.equal(reopened.readStreamForward('after', 0, 10).status, 'notFound');
 });
+
+t.test('a repeat in the same commit as its original is not acknowledged when that commit fails', async (t) => {
+  const engine = await openEngine(tempDirectory(t));
+  engine.onFatal(() => undefined);
+  await failNextDatasync(t);
+  const events = newEvents(1);
+  const outcomes = await Promise.allSettled([engine.append('doomed', -2, events), engine.append('doomed', -2, events)]);
+  t.same(outcomes.map((outcome) => outcome.status), ['rejected', 'rejected'], 'neither the original nor its repeat');
+  await engine.close();
+});
