@@ -25,6 +25,12 @@ t.test('bad event numbers', async (t) => {
   await expectCode(t, '/streams/s/head/forward/5', 400, 'SVCDB_ERR_HTTP_PATH_INVALID');
 });
 
+t.test('a path that is not valid percent-encoding, or a segment too long for a stream name, is a coded 400', async (t) => {
+  for (const path of ['/streams/%zz', '/streams/%', '/streams/s%2/0', '/users/%E0%A4%A', `/streams/${'x'.repeat(3200)}`]) {
+    await expectCode(t, path, 400, 'SVCDB_ERR_HTTP_PATH_INVALID');
+  }
+});
+
 t.test('bad counts: 0, above 4096, not a number', async (t) => {
   for (const bad of ['0', '5000', '4097', 'x', '-5', '2.5', '1e2']) {
     await expectCode(t, `/streams/s/head/backward/${bad}`, 400, 'SVCDB_ERR_HTTP_PATH_INVALID');

@@ -7,7 +7,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import { Errors } from '../../common/errors.js';
 import { STREAM_NAME_BYTES_MAX } from '../../storage/request-checks.js';
 import type { NodeInfo, NodeState } from '../services/node-info.js';
-import { errorHandler, notFoundHandler } from './errors.js';
+import { errorHandler, frameworkErrorHandler, notFoundHandler } from './errors.js';
 import { infoRoutes } from './info.js';
 import { registerOperations, type OperationsDependencies } from './admin-operations.js';
 import { pingRoutes } from './ping.js';
@@ -47,6 +47,7 @@ export function buildApp({ logger, nodeInfo, nodeState, streams, users, authenti
     logController: new LogController({ disableRequestLogging: true }),
     // fastify's own 503 body has no error code; the onRequest hook below answers instead.
     return503OnClosing: false,
+    frameworkErrors: frameworkErrorHandler,
   });
 
   app.setErrorHandler(errorHandler);

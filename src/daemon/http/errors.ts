@@ -6,6 +6,7 @@
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { Errors, isSvcError, type SvcError } from '../../common/errors.js';
+import { STREAM_NAME_BYTES_MAX } from '../../storage/request-checks.js';
 import { decorateError } from './error-decorations.js';
 
 export interface ErrorBody {
@@ -40,6 +41,27 @@ function handleError(error: FastifyError | Error, request: FastifyRequest, reply
     request.log.debug({ code: svcError.code, url: request.url, method: request.method }, 'request rejected');
   }
   return sendError(reply, svcError, extend);
+}
+
+/** The longest a path is quoted back in an error message. */
+const QUOTED_PATH_MAX = 200;
+
+/**
+ * Errors fastify meets before routing (a path that is not valid percent-encoding, a parameter
+ * longer than the router takes): answered here, coded like every other error, instead of with
+ * fastify's own uncoded body.
+ */
+export function frameworkErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const path = request.raw.url ?? '';
+  const quoted = path.length > QUOTED_PATH_MAX ? `${path.slice(0, QUOTED_PATH_MAX)}…` : path;
+  switch (error.code) {
+    case 'FST_ERR_BAD_URL':
+      return sendError(reply, Errors.httpPathInvalid.create(quoted, 'the path is not valid percent-encoding; encode "%" as %25'));
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return sendError(reply, Errors.httpPathInvalid.create(quoted, `a path segment is longer than ${STREAM_NAME_BYTES_MAX} bytes can be when percent-encoded`));
+    default:
+      return sendError(reply, Errors.httpRequestInvalid.create(error.message));
+  }
 }
 
 export function notFoundHandler(request: FastifyRequest, reply: FastifyReply): FastifyReply {
