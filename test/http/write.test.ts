@@ -201,6 +201,8 @@ t.test('metadata writes: JSON body with Svc-EventId, or a one-event batch; valid
   const refusals: Array<[Promise<Response>, string]> = [
     [post('{"$maxCount": 2}', { 'content-type': 'application/json' }), Errors.eventIdMissing.code],
     [post('{"$maxCount": 2}', { 'content-type': 'application/json', 'svc-eventid': randomUUID(), 'svc-eventtype': 'Other' }), Errors.invalidEvent.code],
+    // Nested deeper than the serializer goes: it parses, but could not be stored.
+    [post(`${'{"a":'.repeat(300_000)}1${'}'.repeat(300_000)}`, { 'content-type': 'application/json', 'svc-eventid': randomUUID() }), Errors.invalidEvent.code],
     [post('{"$maxCount": -2}', { 'content-type': 'application/json', 'svc-eventid': randomUUID() }), Errors.invalidArgument.code],
     [post('[1,2]', { 'content-type': 'application/json', 'svc-eventid': randomUUID() }), Errors.invalidArgument.code],
     [post('{oops', { 'content-type': 'application/json', 'svc-eventid': randomUUID() }), Errors.httpRequestInvalid.code],

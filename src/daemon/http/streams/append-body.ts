@@ -102,7 +102,9 @@ export function batchEvents(body: Buffer): NewEvent[] {
   return parsed.map(batchEntry);
 }
 
-/** The metadata object of a `POST /streams/{s}/metadata` with a JSON body. */
+/** The metadata object of a `POST /streams/{s}/metadata` with a JSON body; it must serialize back. */
 export function metadataObject(body: Buffer): unknown {
-  return parseJson(body);
+  const metadata = parseJson(body);
+  stringify(metadata);
+  return metadata;
 }
