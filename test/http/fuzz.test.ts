@@ -79,6 +79,8 @@ const svcHeaders = fc.record({
 const body = fc.oneof(
   fc.constant(undefined),
   anyText,
+  fc.tuple(fc.constantFrom('LoginName', 'Password', 'Groups', 'NewPassword', 'x'), printable)
+    .map(([field, value]) => `<?xml version="1.0"?><UserItem><${field}>${value}</${field}><Groups><string>${value}</string></Groups></UserItem>`),
   fc.json(),
   fc.array(fc.record({
     eventId: fc.oneof(fc.uuid(), printable, fc.constant(null)),

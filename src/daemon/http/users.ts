@@ -1,12 +1,16 @@
 /**
  * The users API (`/users`), in the wire note's shapes: `{"data":…,"success":true,"error":"Success"}`
  * on success, and on failure the usual coded error body plus `"success":false` and the error's
- * name. Who may do what is the users service's business; this file only translates.
+ * name. Requests and replies are JSON, or XML (users-xml.ts) as the Content-Type and Accept say;
+ * error bodies are JSON either way. Who may do what is the users service's business; this file
+ * only translates.
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { SvcError } from '../../common/errors.js';
 import type { UsersService, UserView } from '../services/users.js';
 import { errorHandlerWith } from './errors.js';
+import { negotiate, withCharset } from './streams/media-types.js';
+import { isXmlType, parseUsersXml, USERS_TYPES, usersXml } from './users-xml.js';
 import { principalOf } from './principal.js';
 import { resource } from './routing.js';
 import { baseUrl } from './streams/urls.js';
@@ -56,6 +60,32 @@ export const usersRoutes: FastifyPluginAsync<UsersRoutesOptions> = async (app, {
     } catch {
       done(Object.assign(new Error('the body is not valid JSON'), { statusCode: 400, code: 'FST_ERR_CTP_INVALID_JSON_BODY' }));
     }
+  });
+  app.addContentTypeParser(['text/xml', 'application/xml'], { parseAs: 'string' }, (_request, body, done) => {
+    try {
+      done(null, parseUsersXml(body as string));
+    } catch (error) {
+      done(error as Error);
+    }
+  });
+  // The reply's type is settled before the handler runs, so that a change is never made and then refused with a 406.
+  const replyType = (request: FastifyRequest) => negotiate(request.headers.accept, (request.query as { format?: unknown }).format, USERS_TYPES).type;
+  app.addHook('preHandler', (request, _reply, done) => {
+    try {
+      replyType(request);
+      done();
+    } catch (error) {
+      done(error as Error);
+    }
+  });
+  app.addHook('preSerialization', (request, reply, payload, done) => {
+    const type = replyType(request);
+    if (reply.statusCode >= 400 || !isXmlType(type)) {
+      done(null, payload);
+      return;
+    }
+    reply.type(withCharset(type)).serializer((document) => usersXml(document as Record<string, unknown>));
+    done(null, payload);
   });
 
   const list = async (request: FastifyRequest) => success({ data: users.list(principalOf(request)).map((user) => linked(request, user)) });
