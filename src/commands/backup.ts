@@ -63,7 +63,8 @@ export default class Backup extends BaseCommand {
       throw error;
     }
     display.succeed(`${result.kind} backup of node ${result.nodeId} in ${result.destination}: `
-      + `${result.filesCopied} files copied (${formatBytes(result.bytesCopied)}), ${result.filesSkipped} unchanged, ${result.filesRemoved} removed`);
+      + `${result.filesCopied} files copied (${formatBytes(result.bytesCopied)}), ${result.filesSkipped} unchanged, ${result.filesRemoved} removed`
+      + (result.synced ? '' : '; not fsynced (--no-sync): run sync before relying on it'));
     if (!this.jsonEnabled()) for (const warning of result.warnings) this.warn(warning);
     return result;
   }
