@@ -107,7 +107,7 @@ export class Daemon {
       logger: context.logger.child({ component: 'http' }), nodeInfo, nodeState: () => this.nodeState, streams, operations,
       users: security.users, authenticator: security.authenticator,
       access: { allowAnonymousEndpointAccess, allowAnonymousStreamAccess, enableTrustedAuth },
-      https: certificates.https,
+      https: certificates.https, disableHttpCaching: options.disableHttpCaching,
     });
     connections.attach(this.app.server);
     if (this.app.server instanceof tls.Server) certificates.attach(this.app.server);

@@ -24,6 +24,7 @@ export interface TestNode {
 export interface TestNodeOptions {
   engine?: Partial<EngineOptions>;
   access?: Partial<AccessOptions>;
+  disableHttpCaching?: boolean;
 }
 
 const silent = pino({ level: 'silent' });
@@ -48,7 +49,7 @@ export async function startNode(t: Test, options: TestNodeOptions = {}): Promise
   const services = await nodeServices(t, options);
   const { engine, streams, security } = services;
   const nodeInfo = new NodeInfo('0.0.0-test', { projections: false, userManagement: true, atomPub: true }, { type: 'internal', properties: null }, () => 'leader');
-  app = buildApp({ logger: silent, nodeInfo, nodeState: () => 'leader', ...services });
+  app = buildApp({ logger: silent, nodeInfo, nodeState: () => 'leader', ...services, disableHttpCaching: options.disableHttpCaching });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = app.server.address() as { port: number };
   return { url: `http://127.0.0.1:${port}`, engine, streams, security };

@@ -66,6 +66,18 @@ t.test('$cacheControl in the stream metadata sets max-age of head pages', async 
   t.equal((await getFeed(node, '/streams/cached/1/backward/2')).reply.headers.get('cache-control'), IMMUTABLE, 'immutable pages unchanged');
 });
 
+t.test('with --disable-http-caching every reply says no-cache, and ETags still validate', async (t) => {
+  const uncached = await startNode(t, { disableHttpCaching: true });
+  await uncached.engine.append('c', -2, newEvents(10));
+  await uncached.engine.setStreamMetadata('m', -2, { $cacheControl: 30 });
+  for (const path of ['/streams/c/4/backward/5', '/streams/c/0/forward/5', '/streams/c', '/streams/c/3', '/streams/m/metadata', '/streams/c/']) {
+    const reply = await get(uncached, path, { accept: ATOM_JSON });
+    t.equal(reply.headers.get('cache-control'), REVALIDATE, path);
+  }
+  const head = await get(uncached, '/streams/c', { accept: ATOM_JSON });
+  t.equal((await get(uncached, '/streams/c', { accept: ATOM_JSON, 'if-none-match': head.headers.get('etag')! })).status, 304);
+});
+
 t.test('a long poll past the end is answered by the next append', async (t) => {
   await node.engine.append('poll', -2, newEvents(2));
   const response = getFeed(node, '/streams/poll/2/forward/20', { 'svc-longpoll': '30' });

@@ -38,6 +38,11 @@ export const optionSchema = {
     description: 'Allow plain HTTP on an address other than loopback. Without it and without TLS the node only serves on 127.0.0.0/8 or ::1; with TLS configured it has no effect.',
     default: false,
   }),
+  disableHttpCaching: boolean({
+    group: 'Interface',
+    description: 'Send Cache-Control: max-age=0, no-cache, must-revalidate on every reply, instead of letting clients keep pages that cannot change for a year.',
+    default: false,
+  }),
   enableUnixSocket: boolean({
     group: 'Interface',
     description: 'Listen on <db>/svcdb.sock (mode 0600) for local tools such as the redactor. Accepted now; the socket service comes with redaction.',

@@ -11,6 +11,7 @@ import { errorHandler, frameworkErrorHandler, notFoundHandler } from './errors.j
 import { infoRoutes } from './info.js';
 import { registerOperations, type OperationsDependencies } from './admin-operations.js';
 import { pingRoutes } from './ping.js';
+import { forbidCaching } from './streams/caching.js';
 import { addCorsHeaders } from './cors.js';
 import { redirectTrailingSlash } from './trailing-slash.js';
 import { streamsRoutes } from './streams/plugin.js';
@@ -33,9 +34,11 @@ export interface AppDependencies {
   operations?: OperationsDependencies;
   /** The node's certificate, key and trusted roots: with them the app serves HTTPS, without plain HTTP. */
   https?: SecureContextOptions;
+  /** --disable-http-caching: every reply says no-cache. */
+  disableHttpCaching?: boolean;
 }
 
-export function buildApp({ logger, nodeInfo, nodeState, streams, users, authenticator, access, operations, https }: AppDependencies): FastifyInstance {
+export function buildApp({ logger, nodeInfo, nodeState, streams, users, authenticator, access, operations, https, disableHttpCaching }: AppDependencies): FastifyInstance {
   const app = Fastify({
     // null makes fastify create a plain HTTP server.
     https: https ?? null,
@@ -71,6 +74,7 @@ export function buildApp({ logger, nodeInfo, nodeState, streams, users, authenti
   });
 
   addCorsHeaders(app);
+  if (disableHttpCaching) forbidCaching(app);
   redirectTrailingSlash(app);
   addAuthentication(app, authenticator, access);
   if (operations) registerOperations(app, operations);

@@ -5,7 +5,7 @@
  * $all) and the token stands for the media type, so one representation's ETag never validates
  * another; `If-None-Match` with the current ETag gets a 304.
  */
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 const IMMUTABLE = 'max-age=31536000, private';
 const REVALIDATE = 'max-age=0, no-cache, must-revalidate';
@@ -27,6 +27,17 @@ export function mediaTypeToken(mediaType: string): string {
 /** The ETag value without quotes, as the JSON feed's `eTag` field shows it. */
 export function etagValue(version: number, mediaType: string): string {
   return `${version};${mediaTypeToken(mediaType)}`;
+}
+
+/**
+ * --disable-http-caching: whatever a route decided, the reply says no-cache (validators such as
+ * the ETag stay, so a client may still revalidate). Registered only when the option is on.
+ */
+export function forbidCaching(app: FastifyInstance): void {
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    reply.header('Cache-Control', REVALIDATE);
+    done(null, payload);
+  });
 }
 
 export function setImmutable(reply: FastifyReply): void {
