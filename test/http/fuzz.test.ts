@@ -61,7 +61,7 @@ const path = fc.oneof(
     .map(([base, login]) => (base === '/users/' ? `/users/${login}` : base)),
 );
 const mediaType = fc.oneof(
-  fc.constantFrom('application/json', 'application/vnd.svc.events+json', 'application/xml', 'text/xml', 'application/octet-stream',
+  fc.constantFrom('application/json', 'application/vnd.svc.events+json', 'application/vnd.svc.events+xml', 'application/xml', 'text/xml', 'application/octet-stream',
     'application/vnd.svc.atom+json', 'application/atom+xml', 'text/plain', 'multipart/form-data; boundary=x', 'application/json; charset=latin1', '*/*', ''),
   printable,
 );
@@ -81,6 +81,8 @@ const body = fc.oneof(
   anyText,
   fc.tuple(fc.constantFrom('LoginName', 'Password', 'Groups', 'NewPassword', 'x'), printable)
     .map(([field, value]) => `<?xml version="1.0"?><UserItem><${field}>${value}</${field}><Groups><string>${value}</string></Groups></UserItem>`),
+  fc.tuple(fc.oneof(fc.uuid(), printable), printable, printable)
+    .map(([id, type, data]) => `<Events><event><eventId>${id}</eventId><eventType>${type}</eventType><data>${data}</data></event></Events>`),
   fc.json(),
   fc.array(fc.record({
     eventId: fc.oneof(fc.uuid(), printable, fc.constant(null)),

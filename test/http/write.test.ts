@@ -187,6 +187,51 @@ t.test('hard delete: 204, then 410 "Stream deleted" for writes and metadata, for
   t.equal(metadata.status, 410);
 });
 
+t.test('an XML batch: <event> elements, their XML content stored as JSON, atomic and idempotent', async (t) => {
+  const node = await startNode(t);
+  const ids = [randomUUID(), randomUUID(), randomUUID()];
+  const xml = `<?xml version="1.0" encoding="utf-8"?><Events>
+    <event><eventId>${ids[0]}</eventId><eventType>Obj</eventType><data><a>1</a><b><c>x &amp; y</c></b></data><metadata><m>true</m></metadata></event>
+    <event><eventId>${ids[1]}</eventId><eventType>Str</eventType><data>plain text</data></event>
+    <event><eventId>${ids[2]}</eventId><eventType>JsonStr</eventType><data>{"b":2}</data></event>
+  </Events>`;
+  const post = (body: string, type = 'application/vnd.svc.events+xml', stream = 'xml-batch') =>
+    adminFetch(`${node.url}/streams/${stream}`, { method: 'POST', body, headers: { 'content-type': type } });
+  const response = await post(xml);
+  t.equal(response.status, 201);
+  t.equal(response.headers.get('location'), `${node.url}/streams/xml-batch/0`);
+  const events = node.engine.readStreamForward('xml-batch', 0, 10).events;
+  t.same(events.map((e) => e.eventId), ids);
+  t.same(JSON.parse(events[0].data.toString()), { a: '1', b: { c: 'x & y' } }, 'elements become JSON, values text');
+  t.same(JSON.parse(events[0].metadata.toString()), { m: 'true' });
+  t.ok(events[0].flags & EventFlags.isJson);
+  t.equal(events[1].data.toString(), 'plain text');
+  t.notOk(events[1].flags & EventFlags.isJson, 'text stays text');
+  t.ok(events[2].flags & EventFlags.isJson, 'text holding JSON is JSON');
+  t.equal((await post(xml)).headers.get('location'), `${node.url}/streams/xml-batch/0`, 'an idempotent repeat');
+
+  const one = (id: string) => `<Events><event><eventId>${id}</eventId><eventType>One</eventType><data><n>1</n></data></event></Events>`;
+  for (const alias of ['application/vnd.svc.event+xml', 'application/atom+xml']) {
+    t.equal((await post(one(randomUUID()), alias, 'xml-alias')).status, 201, alias);
+  }
+  t.equal(node.engine.readStreamForward('xml-alias', 0, 10).events.length, 2, 'a single <event> is a batch of one');
+
+  const refusals: Array<[string, string]> = [
+    ['<Events><event><eventId>', Errors.invalidEvent.code],
+    [`<!DOCTYPE e [<!ENTITY x "y">]>${one(randomUUID())}`, Errors.invalidEvent.code],
+    ['<Events><thing/></Events>', Errors.invalidEvent.code],
+    ['<Events/>', Errors.invalidEvent.code],
+    [`<Events><event><eventType>T</eventType></event></Events>`, Errors.eventIdMissing.code],
+    [`<Events><event><eventId>${randomUUID()}</eventId></event><event><eventId>not-a-uuid</eventId><eventType>T</eventType></event></Events>`, Errors.invalidEvent.code],
+  ];
+  for (const [body, code] of refusals) {
+    const refused = await post(body, 'application/vnd.svc.events+xml', 'xml-refused');
+    t.equal(refused.status, 400, body.slice(0, 40));
+    t.equal(await errorCode(refused), code);
+  }
+  t.equal(node.engine.readStreamForward('xml-refused', 0, 10).status, 'notFound', 'nothing written by a refused batch');
+});
+
 t.test('metadata writes: JSON body with Svc-EventId, or a one-event batch; validated; Location in $$', async (t) => {
   const node = await startNode(t);
   const post = (body: string, headers: Record<string, string>, stream = 'meta') =>

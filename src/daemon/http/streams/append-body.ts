@@ -1,14 +1,19 @@
 /**
  * Turns an append request body into events. A batch (`application/vnd.svc.events+json` and its
- * aliases) is a JSON array of `{eventId, eventType, data, metadata}`; a single raw event is the
- * body itself, with its type and id in headers.
+ * aliases) is a JSON array of `{eventId, eventType, data, metadata}`; an XML batch
+ * (`application/vnd.svc.events+xml` and its aliases) a root element of `<event>` elements with
+ * the same fields, whose XML content becomes JSON as JSON-to-XML converters read it
+ * (`<data><a>1</a></data>` is `{"a":"1"}`). A single raw event is the body itself, with its
+ * type and id in headers.
  */
 import { Errors } from '../../../common/errors.js';
 import { isUuid } from '../../../storage/uuid.js';
 import type { NewEvent } from '../../../storage/writer.js';
+import { parseXmlRoot } from '../xml-body.js';
 import { MediaType } from './media-types.js';
 
 const BATCH_TYPES = new Set<string>([MediaType.eventsJson, MediaType.eventJson, MediaType.atomJson]);
+const XML_BATCH_TYPES = new Set<string>([MediaType.eventsXml, MediaType.eventXml, MediaType.atomXml]);
 const RAW_TYPES = new Map<string, boolean>([
   // media type → whether the data is JSON
   [MediaType.json, true],
@@ -19,7 +24,7 @@ const RAW_TYPES = new Map<string, boolean>([
 const EMPTY = Buffer.alloc(0);
 
 export function isBatchType(mediaType: string): boolean {
-  return BATCH_TYPES.has(mediaType);
+  return BATCH_TYPES.has(mediaType) || XML_BATCH_TYPES.has(mediaType);
 }
 
 export function isRawType(mediaType: string): boolean {
@@ -95,9 +100,19 @@ function batchEntry(entry: unknown, index: number): NewEvent {
   };
 }
 
-export function batchEvents(body: Buffer): NewEvent[] {
-  const parsed = parseJson(body);
-  if (!Array.isArray(parsed)) throw Errors.invalidEvent.create('Write request body invalid: a batch is a JSON array of events');
+const NOT_A_BATCH = 'Write request body invalid: a batch is a JSON array of events, or an XML root element of <event> elements';
+
+function xmlBatch(body: Buffer): unknown {
+  const root = parseXmlRoot(body.toString('utf8'), (why) => Errors.invalidEvent.create(why));
+  const events = typeof root === 'object' && root !== null ? (root as { event?: unknown }).event : undefined;
+  if (!Array.isArray(events)) throw Errors.invalidEvent.create(NOT_A_BATCH);
+  return events;
+}
+
+/** The events of a batch body of type `mediaType` (one of the batch types). */
+export function batchEvents(body: Buffer, mediaType: string): NewEvent[] {
+  const parsed = XML_BATCH_TYPES.has(mediaType) ? xmlBatch(body) : parseJson(body);
+  if (!Array.isArray(parsed)) throw Errors.invalidEvent.create(NOT_A_BATCH);
   if (parsed.length === 0) throw Errors.invalidEvent.create('the batch is empty; send at least one event');
   return parsed.map(batchEntry);
 }

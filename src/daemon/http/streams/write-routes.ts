@@ -51,7 +51,7 @@ export function appendRoutes(service: StreamsService): MethodRoute {
       const mediaType = bodyMediaType(request.headers['content-type']);
       let events: NewEvent[];
       if (isBatchType(mediaType)) {
-        events = batchEvents(bodyOf(request));
+        events = batchEvents(bodyOf(request), mediaType);
       } else if (isRawType(mediaType)) {
         const eventType = headers.eventTypeHeader(request);
         if (!eventType) throw Errors.eventTypeMissing.create();
@@ -124,7 +124,7 @@ export function metadataWriteRoute(service: StreamsService): MethodRoute {
         }
         write = { metadata: metadataObject(bodyOf(request)), eventId, eventType: METADATA_EVENT_TYPE };
       } else if (isBatchType(mediaType)) {
-        const entries = batchEvents(bodyOf(request));
+        const entries = batchEvents(bodyOf(request), mediaType);
         if (entries.length !== 1) throw Errors.invalidEvent.create('a metadata write holds exactly one event');
         write = { metadata: metadataObject(entries[0].data), eventId: entries[0].eventId, eventType: entries[0].eventType };
       } else {
