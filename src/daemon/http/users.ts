@@ -79,12 +79,9 @@ export const usersRoutes: FastifyPluginAsync<UsersRoutesOptions> = async (app, {
     }
   });
   app.addHook('preSerialization', (request, reply, payload, done) => {
-    const type = replyType(request);
-    if (reply.statusCode >= 400 || !isXmlType(type)) {
-      done(null, payload);
-      return;
-    }
-    reply.type(withCharset(type)).serializer((document) => usersXml(document as Record<string, unknown>));
+    // Error bodies stay JSON; a success reply was negotiated in preHandler already.
+    const type = reply.statusCode < 400 ? replyType(request) : undefined;
+    if (type !== undefined && isXmlType(type)) reply.type(withCharset(type)).serializer((document) => usersXml(document as Record<string, unknown>));
     done(null, payload);
   });
 
