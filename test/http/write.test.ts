@@ -221,6 +221,7 @@ t.test('an XML batch: <event> elements, their XML content stored as JSON, atomic
     [`<!DOCTYPE e [<!ENTITY x "y">]>${one(randomUUID())}`, Errors.invalidEvent.code],
     ['<Events><thing/></Events>', Errors.invalidEvent.code],
     ['<Events/>', Errors.invalidEvent.code],
+    [`<Events><event><eventId>${randomUUID()}</eventId><eventType>T</eventType><data>${'<a>'.repeat(100_000)}x${'</a>'.repeat(100_000)}</data></event></Events>`, Errors.invalidEvent.code],
     [`<Events><event><eventType>T</eventType></event></Events>`, Errors.eventIdMissing.code],
     [`<Events><event><eventId>${randomUUID()}</eventId></event><event><eventId>not-a-uuid</eventId><eventType>T</eventType></event></Events>`, Errors.invalidEvent.code],
   ];

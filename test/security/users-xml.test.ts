@@ -70,6 +70,7 @@ t.test('refusals: coded JSON errors, and nothing changed', async (t) => {
     ['two roots', '<a>1</a><b>2</b>', 'SVCDB_ERR_USER_INVALID'],
     ['text only', '<UserItem>yann</UserItem>', 'SVCDB_ERR_USER_INVALID'],
     ['no password', '<UserItem><LoginName>yann</LoginName></UserItem>', 'SVCDB_ERR_USER_INVALID'],
+    ['nested too deep', `<UserItem><LoginName>yann</LoginName>${'<a>'.repeat(50_000)}${'</a>'.repeat(50_000)}</UserItem>`, 'SVCDB_ERR_USER_INVALID'],
   ] as const;
   for (const [what, body, code] of refused) {
     const reply = await call('POST', '/users/', { 'content-type': 'text/xml', accept: 'text/xml' }, body);

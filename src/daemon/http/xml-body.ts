@@ -23,7 +23,14 @@ export function parseXmlRoot(text: string, invalid: (why: string) => Error): unk
   if (/<!DOCTYPE/i.test(text)) throw invalid('the XML body must not hold a DOCTYPE');
   const valid = XMLValidator.validate(text);
   if (valid !== true) throw invalid(`the body is not well-formed XML (line ${valid.err.line}: ${valid.err.msg})`);
-  const roots = Object.values(parser.parse(text) as Record<string, unknown>);
+  let document: Record<string, unknown>;
+  try {
+    document = parser.parse(text) as Record<string, unknown>;
+  } catch (error) {
+    // The parser's own limits, such as how deep elements may nest.
+    throw invalid(`the XML body cannot be read: ${(error as Error).message}`);
+  }
+  const roots = Object.values(document);
   if (roots.length !== 1) throw invalid('the XML body must have one root element');
   return roots[0];
 }
