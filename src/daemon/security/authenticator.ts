@@ -3,7 +3,8 @@
  * cache answers, keyed by a SHA-256 of the whole header (never the password itself), so a busy
  * client pays one fast hash per request and no scrypt. A keep-alive connection sends the same
  * header with every request: the connection remembers the principal it last proved, and a request
- * with the very same header skips the hash too.
+ * with the very same header skips the hash too. It keeps that header string, which every request
+ * on the connection carries anyway, only as long as the connection lives.
  * The cache is dropped whenever a user changes (password, groups, enabled flag, deletion), so a
  * change takes effect on the very next request.
  */
