@@ -263,6 +263,18 @@ t.test('metadata writes: JSON body with Svc-EventId, or a one-event batch; valid
   t.equal(node.engine.readStreamForward('$$meta', 0, 10).events.length, 2, 'only the two valid writes');
 });
 
+t.test('the same event sent on many connections at once is written once; every sender gets its Location', async (t) => {
+  const node = await startNode(t);
+  for (const expected of ['-2', '-1']) {
+    const stream = `same-id${expected}`;
+    const headers = { ...JSON_EVENT, 'svc-eventid': randomUUID(), 'svc-expectedversion': expected };
+    const responses = await Promise.all(Array.from({ length: 10 }, () => postEvent(`${node.url}/streams/${stream}`, '{"once":true}', headers)));
+    t.same(responses.map((r) => r.status), Array(10).fill(201), `expected version ${expected}: all succeed`);
+    t.same(new Set(responses.map((r) => r.headers.get('location'))), new Set([`${node.url}/streams/${stream}/0`]), 'at the one event');
+    t.equal(node.engine.readStreamForward(stream, 0, 20).events.length, 1, 'written once');
+  }
+});
+
 t.test('many clients appending with expected versions to one stream: exactly one winner per version', async (t) => {
   const node = await startNode(t);
   const clients = 12;
