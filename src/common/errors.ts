@@ -190,6 +190,10 @@ export const Errors = {
     'SVCDB_ERR_HTTP_NOT_ACCEPTABLE', 406, 'no representation of the resource matches the Accept header',
     (accept: string, offered: string) => `Requested URI is not available in requested format (${accept || 'none'}); ask for one of ${offered}`,
   ),
+  filterInvalid: define(
+    'SVCDB_ERR_FILTER_INVALID', 400, 'the filter of a filtered $all read is not valid',
+    (why: string) => `invalid filter: ${why}`,
+  ),
   eventTypeMissing: define(
     'SVCDB_ERR_EVENT_TYPE_MISSING', 400, 'a single raw event was sent without an event type',
     () => 'Must include an event type with the request either in body or as Svc-EventType header.',

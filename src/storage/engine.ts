@@ -9,7 +9,7 @@ import { writeEpoch } from './epoch.js';
 import { StreamExistenceFilter, disabledExistenceFilter, type ExistenceFilter } from './existence-filter.js';
 import { TableIndex } from './index/table-index.js';
 import { DatabaseLock } from './lock.js';
-import { Reader, type AllPage, type EventRead, type StreamPage } from './reader.js';
+import { Reader, type AllFilter, type AllPage, type EventRead, type StreamPage } from './reader.js';
 import { checkEvents, checkExpectedVersion, checkStreamName, checkCount, checkPosition } from './request-checks.js';
 import { StreamLookup } from './stream-info.js';
 import {
@@ -362,19 +362,19 @@ export class Engine {
     return this.guardRead(() => this.reader.readBackward(streamName, fromEventNumber, maxCount));
   }
 
-  readAllForward(position: number, maxCount: number): AllPage {
+  readAllForward(position: number, maxCount: number, filter?: AllFilter): AllPage {
     this.checkOpen();
     checkPosition('position', position, 0);
     checkCount(maxCount);
-    return this.guardRead(() => this.reader.readAllForward(position, maxCount));
+    return this.guardRead(() => this.reader.readAllForward(position, maxCount, filter));
   }
 
   /** From the record before `position` down; -1 starts at the end of the log. */
-  readAllBackward(position: number, maxCount: number): AllPage {
+  readAllBackward(position: number, maxCount: number, filter?: AllFilter): AllPage {
     this.checkOpen();
     checkPosition('position', position, -1);
     checkCount(maxCount);
-    return this.guardRead(() => this.reader.readAllBackward(position, maxCount));
+    return this.guardRead(() => this.reader.readAllBackward(position, maxCount, filter));
   }
 
   /** The admin merge: every index file into one. */

@@ -24,6 +24,15 @@ export interface EventRead {
   lastEventNumber: number;
 }
 
+/**
+ * Which events a read of $all returns. A filter that matches rarely would scan the whole log for
+ * one page; `scanLimit` bounds the events looked at, and the page then ends early, not at the end.
+ */
+export interface AllFilter {
+  accepts(event: EventRecord): boolean;
+  scanLimit: number;
+}
+
 export interface AllPage {
   events: EventRecord[];
   /** Position to continue from in the same direction. */
@@ -113,28 +122,38 @@ export class Reader {
   }
 
   /** Events of every stream in log order, from a record position (0: the start). */
-  readAllForward(position: number, maxCount: number): AllPage {
+  readAllForward(position: number, maxCount: number, filter?: AllFilter): AllPage {
     this.checkBoundary(position);
     const events: EventRecord[] = [];
+    const scanLimit = filter?.scanLimit ?? Infinity;
+    let scanned = 0;
     let at = position;
-    while (events.length < maxCount) {
+    while (events.length < maxCount && scanned < scanLimit) {
       const next = this.log.nextRecord(at);
       if (!next) return { events, nextPosition: at, isEnd: true };
-      if (next.record.kind === RecordKind.event) events.push(next.record);
+      if (next.record.kind === RecordKind.event) {
+        scanned++;
+        if (!filter || filter.accepts(next.record)) events.push(next.record);
+      }
       at = next.nextPosition;
     }
     return { events, nextPosition: at, isEnd: at >= this.log.readableEnd };
   }
 
   /** Events of every stream in reverse log order, from the end of the record before `position` (-1: the end). */
-  readAllBackward(position: number, maxCount: number): AllPage {
+  readAllBackward(position: number, maxCount: number, filter?: AllFilter): AllPage {
     const events: EventRecord[] = [];
+    const scanLimit = filter?.scanLimit ?? Infinity;
+    let scanned = 0;
     let at = position < 0 ? this.log.readableEnd : Math.min(position, this.log.readableEnd);
     this.checkBoundary(at);
-    while (events.length < maxCount) {
+    while (events.length < maxCount && scanned < scanLimit) {
       const previous = this.log.previousRecord(at);
       if (!previous) return { events, nextPosition: 0, isEnd: true };
-      if (previous.record.kind === RecordKind.event) events.push(previous.record);
+      if (previous.record.kind === RecordKind.event) {
+        scanned++;
+        if (!filter || filter.accepts(previous.record)) events.push(previous.record);
+      }
       at = previous.position;
     }
     return { events, nextPosition: at, isEnd: at === 0 };

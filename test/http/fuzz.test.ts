@@ -47,12 +47,17 @@ const suffix = fc.oneof(
   fc.constant(''),
   number.map((n) => `/${n}`),
   fc.tuple(number, fc.constantFrom('forward', 'backward', 'sideways'), number).map(([from, direction, count]) => `/${from}/${direction}/${count}`),
+  fc.constantFrom('/filtered', '/filtered/head/backward/5', '/filtered/0/forward/5', '/filtered/00000000000000000000000000000000/forward/5'),
   fc.constantFrom('/metadata', '/metadata/0', '/metadata/head/backward/5', '/incoming/', '/incoming/not-a-guid',
     '/incoming/0d7c1b2a-3f4e-4a5b-8c6d-7e8f9a0b1c2d', '/', '//', '/0/forward/5/extra'),
 );
 const query = fc.oneof(
   fc.constant(''),
   fc.tuple(fc.constantFrom('embed', 'format', 'resolveLinkTos', 'x'), printable).map(([key, value]) => `?${key}=${encodeURIComponent(value)}`),
+  // Filters of $all: contexts, types and data from the valid to the hostile (regular expressions included).
+  fc.tuple(fc.constantFrom('eventtype', 'streamid', 'StreamId', 'x', ''), fc.constantFrom('prefix', 'regex', 'Regex', 'glob'), fc.oneof(printable, fc.constantFrom('(a+)+$', '(', '\\1', 'a{1001}', 'fuzz,,x', ''.padEnd(1200, 'a|'))))
+    .map(([context, type, data]) => `?context=${context}&type=${type}&data=${encodeURIComponent(data)}`),
+  fc.constantFrom('?exclude-system-events=true', '?exclude-system-events=no', '?exclude-system-events=true&exclude-system-events=false'),
   fc.constantFrom('?embed=tryharder', '?format=xml', '?format=json', '?embed=body&embed=rich', '?%zz', '?&&='),
 );
 const path = fc.oneof(

@@ -4,7 +4,7 @@
  * it knows nothing of HTTP.
  */
 import type { Engine } from '../../storage/engine.js';
-import type { AllPage, StreamPage } from '../../storage/reader.js';
+import type { AllFilter, AllPage, StreamPage } from '../../storage/reader.js';
 import type { EventRecord } from '../../storage/record.js';
 import { isMetadataStream, metadataStreamOf, originalStreamOf } from '../../storage/stream-metadata.js';
 import type { NewEvent, WriteResult } from '../../storage/writer.js';
@@ -82,14 +82,14 @@ export class StreamsService {
     return this.resolvePage(principal, this.storage.readStreamBackward(streamName, from, count), resolveLinks);
   }
 
-  readAllForward(principal: Principal | undefined, position: number, count: number): AllPage {
+  readAllForward(principal: Principal | undefined, position: number, count: number, filter?: AllFilter): AllPage {
     this.access.check(principal, 'read', ALL_STREAMS);
-    return this.storage.readAllForward(position, count);
+    return this.storage.readAllForward(position, count, filter);
   }
 
-  readAllBackward(principal: Principal | undefined, position: number, count: number): AllPage {
+  readAllBackward(principal: Principal | undefined, position: number, count: number, filter?: AllFilter): AllPage {
     this.access.check(principal, 'read', ALL_STREAMS);
-    return this.storage.readAllBackward(position, count);
+    return this.storage.readAllBackward(position, count, filter);
   }
 
   /** The metadata stream name of `streamName`, for reads of `/streams/{s}/metadata`. */

@@ -13,6 +13,7 @@ import { etagValue, matchesIfNoneMatch, sendNotModified, setImmutable, setRevali
 import { EntryUrls } from './entry.js';
 import { ALL_FEED_TYPES, encodeFeed } from './feed-codecs.js';
 import { allFeed, type AllPageRead, type Direction } from './feed.js';
+import type { FilteredRead } from './all-filter-query.js';
 import * as headers from './headers.js';
 import { waitForEvent } from './long-poll-wait.js';
 import { withCharset } from './media-types.js';
@@ -26,6 +27,8 @@ export interface AllRead {
   /** The position as the client wrote it, or `head`. */
   fromText: string;
   count: number;
+  /** Only the events this filter accepts (`/streams/$all/filtered…`). */
+  filtered?: FilteredRead;
 }
 
 /** A link in $all stands for its target when the client asks (`$all` does not resolve by default). */
@@ -47,9 +50,10 @@ function resolveAll(service: StreamsService, principal: Principal | undefined, e
 /** A $all read; a position that is not a record boundary is the client's mistake. */
 function readAllPage(service: StreamsService, principal: Principal | undefined, read: AllRead, from: number) {
   try {
+    const filter = read.filtered?.filter;
     return read.direction === 'backward'
-      ? service.readAllBackward(principal, from, read.count)
-      : service.readAllForward(principal, from, read.count);
+      ? service.readAllBackward(principal, from, read.count, filter)
+      : service.readAllForward(principal, from, read.count, filter);
   } catch (error) {
     if (Errors.invalidArgument.is(error)) throw Errors.httpPathInvalid.create(read.fromText, 'it is not the position of an event in the log');
     throw error;
@@ -71,10 +75,17 @@ export async function allFeedReply(service: StreamsService, request: FastifyRequ
     : page.events.length === count;
   const notModified = (current: ReturnType<typeof readPage>): boolean => !isImmutable(current) && matchesIfNoneMatch(request, current.logEnd, type);
 
+  // Nothing new until the end of the log: wait for an event. A filtered read waits again when
+  // the events written meanwhile do not pass its filter.
+  const caughtUp = (current: ReturnType<typeof readPage>): boolean =>
+    (current.page.events.length === 0 && current.page.isEnd) || notModified(current);
   let current = readPage();
-  if (longPollSeconds !== undefined && (current.page.events.length === 0 || notModified(current))) {
-    await waitForEvent(service, reply, ALL, longPollSeconds);
-    current = readPage();
+  if (longPollSeconds !== undefined) {
+    const deadline = Date.now() + longPollSeconds * 1000;
+    while (caughtUp(current) && Date.now() < deadline) {
+      if (!(await waitForEvent(service, reply, ALL, (deadline - Date.now()) / 1000))) break;
+      current = readPage();
+    }
   }
   const { page, logEnd } = current;
   let eTag: string | undefined;
@@ -96,6 +107,6 @@ export async function allFeedReply(service: StreamsService, request: FastifyRequ
     previousPosition = from === HEAD ? logEnd : from;
   }
   const pageRead: AllPageRead = { events: resolveAll(service, principal, events, resolveLinks), isEnd: page.isEnd, nextPosition: page.nextPosition, previousPosition };
-  const feed = allFeed(new EntryUrls(baseUrl(request)), { direction, from, count, embed }, pageRead, eTag);
+  const feed = allFeed(new EntryUrls(baseUrl(request)), { direction, from, count, embed, filterQuery: read.filtered?.query }, pageRead, eTag);
   return reply.type(withCharset(type)).send(encodeFeed(type, feed));
 }

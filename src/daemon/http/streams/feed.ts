@@ -100,6 +100,8 @@ export interface AllPageRequest {
   from: number;
   count: number;
   embed: EmbedLevel;
+  /** A filtered read's filter as a query string: its links keep it, under `/filtered`. */
+  filterQuery?: string;
 }
 
 export interface AllPageRead {
@@ -114,32 +116,38 @@ export interface AllPageRead {
 /**
  * The `$all` feed. Its links name positions: backward pages link `next` to the position of their
  * oldest event and `previous` to the position after their newest; forward pages the other way.
+ * A filtered feed's links stay under `/filtered` with the filter's query.
  */
 export function allFeed(urls: EntryUrls, request: AllPageRequest, page: AllPageRead, eTag?: string): Feed {
-  const self = `${urls.base}/streams/%24all`;
-  const count = request.count;
+  const { count, filterQuery } = request;
+  const filtered = filterQuery !== undefined;
+  const root = `${urls.base}/streams/%24all${filtered ? '/filtered' : ''}`;
+  const query = filtered && filterQuery !== '' ? `?${filterQuery}` : '';
+  const self = root + query;
+  const pageUrl = (position: string, direction: Direction) => `${root}/${position}/${direction}/${count}${query}`;
   const backward = request.direction === 'backward';
-  const links = [link(self, 'self'), link(`${self}/head/backward/${count}`, 'first')];
+  const links = [link(self, 'self'), link(pageUrl('head', 'backward'), 'first')];
   if (backward) {
     if (!page.isEnd) {
       links.push(
-        link(`${self}/${START_POSITION_TEXT}/forward/${count}`, 'last'),
-        link(`${self}/${formatAllPosition(page.nextPosition)}/backward/${count}`, 'next'),
+        link(pageUrl(START_POSITION_TEXT, 'forward'), 'last'),
+        link(pageUrl(formatAllPosition(page.nextPosition), 'backward'), 'next'),
       );
     }
-    links.push(link(`${self}/${formatAllPosition(page.previousPosition)}/forward/${count}`, 'previous'));
+    links.push(link(pageUrl(formatAllPosition(page.previousPosition), 'forward'), 'previous'));
   } else {
     if (request.from !== 0) {
       links.push(
-        link(`${self}/${START_POSITION_TEXT}/forward/${count}`, 'last'),
-        link(`${self}/${formatAllPosition(page.previousPosition)}/backward/${count}`, 'next'),
+        link(pageUrl(START_POSITION_TEXT, 'forward'), 'last'),
+        link(pageUrl(formatAllPosition(page.previousPosition), 'backward'), 'next'),
       );
     }
     if (!page.isEnd || page.events.length > 0) {
-      links.push(link(`${self}/${formatAllPosition(page.nextPosition)}/forward/${count}`, 'previous'));
+      links.push(link(pageUrl(formatAllPosition(page.nextPosition), 'forward'), 'previous'));
     }
   }
-  links.push(link(`${self}/metadata`, 'metadata'));
+  // A filtered feed has no metadata of its own.
+  if (!filtered) links.push(link(`${root}/metadata`, 'metadata'));
   const entries = entriesOf(page.events, !backward, urls, request.embed);
   return {
     title: 'All events',

@@ -5,13 +5,14 @@
 import type { FastifyReply } from 'fastify';
 import type { StreamsService } from '../../services/streams.js';
 
-export async function waitForEvent(service: StreamsService, reply: FastifyReply, streamName: string, seconds: number): Promise<void> {
+/** Resolves true when an event was written, false when the time is up or the client went away. */
+export async function waitForEvent(service: StreamsService, reply: FastifyReply, streamName: string, seconds: number): Promise<boolean> {
   const abort = new AbortController();
   // The response closes before it is sent only when the client disconnects.
   const onClose = () => abort.abort();
   reply.raw.once('close', onClose);
   try {
-    await service.longPolls.wait(streamName, seconds * 1000, abort.signal);
+    return await service.longPolls.wait(streamName, seconds * 1000, abort.signal);
   } finally {
     reply.raw.off('close', onClose);
   }

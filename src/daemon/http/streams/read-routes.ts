@@ -7,6 +7,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Errors } from '../../../common/errors.js';
 import type { StreamsService } from '../../services/streams.js';
 import { allFeedReply } from './all-feed-reply.js';
+import { filteredRead } from './all-filter-query.js';
 import { metadataReply, metadataStreamOf, singleEventReply } from './event-reply.js';
 import type { Direction } from './feed.js';
 import { PageCache } from './page-cache.js';
@@ -65,6 +66,9 @@ export function readRoutes(service: StreamsService): ReadRoutes {
         const read = { streamName: stream, direction: 'forward' as const, from: eventNumberParam(event!, false), count: count(request), resolveByDefault: true };
         return streamFeedReply(service, pages, request, reply, read);
       }),
+      '/streams/:stream/filtered': filteredFeed(service, 'backward'),
+      '/streams/:stream/filtered/:event/backward/:count': filteredFeed(service, 'backward'),
+      '/streams/:stream/filtered/:event/forward/:count': filteredFeed(service, 'forward'),
       '/streams/:stream/metadata/:event': route(async (request, reply) => {
         const { stream, event } = paramsOf(request);
         return singleEventReply(service, request, reply, metadataStreamOf(service, stream), event!, false);
@@ -74,6 +78,16 @@ export function readRoutes(service: StreamsService): ReadRoutes {
       '/streams/:stream/metadata/:event/forward/:count': metadataFeed(service, pages, 'forward'),
     },
   };
+}
+
+/** `/streams/$all/filtered[/{position}/{direction}/{count}]?…`: pages of the events a filter accepts. */
+function filteredFeed(service: StreamsService, direction: Direction): MethodRoute {
+  return route(async (request, reply) => {
+    const { stream, event = 'head', count } = paramsOf(request);
+    if (stream !== ALL) throw Errors.httpPathInvalid.create('filtered', 'only $all has filtered reads: /streams/$all/filtered?…');
+    const read = { direction, fromText: event, count: count === undefined ? PAGE_COUNT_DEFAULT : countParam(count), filtered: filteredRead(request.query) };
+    return allFeedReply(service, request, reply, read);
+  });
 }
 
 /** The feed forms of a stream's metadata: pages of `$$s`. */
