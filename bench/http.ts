@@ -137,10 +137,23 @@ function batchBody(): string {
   return JSON.stringify(Array.from({ length: 100 }, (_, i) => ({ eventId: randomUUID(), eventType: 'BenchEvent', data: { i, pad: 'x'.repeat(150) } })));
 }
 
-/** CPU seconds (user + system) a process has used, from /proc. */
+/** CPU seconds (user + system) a process has used, all its threads, from /proc. */
 function cpuSeconds(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** Below saturation, so that the figure is the cost of a request and not of a queue. */
+const FIXED_RATE = 8000;
+
+/**
+ * The server's CPU per request (all its threads: fsyncs and GC included) at a fixed request
+ * rate: what a request costs, where req/s at saturation also reflects the load generator.
+ */
+async function cpuPerRequest(server: Server, options: autocannon.Options): Promise<number> {
+  const before = cpuSeconds(server.child.pid!);
+  const result = await autocannon({ connections: CONNECTIONS, duration: DURATION_SECONDS, overallRate: FIXED_RATE, ...options });
+  return ((cpuSeconds(server.child.pid!) - before) * 1e6) / result.requests.total;
 }
 
 /**
@@ -184,12 +197,20 @@ async function loadNodeAndCeiling(prefix: string[]): Promise<void> {
   // The appends' requests (a fresh event id each) against a route that stores nothing: what the
   // load generator and fastify allow a write before the node does any work.
   const postCeiling = await load(singleAppends(`${hello.url}/hello`, {}));
+  const postCpu = await cpuPerRequest(hello, singleAppends(`${hello.url}/hello`, {}));
   await stop(hello);
   report('ceiling: fastify hello-world GET', ceiling.requestsPerSecond, 'req/s', `p99 ${ceiling.p99Ms} ms`);
   report('ceiling: fastify POST answering 201, append requests', postCeiling.requestsPerSecond, 'req/s',
     `p99 ${postCeiling.p99Ms} ms, ${share(postCeiling.requestsPerSecond, ceiling.requestsPerSecond)}`);
 
   const directory = mkdtempSync(join(process.env.SVC_BENCH_DIR ?? tmpdir(), 'svcdb-bench-http-'));
+  // The floor: the same engine behind node's bare http module, none of the node's HTTP layer.
+  const floor = await startServer([join(root, 'dist/bench/engine-floor-server.js'), join(directory, 'floor')], prefix);
+  const floorLoad = await load(singleAppends(`${floor.url}/streams/bench-floor`, {}));
+  const floorCpu = await cpuPerRequest(floor, singleAppends(`${floor.url}/streams/bench-floor`, {}));
+  await stop(floor);
+  report('floor: node:http around the same engine, single appends', floorLoad.requestsPerSecond, 'req/s',
+    `p99 ${floorLoad.p99Ms} ms, ${share(floorLoad.requestsPerSecond, ceiling.requestsPerSecond)}, non-2xx ${floorLoad.non2xx}`);
   // Anonymous stream access lets the same node serve each run with and without credentials.
   const node = await startServer([join(root, 'bin/run.js'), 'serve', '--db', join(directory, 'db'), '--http-port', '0', '--allow-anonymous-stream-access'], prefix);
   try {
@@ -204,6 +225,9 @@ async function loadNodeAndCeiling(prefix: string[]): Promise<void> {
     await compareAuthenticated('20-event feed reads, head page', ceiling, (headers) => load({ url: `${node.url}/streams/bench-read`, headers: { ...accept, ...headers } }));
     await compareAuthenticated('20-event feed reads, middle page', ceiling, (headers) => load({ url: `${node.url}/streams/bench-read/100/forward/20`, headers: { ...accept, ...headers } }));
     await compareAuthenticated('single-event appends', ceiling, (headers) => load(singleAppends(`${node.url}/streams/bench-single`, headers)));
+    const nodeCpu = await cpuPerRequest(node, singleAppends(`${node.url}/streams/bench-single`, USER));
+    report(`server CPU per single append at ${FIXED_RATE.toLocaleString('en-US')} req/s`, nodeCpu, 'µs',
+      `authenticated; the floor ${floorCpu.toFixed(1)} µs; fastify POST answering 201 ${postCpu.toFixed(1)} µs`);
 
     // Every request carries fresh event ids, so each one is a write and not an idempotent repeat.
     const batches = await load({
