@@ -104,9 +104,9 @@ t.test('missing events and streams are 404 with a code; an unoffered type is 406
   t.equal(stream.status, 404);
   t.equal(stream.statusText, 'Not Found');
   t.equal(JSON.parse(stream.text).code, 'SVCDB_ERR_STREAM_NOT_FOUND');
-  const html = await get(node, '/streams/ev/0', { accept: 'text/html' });
-  t.equal(html.status, 406);
-  t.equal(JSON.parse(html.text).code, 'SVCDB_ERR_HTTP_NOT_ACCEPTABLE');
+  const image = await get(node, '/streams/ev/0', { accept: 'image/png' });
+  t.equal(image.status, 406);
+  t.equal(JSON.parse(image.text).code, 'SVCDB_ERR_HTTP_NOT_ACCEPTABLE');
   const format = await get(node, '/streams/ev/0?format=yaml');
   t.equal(format.status, 406);
 });

@@ -16,9 +16,9 @@ import { allFeed, type AllPageRead, type Direction } from './feed.js';
 import type { FilteredRead } from './all-filter-query.js';
 import * as headers from './headers.js';
 import { waitForEvent } from './long-poll-wait.js';
-import { withCharset } from './media-types.js';
+import { sendAs } from './media-types.js';
 import { principalOf } from '../principal.js';
-import { HEAD } from './read-params.js';
+import { EmbedLevel, HEAD } from './read-params.js';
 import { ALL, chooseType, embedOf } from './read-request.js';
 import { baseUrl } from './urls.js';
 
@@ -65,7 +65,7 @@ export async function allFeedReply(service: StreamsService, request: FastifyRequ
   const from = direction === 'backward' && read.fromText === 'head' ? HEAD : parseAllPosition(read.fromText);
   headers.checkRequireLeader(request);
   const { type } = chooseType(request, ALL_FEED_TYPES);
-  const embed = embedOf(request);
+  const embed = embedOf(request, type, EmbedLevel.prettyBody);
   const resolveLinks = headers.resolveLinkTos(request, false);
   const longPollSeconds = direction === 'forward' ? headers.longPollSeconds(request) : undefined;
   const principal = principalOf(request);
@@ -108,5 +108,5 @@ export async function allFeedReply(service: StreamsService, request: FastifyRequ
   }
   const pageRead: AllPageRead = { events: resolveAll(service, principal, events, resolveLinks), isEnd: page.isEnd, nextPosition: page.nextPosition, previousPosition };
   const feed = allFeed(new EntryUrls(baseUrl(request)), { direction, from, count, embed, filterQuery: read.filtered?.query }, pageRead, eTag);
-  return reply.type(withCharset(type)).send(encodeFeed(type, feed));
+  return sendAs(reply, type, encodeFeed(type, feed));
 }

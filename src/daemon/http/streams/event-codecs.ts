@@ -8,13 +8,14 @@ import type { ResolvedEvent } from '../../services/streams.js';
 import { entryXml } from './atom-xml.js';
 import { isJsonEvent } from '../../../storage/record.js';
 import { dataOf, eventDocument, feedEntry, parsedOrText, type EntryUrls } from './entry.js';
+import { emptyHtml, entryHtml } from './html-view.js';
 import { MediaType, type MediaTypeName } from './media-types.js';
 import type { EmbedLevel } from './read-params.js';
 import { jsonChildren, jsonElement } from './xml-text.js';
 
 export const SINGLE_EVENT_TYPES: readonly MediaTypeName[] = [
   MediaType.atomXml, MediaType.atomJson, MediaType.json, MediaType.eventJson, MediaType.eventXml,
-  MediaType.textXml, MediaType.xml, MediaType.octetStream,
+  MediaType.textXml, MediaType.xml, MediaType.octetStream, MediaType.html,
 ];
 
 /** The event's data as a JSON value: parsed when it is JSON, its text otherwise. */
@@ -38,6 +39,8 @@ export function encodeEvent(type: MediaTypeName, resolved: ResolvedEvent, urls: 
       return jsonElement('data', dataValue(resolved));
     case MediaType.octetStream:
       return dataOf(resolved.event);
+    case MediaType.html:
+      return entryHtml(feedEntry(resolved, urls, embed, true));
     default:
       return entryXml(feedEntry(resolved, urls, embed, true));
   }
@@ -45,5 +48,6 @@ export function encodeEvent(type: MediaTypeName, resolved: ResolvedEvent, urls: 
 
 /** What a representation of "no event yet" looks like: the metadata of a stream that has none. */
 export function emptyRepresentation(type: MediaTypeName): string {
+  if (type === MediaType.html) return emptyHtml();
   return type === MediaType.json || type === MediaType.atomJson || type === MediaType.eventJson ? '{}' : '';
 }

@@ -10,9 +10,9 @@ import { matchesIfNoneMatch, sendNotModified, setImmutable, setRevalidated } fro
 import { EntryUrls } from './entry.js';
 import { emptyRepresentation, encodeEvent, SINGLE_EVENT_TYPES } from './event-codecs.js';
 import * as headers from './headers.js';
-import { withCharset } from './media-types.js';
+import { sendAs } from './media-types.js';
 import { principalOf } from '../principal.js';
-import { eventNumberParam, HEAD } from './read-params.js';
+import { EmbedLevel, eventNumberParam, HEAD } from './read-params.js';
 import { ALL, chooseType, embedOf } from './read-request.js';
 import { baseUrl } from './urls.js';
 
@@ -29,7 +29,7 @@ export async function singleEventReply(
   const eventNumber = eventNumberParam(eventText, true);
   headers.checkRequireLeader(request);
   const { type } = chooseType(request, SINGLE_EVENT_TYPES);
-  const embed = embedOf(request);
+  const embed = embedOf(request, type, EmbedLevel.tryHarder);
   const resolveLinks = headers.resolveLinkTos(request, resolveByDefault);
   const read = service.readEvent(principalOf(request), streamName, eventNumber, resolveLinks);
   if (read.status === 'deleted') throw Errors.streamDeleted.create(streamName);
@@ -44,7 +44,7 @@ export async function singleEventReply(
   } else {
     setImmutable(reply);
   }
-  return reply.type(withCharset(type)).send(encodeEvent(type, resolved, new EntryUrls(baseUrl(request)), embed));
+  return sendAs(reply, type, encodeEvent(type, resolved, new EntryUrls(baseUrl(request)), embed));
 }
 
 /**
@@ -64,5 +64,5 @@ export async function metadataReply(service: StreamsService, request: FastifyReq
     if (stream.status !== 'success') throw Errors.streamNotFound.create(streamName);
   }
   setRevalidated(reply, read.lastEventNumber, type);
-  return reply.type(withCharset(type)).send(emptyRepresentation(type));
+  return sendAs(reply, type, emptyRepresentation(type));
 }

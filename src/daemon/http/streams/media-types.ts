@@ -2,8 +2,10 @@
  * Media types of the streams API and content negotiation. `?format=` overrides Accept; no
  * Accept or `*\/*` picks the route's first type, as clients of the wire protocol expect.
  */
+import type { FastifyReply } from 'fastify';
 import Negotiator from 'negotiator';
 import { Errors } from '../../../common/errors.js';
+import { HTML_HEADERS } from './html-view.js';
 
 export const MediaType = {
   atomJson: 'application/vnd.svc.atom+json',
@@ -18,6 +20,7 @@ export const MediaType = {
   eventsXml: 'application/vnd.svc.events+xml',
   streamDescJson: 'application/vnd.svc.streamdesc+json',
   textPlain: 'text/plain',
+  html: 'text/html',
 } as const;
 
 export type MediaTypeName = (typeof MediaType)[keyof typeof MediaType];
@@ -62,4 +65,10 @@ export function bodyMediaType(contentType: string | undefined): string {
 
 export function withCharset(type: string): string {
   return type.startsWith('text/') || type.includes('json') || type.includes('xml') ? `${type}; charset=utf-8` : type;
+}
+
+/** Sends `body` as `type`; an HTML page goes with the headers that keep a browser safe from its content. */
+export function sendAs(reply: FastifyReply, type: MediaTypeName, body: string | Buffer): FastifyReply {
+  if (type === MediaType.html) reply.headers(HTML_HEADERS);
+  return reply.type(withCharset(type)).send(body);
 }

@@ -3,7 +3,7 @@
  * type of the reply.
  */
 import type { FastifyRequest } from 'fastify';
-import { negotiate, type MediaTypeName, type Negotiated } from './media-types.js';
+import { MediaType, negotiate, type MediaTypeName, type Negotiated } from './media-types.js';
 import { embedParam, type EmbedLevel } from './read-params.js';
 
 /** The log as a stream name in paths. */
@@ -14,8 +14,9 @@ interface ReadQuery {
   format?: unknown;
 }
 
-export function embedOf(request: FastifyRequest): EmbedLevel {
-  return embedParam((request.query as ReadQuery).embed);
+/** `?embed=`; an HTML page always shows its events at `htmlLevel`, as the protocol's HTML codec does. */
+export function embedOf(request: FastifyRequest, type: MediaTypeName, htmlLevel: EmbedLevel): EmbedLevel {
+  return type === MediaType.html ? htmlLevel : embedParam((request.query as ReadQuery).embed);
 }
 
 /** Content negotiation, with the common case (Accept names exactly one offered type) first. */

@@ -13,7 +13,7 @@ import { encodeFeed, STREAM_FEED_TYPES } from './feed-codecs.js';
 import { streamFeed, type Direction } from './feed.js';
 import * as headers from './headers.js';
 import { waitForEvent } from './long-poll-wait.js';
-import { MediaType, withCharset, type MediaTypeName } from './media-types.js';
+import { MediaType, sendAs, withCharset, type MediaTypeName } from './media-types.js';
 import { principalOf } from '../principal.js';
 import { principalKey, type PageCache, type PageState } from './page-cache.js';
 import { EmbedLevel, HEAD } from './read-params.js';
@@ -52,7 +52,7 @@ export async function streamFeedReply(
   headers.checkRequireLeader(request);
   const { type, unspecified } = chooseType(request, STREAM_FEED_TYPES);
   if (type === MediaType.streamDescJson) return sendDescription(reply, streamName, unspecified);
-  const embed = embedOf(request);
+  const embed = embedOf(request, type, EmbedLevel.prettyBody);
   const resolveLinks = headers.resolveLinkTos(request, read.resolveByDefault);
   const longPollSeconds = direction === 'forward' ? headers.longPollSeconds(request) : undefined;
   const principal = principalOf(request);
@@ -65,7 +65,7 @@ export async function streamFeedReply(
     const cached = pages.get(key, logEnd);
     if (cached !== undefined) {
       setPageHeaders(reply, type, cached);
-      return isNotModified(request, type, cached) ? sendNotModified(reply) : reply.type(withCharset(type)).send(cached.body);
+      return isNotModified(request, type, cached) ? sendNotModified(reply) : sendAs(reply, type, cached.body);
     }
   }
 
@@ -95,5 +95,5 @@ export async function streamFeedReply(
   const body = Buffer.from(encodeFeed(type, feed));
   // Events that expire with time change the page without a write: such pages are not kept.
   if (key !== undefined && page.metadata.maxAgeSeconds === undefined) pages.set(key, logEnd, { ...state, body });
-  return reply.type(withCharset(type)).send(body);
+  return sendAs(reply, type, body);
 }
