@@ -90,6 +90,31 @@ t.test('$all reads forwards and backwards are mirror images and skip epoch recor
   await t.rejects(async () => engine.readAllForward(forward[3].logPosition + 1, 10), { code: Errors.invalidArgument.code }, 'not a record position');
 });
 
+t.test('filtered $all reads: pages of accepted events, each looking at no more than its scan limit', async (t) => {
+  const engine = await openEngine(tempDirectory(t));
+  for (let i = 0; i < 120; i++) await engine.append(i % 10 === 0 ? 'wanted' : `other-${i % 3}`, -2, newEvents(1));
+  const filter = { accepts: (event: { streamName: string }) => event.streamName === 'wanted', scanLimit: 25 };
+  const collect = (read: (from: number) => { events: { eventNumber: number }[]; nextPosition: number; isEnd: boolean }, start: number) => {
+    const numbers: number[] = [];
+    let pages = 0;
+    for (let page = read(start); ; page = read(page.nextPosition)) {
+      pages++;
+      t.ok(page.events.length <= 4, 'no more than the count');
+      numbers.push(...page.events.map((event) => event.eventNumber));
+      if (page.isEnd) break;
+    }
+    return { numbers, pages };
+  };
+  const forward = collect((from) => engine.readAllForward(from, 4, filter), 0);
+  t.same(forward.numbers, [...Array(12).keys()], 'every accepted event once, in log order');
+  t.ok(forward.pages >= 5, `at most 25 events looked at per page: ${forward.pages} pages for 120+ events`);
+  const backward = collect((from) => engine.readAllBackward(from, 4, filter), -1);
+  t.same(backward.numbers, [...Array(12).keys()].reverse());
+  const none = engine.readAllBackward(-1, 4, { accepts: () => false, scanLimit: 25 });
+  t.same(none.events, []);
+  t.notOk(none.isEnd, 'a page that found nothing within its limit is not the end');
+});
+
 t.test('soft delete hides the stream; a new append revives it with continued numbering', async (t) => {
   const engine = await openEngine(tempDirectory(t));
   await engine.append('soft', -1, newEvents(3));
