@@ -101,7 +101,7 @@ function median(loads: Load[]): Load {
  * The same run without credentials and as a user, alternated over several rounds so that drift
  * on a shared machine falls on both alike; the medians give what authentication costs.
  */
-async function compareAuthenticated(name: string, ceiling: Load, run: (headers: Record<string, string>) => Promise<Load>): Promise<void> {
+async function compareAuthenticated(name: string, ceiling: Load, run: (headers: Record<string, string>) => Promise<Load>): Promise<{ anonymous: Load; authenticated: Load }> {
   const anonymousRuns: Load[] = [];
   const authenticatedRuns: Load[] = [];
   for (let round = 0; round < COMPARISON_ROUNDS; round++) {
@@ -116,6 +116,7 @@ async function compareAuthenticated(name: string, ceiling: Load, run: (headers: 
   const cost = (1 - authenticated.requestsPerSecond / anonymous.requestsPerSecond) * 100;
   report(`${name}, authenticated`, authenticated.requestsPerSecond, 'req/s',
     `median of ${spread(authenticatedRuns)}, p99 ${authenticated.p99Ms} ms, ${share(authenticated.requestsPerSecond, ceiling.requestsPerSecond)}, non-2xx ${authenticated.non2xx}, authentication costs ${cost.toFixed(1)}%`);
+  return { anonymous, authenticated };
 }
 
 /** Single raw JSON events, each with a fresh event id so that every request is a new write. */
@@ -224,7 +225,10 @@ async function loadNodeAndCeiling(prefix: string[]): Promise<void> {
     const accept = { accept: 'application/vnd.svc.atom+json' };
     await compareAuthenticated('20-event feed reads, head page', ceiling, (headers) => load({ url: `${node.url}/streams/bench-read`, headers: { ...accept, ...headers } }));
     await compareAuthenticated('20-event feed reads, middle page', ceiling, (headers) => load({ url: `${node.url}/streams/bench-read/100/forward/20`, headers: { ...accept, ...headers } }));
-    await compareAuthenticated('single-event appends', ceiling, (headers) => load(singleAppends(`${node.url}/streams/bench-single`, headers)));
+    const appends = await compareAuthenticated('single-event appends', ceiling, (headers) => load(singleAppends(`${node.url}/streams/bench-single`, headers)));
+    const ofFloor = (appendLoad: Load) => `${((appendLoad.requestsPerSecond / floorLoad.requestsPerSecond) * 100).toFixed(0)}%`;
+    report('single-event appends beside the floor', (appends.anonymous.requestsPerSecond / floorLoad.requestsPerSecond) * 100, '% of the floor',
+      `no credentials ${ofFloor(appends.anonymous)}, authenticated ${ofFloor(appends.authenticated)}`);
     const nodeCpu = await cpuPerRequest(node, singleAppends(`${node.url}/streams/bench-single`, USER));
     report(`server CPU per single append at ${FIXED_RATE.toLocaleString('en-US')} req/s`, nodeCpu, 'µs',
       `authenticated; the floor ${floorCpu.toFixed(1)} µs; fastify POST answering 201 ${postCpu.toFixed(1)} µs`);
