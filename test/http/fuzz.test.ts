@@ -67,7 +67,7 @@ const path = fc.oneof(
 );
 const mediaType = fc.oneof(
   fc.constantFrom('application/json', 'application/vnd.svc.events+json', 'application/vnd.svc.events+xml', 'application/xml', 'text/xml', 'application/octet-stream',
-    'application/vnd.svc.atom+json', 'application/atom+xml', 'text/plain', 'multipart/form-data; boundary=x', 'application/json; charset=latin1', '*/*', ''),
+    'application/vnd.svc.atom+json', 'application/atom+xml', 'text/html', 'text/plain', 'multipart/form-data; boundary=x', 'application/json; charset=latin1', '*/*', ''),
   printable,
 );
 // Long polls only short or malformed: a valid long wait on a quiet stream would hold the run.
