@@ -102,8 +102,8 @@ export class Writer {
   private failure: SvcError | Error | undefined;
   /** Last event numbers decided in the commit being built, ahead of what readers can see. */
   private readonly pendingLast = new Map<string, number>();
-  /** Events encoded in the commit being built, by stream: a repeat in the same commit sees them. */
-  private readonly pendingEvents = new Map<string, StoredEvent[]>();
+  /** Writes encoded in the commit being built, by stream: a repeat in the same commit sees them. */
+  private readonly pendingWrites = new Map<string, CommittedWrite[]>();
   private readonly recentIds: LRUCache<string, { streamName: string; eventNumber: number }>;
   private idle: Promise<void> = Promise.resolve();
   private markIdle: () => void = () => undefined;
@@ -220,7 +220,7 @@ export class Writer {
       return;
     } finally {
       this.pendingLast.clear();
-      this.pendingEvents.clear();
+      this.pendingWrites.clear();
     }
     if (planned.length > 0) this.onDurable(planned.map((plan) => plan.write), this.log.writerPosition);
     for (const plan of [...planned, ...repeats]) plan.pending.resolve(plan.result);
@@ -291,11 +291,16 @@ export class Writer {
     return matching > 0 ? Errors.idempotencyViolation.create(streamName) : undefined;
   }
 
-  /** Events numbered from..to, ascending: those readers see, then those of the commit being built. */
+  /**
+   * Events numbered from..to, ascending: those readers see, then those of the commit being built
+   * (derived here, where a repeat needs them, rather than recorded for every event encoded).
+   */
   private storedEvents(streamName: string, from: number, to: number): StoredEvent[] {
     const stored: StoredEvent[] = this.streams.events(streamName, from, to);
-    for (const event of this.pendingEvents.get(streamName) ?? []) {
-      if (event.eventNumber >= from && event.eventNumber <= to) stored.push(event);
+    for (const write of this.pendingWrites.get(streamName) ?? []) {
+      for (let i = Math.max(from - write.firstEventNumber, 0); i < write.events.length && write.firstEventNumber + i <= to; i++) {
+        stored.push({ eventNumber: write.firstEventNumber + i, eventId: write.events[i].eventId.toLowerCase(), logPosition: write.positions[i] });
+      }
     }
     return stored;
   }
@@ -324,8 +329,6 @@ export class Writer {
     const target = this.log.encodeTarget();
     const correlationId = randomUUID();
     const positions: number[] = [];
-    let pending = this.pendingEvents.get(streamName);
-    if (pending === undefined) this.pendingEvents.set(streamName, (pending = []));
     let cursor = offset;
     for (let i = 0; i < events.length; i++) {
       const event = events[i];
@@ -344,7 +347,6 @@ export class Writer {
         metadata: event.metadata,
       };
       positions.push(record.logPosition);
-      pending.push({ eventNumber: record.eventNumber, eventId: event.eventId.toLowerCase(), logPosition: record.logPosition });
       cursor += encodeEventRecord(target.buffer, target.offset + cursor, record);
     }
     // Idempotency with expected version "any" looks up the first id of an append only.
@@ -352,7 +354,11 @@ export class Writer {
     if (cursor - offset !== plan.framedBytes) throw new TypeError('framed size estimate differs from the encoded size');
     const last = first + events.length - 1;
     this.pendingLast.set(streamName, last);
-    return { streamName, firstEventNumber: first, lastEventNumber: last, positions, events };
+    const write: CommittedWrite = { streamName, firstEventNumber: first, lastEventNumber: last, positions, events };
+    const pending = this.pendingWrites.get(streamName);
+    if (pending === undefined) this.pendingWrites.set(streamName, [write]);
+    else pending.push(write);
+    return write;
   }
 
   private flagsFor(kind: WriteKind, event: NewEvent, index: number, count: number): number {
