@@ -18,6 +18,11 @@ const SALT_BYTES = 16;
 // N = 2^14 costs about 16 MiB and some tens of milliseconds: run once per login, then cached.
 const DEFAULT_PARAMETERS = { N: 16_384, r: 8, p: 1 } as const;
 
+/** scrypt needs 128·N·r bytes; twice that leaves room for its own bookkeeping. */
+function scryptOptions(N: number, r: number, p: number): ScryptOptions {
+  return { N, r, p, maxmem: 128 * N * r * 2 };
+}
+
 function scrypt(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     scryptCallback(password, salt, KEY_BYTES, options, (error, key) => (error ? reject(error) : resolve(key)));
@@ -27,7 +32,7 @@ function scrypt(password: string, salt: Buffer, options: ScryptOptions): Promise
 export async function hashPassword(password: string): Promise<PasswordHash> {
   const salt = randomBytes(SALT_BYTES);
   const { N, r, p } = DEFAULT_PARAMETERS;
-  const key = await scrypt(password, salt, { N, r, p, maxmem: 128 * N * r * 2 });
+  const key = await scrypt(password, salt, scryptOptions(N, r, p));
   return { algorithm: `scrypt:${N}:${r}:${p}`, salt: salt.toString('base64'), hash: key.toString('base64') };
 }
 
@@ -35,7 +40,7 @@ function parametersOf(algorithm: string): ScryptOptions | undefined {
   const match = /^scrypt:(\d+):(\d+):(\d+)$/.exec(algorithm);
   if (!match) return undefined;
   const [N, r, p] = match.slice(1).map(Number);
-  return { N, r, p, maxmem: 128 * N * r * 2 };
+  return scryptOptions(N, r, p);
 }
 
 /** True when `password` is the one `stored` was made from; false for a stored hash it cannot read. */

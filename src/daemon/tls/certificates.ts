@@ -9,7 +9,7 @@
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createSecureContext } from 'node:tls';
+import { createSecureContext, type SecureContextOptions } from 'node:tls';
 import { Errors } from '../../common/errors.js';
 
 export interface CertificatePaths {
@@ -52,6 +52,11 @@ export async function loadCertificates(paths: CertificatePaths, now: Date = new 
   const material = { cert: certPem, key: keyPem, ...(roots && { ca: roots.map((root) => root.pem) }), leaf };
   checkSecureContext(paths, material);
   return material;
+}
+
+/** The options of a TLS server context built from `material`. */
+export function secureContextOptions(material: CertificateMaterial): SecureContextOptions {
+  return { cert: material.cert, key: material.key, ca: material.ca ? [...material.ca] : undefined };
 }
 
 /** One line naming a certificate, for messages and logs (Node separates name parts with newlines). */
@@ -117,7 +122,7 @@ function checkValidityPeriod(file: string, certificate: X509Certificate, now: Da
  */
 function checkSecureContext(paths: CertificatePaths, material: CertificateMaterial): void {
   try {
-    createSecureContext({ cert: material.cert, key: material.key, ca: material.ca ? [...material.ca] : undefined });
+    createSecureContext(secureContextOptions(material));
   } catch (error) {
     throw Errors.certRefused.create(paths.certFile, paths.privateKeyFile, (error as Error).message);
   }

@@ -11,7 +11,9 @@ import { isSvcError, type SvcError } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import type { NodeOptions } from '../../common/options/schema.js';
 import { writeReloadStatus, type ReloadStatus, type ReloadTrigger } from '../../common/reload-status.js';
-import { distinguishedName, loadCertificates, type CertificateMaterial, type CertificatePaths } from './certificates.js';
+import {
+  distinguishedName, loadCertificates, secureContextOptions, type CertificateMaterial, type CertificatePaths,
+} from './certificates.js';
 
 export type ReloadOutcome = { ok: true; reloaded: boolean } | { ok: false; error: SvcError };
 
@@ -32,10 +34,6 @@ export function describeCertificate(material: CertificateMaterial): Record<strin
     subject: distinguishedName(leaf.subject), issuer: distinguishedName(leaf.issuer),
     fingerprint256: leaf.fingerprint256, validTo: new Date(leaf.validTo).toISOString(),
   };
-}
-
-export function secureContextOptions(material: CertificateMaterial): SecureContextOptions {
-  return { cert: material.cert, key: material.key, ca: material.ca ? [...material.ca] : undefined };
 }
 
 export class NodeCertificates {
