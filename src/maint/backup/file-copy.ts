@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { constants } from 'node:fs';
-import { copyFile, mkdir, open, rename, stat, unlink, utimes } from 'node:fs/promises';
+import { copyFile, mkdir, open, rename, stat, unlink, utimes, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { Errors, isSvcError } from '../../common/errors.js';
 import { fsyncDirectory } from '../../storage/durable-file.js';
@@ -58,8 +58,6 @@ export class Durability {
     }
   }
 }
-
-type FileHandle = Awaited<ReturnType<typeof open>>;
 
 function isMissing(error: unknown): boolean {
   return (error as NodeJS.ErrnoException).code === 'ENOENT';
