@@ -30,8 +30,8 @@ export interface FoundUser {
   version: number;
 }
 
-function jsonEvent(eventType: string, data: Buffer): NewEvent {
-  return { eventId: randomUUID(), eventType, data, metadata: Buffer.alloc(0), isJson: true };
+function newEvent(eventType: string, data: Buffer, isJson = true): NewEvent {
+  return { eventId: randomUUID(), eventType, data, metadata: Buffer.alloc(0), isJson };
 }
 
 export class UserStore {
@@ -65,10 +65,8 @@ export class UserStore {
     if (metadata.acl === undefined) {
       await this.storage.setStreamMetadata(stream, ExpectedVersion.any, { ...metadata.raw, $acl: USER_STREAM_ACL });
     }
-    await this.storage.append(stream, ExpectedVersion.noStream, [jsonEvent(USER_CREATED, encodeUser(user))]);
-    await this.storage.append(USERS_STREAM, ExpectedVersion.any, [
-      { eventId: randomUUID(), eventType: USER_LISTED, data: Buffer.from(user.loginName), metadata: Buffer.alloc(0), isJson: false },
-    ]);
+    await this.storage.append(stream, ExpectedVersion.noStream, [newEvent(USER_CREATED, encodeUser(user))]);
+    await this.storage.append(USERS_STREAM, ExpectedVersion.any, [newEvent(USER_LISTED, Buffer.from(user.loginName), false)]);
   }
 
   /**
@@ -81,7 +79,7 @@ export class UserStore {
       if (found === undefined) throw Errors.userNotFound.create(login);
       const updated = await change(found.user);
       try {
-        await this.storage.append(userStreamOf(login), found.version, [jsonEvent(USER_UPDATED, encodeUser(updated))]);
+        await this.storage.append(userStreamOf(login), found.version, [newEvent(USER_UPDATED, encodeUser(updated))]);
       } catch (error) {
         if (Errors.wrongExpectedVersion.is(error) && attempt < UPDATE_ATTEMPTS) continue;
         throw error;
@@ -109,7 +107,7 @@ export class UserStore {
 
   private async notify(login: string): Promise<void> {
     await this.storage.append(PASSWORD_NOTIFICATIONS_STREAM, ExpectedVersion.any, [
-      jsonEvent(PASSWORD_CHANGED, Buffer.from(JSON.stringify({ loginName: login }))),
+      newEvent(PASSWORD_CHANGED, Buffer.from(JSON.stringify({ loginName: login }))),
     ]);
   }
 }
