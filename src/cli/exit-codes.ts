@@ -43,6 +43,8 @@ const exitCodeByErrorCode: ReadonlyMap<string, number> = new Map([
   [Errors.indexCorrupt.code, ExitCode.corrupt],
   [Errors.storageIo.code, ExitCode.io],
   [Errors.storageFull.code, ExitCode.io],
+  [Errors.storageDiskFull.code, ExitCode.io],
+  [Errors.storageDescriptorsExhausted.code, ExitCode.io],
   [Errors.httpListen.code, ExitCode.listen],
   [Errors.backupScavengeRunning.code, ExitCode.busy],
   [Errors.backupSourceChanged.code, ExitCode.busy],

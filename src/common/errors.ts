@@ -109,6 +109,18 @@ export const Errors = {
     'SVCDB_ERR_STORAGE_CHUNK_LIMIT', 507, 'the log reached its maximum number of chunks',
     (limit: number) => `the log reached ${limit} chunks; scavenge or raise --chunk-size`,
   ),
+  storageDiskFull: define(
+    'SVCDB_ERR_STORAGE_DISK_FULL', 507, 'the disk or quota holding the database is full; writes are refused, reads go on',
+    (file: string, cause: string) =>
+      `the disk holding ${file} is full (${cause}); nothing was written. Free space or raise the quota: writes are accepted again as soon as there is room`,
+    (file: string) => ({ file }),
+  ),
+  storageDescriptorsExhausted: define(
+    'SVCDB_ERR_STORAGE_DESCRIPTORS', 503, 'the process has no file descriptor left for a storage file; writes are refused',
+    (file: string, cause: string) =>
+      `no file descriptor was left to open ${file} (${cause}); nothing was written. Lower --connections-max or raise the descriptor limit (ulimit -n)`,
+    (file: string) => ({ file }),
+  ),
   indexCorrupt: define(
     'SVCDB_ERR_INDEX_CORRUPT', 500, 'an index file is malformed',
     (file: string, what: string) => `index file ${file} is corrupt: ${what}; delete the index directory to rebuild it from the log`,
