@@ -271,6 +271,13 @@ export class BloomFilter {
     this.markDirty(0);
   }
 
+  /** Marks pages taken by takeDirtyRuns() dirty again, after writing them out failed. */
+  restoreDirtyRuns(runs: readonly PageRun[]): void {
+    for (const run of runs) {
+      for (let page = run.firstPage; page < run.firstPage + run.pageCount; page++) this.markDirty(page * BLOOM_PAGE_BYTES);
+    }
+  }
+
   private markDirty(offset: number): void {
     const flags = this.dirtyFlags;
     if (flags === undefined) return;

@@ -1,9 +1,10 @@
-import { existsSync, fsyncSync, openSync, readFileSync, writeSync, closeSync } from 'node:fs';
+import { existsSync, fsyncSync, openSync, readFileSync, closeSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Errors } from '../common/errors.js';
 import { replaceFileDurablySync } from './durable-file.js';
 import { readInt64, writeInt64 } from './int64.js';
+import { writeFullySync } from './file-write.js';
 
 export const CheckpointName = {
   writer: 'writer.chk',
@@ -58,11 +59,13 @@ export class Checkpoint {
     this.asyncHandle ??= await open(this.path, 'r+');
     const bytes = Buffer.alloc(CHECKPOINT_BYTES);
     writeInt64(bytes, 0, value);
+    // A write that fails leaves the old value in place (it is refused, and may be retried); a
+    // failed fsync is fatal.
+    writeFullySync(this.asyncHandle.fd, bytes, 0, CHECKPOINT_BYTES, 0, this.path);
     try {
-      writeSync(this.asyncHandle.fd, bytes, 0, CHECKPOINT_BYTES, 0);
       await this.asyncHandle.datasync();
     } catch (error) {
-      throw Errors.storageIo.create(this.path, 'checkpoint write', String(error));
+      throw Errors.storageIo.create(this.path, 'fsync', String(error));
     }
     this.current = value;
   }
@@ -73,11 +76,11 @@ export class Checkpoint {
       replaceFileDurablySync(this.path, this.buffer);
     } else {
       this.fd ??= openSync(this.path, 'r+');
+      writeFullySync(this.fd, this.buffer, 0, CHECKPOINT_BYTES, 0, this.path);
       try {
-        writeSync(this.fd, this.buffer, 0, CHECKPOINT_BYTES, 0);
         fsyncSync(this.fd);
       } catch (error) {
-        throw Errors.storageIo.create(this.path, 'checkpoint write', String(error));
+        throw Errors.storageIo.create(this.path, 'fsync', String(error));
       }
     }
     this.current = value;

@@ -1,6 +1,6 @@
 import { createHash, type Hash } from 'node:crypto';
-import { fstatSync, fsyncSync, ftruncateSync, readSync, writeSync } from 'node:fs';
-import { open, rename, type FileHandle } from 'node:fs/promises';
+import { fstatSync, fsyncSync, ftruncateSync, readSync } from 'node:fs';
+import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { Errors } from '../common/errors.js';
 import { fsyncDirectory } from './durable-file.js';
@@ -10,9 +10,9 @@ import {
   type ChunkHeader,
 } from './chunk-format.js';
 import { checkFrame } from './record.js';
+import { storageError, writeFully, writeFullySync } from './file-write.js';
 
 const READ_AHEAD_BYTES = 4096;
-const WIPE_BLOCK_BYTES = 64 * 1024;
 const HASH_BLOCK_BYTES = 1024 * 1024;
 
 /** Where a frame was found: `buffer` holds the whole frame at `offset`. */
@@ -63,17 +63,24 @@ export class Chunk {
     const header = newChunkHeader(chunkSize, chunkNumber);
     const path = join(directory, chunkFileName(chunkNumber, 0));
     const temp = `${path}.${header.chunkId}.tmp`;
-    const handle = await open(temp, 'w+');
+    let handle: FileHandle;
+    try {
+      handle = await open(temp, 'w+');
+    } catch (error) {
+      throw storageError(temp, 'create chunk', error);
+    }
     const headerBytes = encodeChunkHeader(header);
     try {
       await handle.truncate(ongoingFileBytes(chunkSize));
-      await handle.write(headerBytes, 0, CHUNK_HEADER_BYTES, 0);
-      await handle.sync();
+      await writeFully(handle, headerBytes, 0, CHUNK_HEADER_BYTES, 0, temp);
+      await syncHandle(handle, temp);
+      await rename(temp, path);
     } catch (error) {
+      // A chunk that could not be made (a full disk, say) leaves nothing behind to trip the next start.
       await handle.close();
-      throw Errors.storageIo.create(temp, 'create chunk', String(error));
+      await unlink(temp).catch(() => undefined);
+      throw storageError(temp, 'create chunk', error);
     }
-    await rename(temp, path);
     await fsyncDirectory(directory);
     const chunk = new Chunk(path, header, handle, false, 0);
     chunk.memory = Buffer.allocUnsafeSlow(chunkSize);
@@ -115,33 +122,28 @@ export class Chunk {
   async resumeWriting(dataEnd: number): Promise<void> {
     if (this.completed) throw new TypeError('resumeWriting on a completed chunk');
     const fd = this.handle.fd;
-    if (fstatSync(fd).size < ongoingFileBytes(this.header.chunkSize)) {
-      ftruncateSync(fd, ongoingFileBytes(this.header.chunkSize));
-    }
+    this.cutAfter(dataEnd);
     this.memory = Buffer.allocUnsafeSlow(this.header.chunkSize);
     if (dataEnd > 0) readSync(fd, this.memory, 0, dataEnd, CHUNK_HEADER_BYTES);
-    this.wipeFrom(dataEnd);
     this.dataBytes = dataEnd;
     const headerBytes = Buffer.alloc(CHUNK_HEADER_BYTES);
     readSync(fd, headerBytes, 0, CHUNK_HEADER_BYTES, 0);
     this.hash = createHash('md5').update(headerBytes).update(this.memory.subarray(0, dataEnd));
   }
 
-  /** Zeroes the file from data offset `from` until a block that is already all zeroes. */
-  private wipeFrom(from: number): void {
+  /**
+   * Drops every byte after data offset `from` and gives the file back its ongoing size: cutting
+   * and re-extending zeroes the tail without writing it, so it works on a full disk too.
+   */
+  private cutAfter(from: number): void {
     const fd = this.handle.fd;
-    const block = Buffer.alloc(WIPE_BLOCK_BYTES);
-    const zeroes = Buffer.alloc(WIPE_BLOCK_BYTES);
-    const end = CHUNK_HEADER_BYTES + this.header.chunkSize;
-    let wiped = false;
-    for (let position = CHUNK_HEADER_BYTES + from; position < end; position += WIPE_BLOCK_BYTES) {
-      const length = Math.min(WIPE_BLOCK_BYTES, end - position);
-      const read = readSync(fd, block, 0, length, position);
-      if (block.subarray(0, read).equals(zeroes.subarray(0, read))) break;
-      writeSync(fd, zeroes, 0, length, position);
-      wiped = true;
+    try {
+      ftruncateSync(fd, CHUNK_HEADER_BYTES + from);
+      ftruncateSync(fd, ongoingFileBytes(this.header.chunkSize));
+    } catch (error) {
+      throw storageError(this.path, 'truncate', error);
     }
-    if (wiped) this.syncNow();
+    this.syncNow();
   }
 
   private syncNow(): void {
@@ -166,18 +168,18 @@ export class Chunk {
     return this.memory;
   }
 
-  /** Appends the `length` bytes encoded in place after the data: hashes them and writes them. */
+  /**
+   * Appends the `length` bytes encoded in place after the data: writes them, then hashes them.
+   * A write that fails (a full disk) changes nothing: the bytes stay outside the chunk's data, and
+   * whatever part reached the file lies past the data, where it is overwritten or cut.
+   */
   commitEncoded(length: number): void {
     const memory = this.encodeBuffer;
     const at = this.dataBytes;
+    // A synchronous write only copies into the page cache; the fsync that follows runs off the
+    // event loop. This saves a thread-pool round trip per group commit.
+    writeFullySync(this.handle.fd, memory, at, length, CHUNK_HEADER_BYTES + at, this.path);
     this.hash!.update(memory.subarray(at, at + length));
-    try {
-      // A synchronous write only copies into the page cache; the fsync that follows runs off the
-      // event loop. This saves a thread-pool round trip per group commit.
-      writeSync(this.handle.fd, memory, at, length, CHUNK_HEADER_BYTES + at);
-    } catch (error) {
-      throw Errors.storageIo.create(this.path, 'write', String(error));
-    }
     this.dataBytes += length;
   }
 
@@ -196,24 +198,32 @@ export class Chunk {
     }
   }
 
-  /** Writes padding and footer with the file hash, cuts the file to size and fsyncs it. */
+  /** Whether the chunk could be completed now: ongoing, with its running hash. */
+  get isOngoing(): boolean {
+    return !this.completed && this.hash !== undefined;
+  }
+
+  /**
+   * Writes padding and footer with the file hash, cuts the file to size and fsyncs it. The tail
+   * is written before the cut, so a write that fails (a full disk) leaves an ongoing chunk of
+   * full size that can be completed later; the running hash is only copied until then.
+   */
   async complete(): Promise<void> {
-    if (this.completed || !this.hash) throw new TypeError('complete on a chunk that is not ongoing');
+    if (!this.isOngoing) throw new TypeError('complete on a chunk that is not ongoing');
     const fileBytes = completedFileBytes(this.dataBytes);
     const padding = Buffer.alloc(fileBytes - CHUNK_HEADER_BYTES - this.dataBytes - CHUNK_FOOTER_BYTES);
     const footer = encodeChunkFooter({
       isCompleted: true, physicalDataSize: this.dataBytes, logicalDataSize: this.dataBytes, mapSize: 0,
     });
-    this.hash.update(padding).update(footer.subarray(0, FOOTER_HASHED_BYTES));
-    setFooterHash(footer, this.hash.digest());
+    setFooterHash(footer, this.hash!.copy().update(padding).update(footer.subarray(0, FOOTER_HASHED_BYTES)).digest());
     const tail = Buffer.concat([padding, footer]);
+    await writeFully(this.handle, tail, 0, tail.length, CHUNK_HEADER_BYTES + this.dataBytes, this.path);
     try {
       await this.handle.truncate(fileBytes);
-      await this.handle.write(tail, 0, tail.length, CHUNK_HEADER_BYTES + this.dataBytes);
-      await this.handle.sync();
     } catch (error) {
-      throw Errors.storageIo.create(this.path, 'complete chunk', String(error));
+      throw storageError(this.path, 'truncate', error);
     }
+    await syncHandle(this.handle, this.path);
     this.completed = true;
     this.hash = undefined;
   }
@@ -302,14 +312,7 @@ export class Chunk {
    * truncate.chk procedure and discarding an unacknowledged tail).
    */
   truncateTo(local: number): void {
-    const fd = this.handle.fd;
-    const oldSize = fstatSync(fd).size;
-    const zeroes = Buffer.alloc(WIPE_BLOCK_BYTES);
-    for (let position = CHUNK_HEADER_BYTES + local; position < oldSize; position += WIPE_BLOCK_BYTES) {
-      writeSync(fd, zeroes, 0, Math.min(WIPE_BLOCK_BYTES, oldSize - position), position);
-    }
-    ftruncateSync(fd, ongoingFileBytes(this.header.chunkSize));
-    this.syncNow();
+    this.cutAfter(local);
     this.completed = false;
     this.dataBytes = local;
     this.memory = undefined;
@@ -320,5 +323,14 @@ export class Chunk {
     this.closed = true;
     this.memory = undefined;
     await this.handle.close();
+  }
+}
+
+/** fsync of a whole file; a failure is fatal, never retried. */
+async function syncHandle(handle: FileHandle, path: string): Promise<void> {
+  try {
+    await handle.sync();
+  } catch (error) {
+    throw Errors.storageIo.create(path, 'fsync', String(error));
   }
 }

@@ -1,8 +1,9 @@
 import { open, rename, unlink } from 'node:fs/promises';
-import { openSync, writeSync, fsyncSync, closeSync, renameSync } from 'node:fs';
+import { openSync, fsyncSync, closeSync, renameSync, unlinkSync } from 'node:fs';
 import { dirname, basename, join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Errors } from '../common/errors.js';
+import { storageError, writeFullySync } from './file-write.js';
 
 /** Makes a rename or a create in `directory` durable. */
 export async function fsyncDirectory(directory: string): Promise<void> {
@@ -33,36 +34,63 @@ function tempNameFor(path: string): string {
 
 /**
  * Replaces `path` with `contents` so that after a crash the file holds either the old or the new
- * contents, never a mix: write a temp file, fsync it, rename it over, fsync the directory.
+ * contents, never a mix: write a temp file, fsync it, rename it over, fsync the directory. A
+ * write that fails (a full disk) leaves the old file and no temp file behind.
  */
 export async function replaceFileDurably(path: string, contents: Buffer | string): Promise<void> {
   const temp = tempNameFor(path);
-  const handle = await open(temp, 'w');
   try {
-    await handle.writeFile(contents);
-    await handle.sync();
+    const handle = await open(temp, 'w');
+    try {
+      await handle.writeFile(contents);
+      await syncOrThrowFatal(() => handle.sync(), temp);
+    } finally {
+      await handle.close();
+    }
+    await rename(temp, path);
   } catch (error) {
-    await handle.close();
     await unlink(temp).catch(() => undefined);
-    throw Errors.storageIo.create(temp, 'write', String(error));
+    throw storageError(temp, 'write', error);
   }
-  await handle.close();
-  await rename(temp, path);
   await fsyncDirectory(dirname(path));
 }
 
 /** The synchronous form of replaceFileDurably, for start-up and shutdown paths. */
 export function replaceFileDurablySync(path: string, contents: Buffer | string): void {
   const temp = tempNameFor(path);
-  const fd = openSync(temp, 'w');
+  const bytes = typeof contents === 'string' ? Buffer.from(contents) : contents;
   try {
-    writeSync(fd, typeof contents === 'string' ? Buffer.from(contents) : contents);
-    fsyncSync(fd);
+    const fd = openSync(temp, 'w');
+    try {
+      writeFullySync(fd, bytes, 0, bytes.length, 0, temp);
+      syncOrThrowFatalSync(() => fsyncSync(fd), temp);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temp, path);
   } catch (error) {
-    throw Errors.storageIo.create(temp, 'write', String(error));
-  } finally {
-    closeSync(fd);
+    try {
+      unlinkSync(temp);
+    } catch {
+      // The temp file was never made, or is gone already.
+    }
+    throw storageError(temp, 'write', error);
   }
-  renameSync(temp, path);
   fsyncDirectorySync(dirname(path));
+}
+
+async function syncOrThrowFatal(sync: () => Promise<void>, path: string): Promise<void> {
+  try {
+    await sync();
+  } catch (error) {
+    throw Errors.storageIo.create(path, 'fsync', String(error));
+  }
+}
+
+function syncOrThrowFatalSync(sync: () => void, path: string): void {
+  try {
+    sync();
+  } catch (error) {
+    throw Errors.storageIo.create(path, 'fsync', String(error));
+  }
 }

@@ -130,6 +130,12 @@ export class FlushMeter {
   msTotal = 0;
   lastMs = 0;
   maxMs = 0;
+  /** Group commits whose writes were refused because the disk was full or descriptors ran out. */
+  refusedCount = 0;
+
+  refused(): void {
+    this.refusedCount++;
+  }
 
   record(bytes: number, ms: number): void {
     this.flushes++;
@@ -161,7 +167,7 @@ export interface EngineStatistics {
   writerPosition: number;
   chaserCheckpoint: number;
   writerQueue: QueueSnapshot;
-  flushes: { count: number; bytesTotal: number; lastBytes: number; maxBytes: number; msTotal: number; lastMs: number; maxMs: number };
+  flushes: { count: number; bytesTotal: number; lastBytes: number; maxBytes: number; msTotal: number; lastMs: number; maxMs: number; refused: number };
   reads: { recordsFromMemory: number; recordsFromFile: number; streamInfoCacheHits: number; streamInfoCacheMisses: number; hashCollisions: number };
   index: { memTableEntries: number; frozenMemTables: number; files: number; commitPosition: number };
   chunkCount: number;

@@ -21,6 +21,7 @@ import { Writer, type CommittedWrite, type NewEvent, type WriteResult } from './
 import type { EngineStatistics } from './engine-stats.js';
 import { peekEventKey } from './record.js';
 import { randomUUID } from 'node:crypto';
+import { isTransientStorageError } from './file-write.js';
 
 export type EngineState = 'open' | 'closing' | 'closed' | 'failed';
 
@@ -233,6 +234,8 @@ export class Engine {
     try {
       await this.checkpoints.chaser.writeAsync(this.chaserPosition);
     } catch (error) {
+      // chaser.chk only saves work at the next start; a full disk postpones it to the next tick.
+      if (isTransientStorageError(error)) return;
       this.fail(error as Error);
     }
   }
@@ -416,7 +419,7 @@ export class Engine {
       writerQueue: this.writer.queueMeter.snapshot(),
       flushes: {
         count: flushes.flushes, bytesTotal: flushes.bytesTotal, lastBytes: flushes.lastBytes, maxBytes: flushes.maxBytes,
-        msTotal: flushes.msTotal, lastMs: flushes.lastMs, maxMs: flushes.maxMs,
+        msTotal: flushes.msTotal, lastMs: flushes.lastMs, maxMs: flushes.maxMs, refused: flushes.refusedCount,
       },
       reads: {
         recordsFromMemory: reads.recordsFromMemory, recordsFromFile: reads.recordsFromFile,
@@ -431,6 +434,15 @@ export class Engine {
     };
   }
 
+  private persistChaserOnClose(): void {
+    try {
+      this.checkpoints.chaser.write(this.chaserPosition);
+    } catch (error) {
+      if (!isTransientStorageError(error)) throw error;
+      this.logger.warn({ code: (error as { code?: string }).code }, 'chaser.chk not updated at close: the disk is full; the next start re-reads a little more of the log');
+    }
+  }
+
   /** Finishes queued writes, persists the chaser, closes files and releases the lock. */
   async close(): Promise<void> {
     if (this.state === 'closing' || this.state === 'closed') return;
@@ -438,7 +450,7 @@ export class Engine {
     this.state = 'closing';
     clearInterval(this.chaserTimer);
     await this.writer.drained();
-    if (!failed) this.checkpoints.chaser.write(this.chaserPosition);
+    if (!failed) this.persistChaserOnClose();
     await this.index.close();
     if (!failed) await this.existence.close();
     await this.log.close();

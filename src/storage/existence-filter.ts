@@ -6,6 +6,7 @@ import { Errors, isSvcError } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
 import { BLOOM_PAGE_BYTES, BloomFilter, BloomKey } from './bloom-filter.js';
 import { fsyncDirectory, replaceFileDurably, replaceFileDurablySync } from './durable-file.js';
+import { isTransientStorageError, storageError } from './file-write.js';
 import type { StreamHasher } from './index/types.js';
 import { readInt64, writeInt64 } from './int64.js';
 import { hashPartsFunction, type HashParts, type HashPartsFunction } from './stream-hash.js';
@@ -141,7 +142,10 @@ export class StreamExistenceFilter {
     if (this.failure !== undefined) return Promise.reject(this.failure);
     if (this.state === 'closed') return Promise.resolve();
     this.persisting = this.persisting.then(() => this.persist()).catch((error: unknown) => {
-      throw this.fail(error);
+      if (!isTransientStorageError(error)) throw this.fail(error);
+      // A full disk: the pages stay dirty and the checkpoint where it was; the next commit (or
+      // the next start, which re-adds from the checkpoint) persists them.
+      this.logger.warn({ code: (error as { code?: string }).code }, 'stream existence filter not persisted: the disk is full; will retry');
     });
     return this.persisting;
   }
@@ -203,9 +207,14 @@ export class StreamExistenceFilter {
     const generation = this.moveBackGeneration;
     const runs = this.filter.takeDirtyRuns(PAGES_PER_WRITE);
     if (runs.length === 0 && checkpoint === this.persisted) return;
-    for (const run of runs) {
-      const { offset, bytes } = this.filter.copyPages(run);
-      await this.writeAt(bytes, offset);
+    try {
+      for (const run of runs) {
+        const { offset, bytes } = this.filter.copyPages(run);
+        await this.writeAt(bytes, offset);
+      }
+    } catch (error) {
+      this.filter.restoreDirtyRuns(runs);
+      throw error;
     }
     try {
       await fsyncAsync(this.fd);
@@ -227,10 +236,12 @@ export class StreamExistenceFilter {
     let done = 0;
     try {
       while (done < bytes.length) {
-        done += (await writeAsync(this.fd, bytes, done, bytes.length - done, position + done)).bytesWritten;
+        const { bytesWritten } = await writeAsync(this.fd, bytes, done, bytes.length - done, position + done);
+        if (bytesWritten <= 0) throw Object.assign(new Error('write made no progress'), { code: 'ENOSPC' });
+        done += bytesWritten;
       }
     } catch (error) {
-      throw Errors.storageIo.create(this.dataPath, 'write', String(error));
+      throw storageError(this.dataPath, 'write', error);
     }
   }
 }
@@ -296,7 +307,7 @@ async function createEmpty(directory: string, sizeBytes: number, rebuildCount: n
     await ftruncateAsync(fd, sizeBytes);
     await fsyncAsync(fd);
   } catch (error) {
-    throw Errors.storageIo.create(dataPath, 'create', String(error));
+    throw storageError(dataPath, 'create', error);
   } finally {
     await closeAsync(fd);
   }

@@ -34,6 +34,8 @@ export interface PositionedRecord {
  */
 export class TransactionLog {
   private readonly chunks: Chunk[] = [];
+  /** The chunk made for the writer to move on to, kept when completing the current one failed. */
+  private nextChunk: Chunk | undefined;
   private writeEnd = 0;
   private published = 0;
   /** Where record reads were served from, for /stats. */
@@ -70,7 +72,7 @@ export class TransactionLog {
    */
   static async open(options: LogOpenOptions, writerCheckpoint: number): Promise<TransactionLog> {
     const log = new TransactionLog(options);
-    await log.openChunks();
+    await log.openChunks(writerCheckpoint);
     await log.positionWriter(writerCheckpoint);
     return log;
   }
@@ -79,8 +81,14 @@ export class TransactionLog {
     return Math.floor(position / this.chunkSize);
   }
 
-  private async openChunks(): Promise<void> {
+  /**
+   * Opens the chunk files in order. A file that starts past the chunk holding `writerCheckpoint`
+   * holds nothing acknowledged (the writer made it and stopped before writer.chk moved on): it
+   * is deleted unread, so a chunk left half made by a full disk never stops a start.
+   */
+  private async openChunks(writerCheckpoint: number): Promise<void> {
     const { dbPath, chunkSizeBytes } = this.options;
+    const lastNumber = this.chunkNumberOf(writerCheckpoint);
     const newest = new Map<number, string>();
     for (const name of readdirSync(dbPath)) {
       if (name.endsWith('.tmp')) {
@@ -89,6 +97,11 @@ export class TransactionLog {
       }
       const parsed = parseChunkFileName(name);
       if (!parsed) continue;
+      if (parsed.chunkNumber > lastNumber) {
+        this.options.logger.warn({ chunk: name, writerCheckpoint }, 'deleted a chunk past the writer checkpoint: it held nothing acknowledged');
+        unlinkSync(join(dbPath, name));
+        continue;
+      }
       const previous = newest.get(parsed.chunkNumber);
       if (previous && previous > name) {
         unlinkSync(join(dbPath, name));
@@ -170,7 +183,7 @@ export class TransactionLog {
    */
   static async truncate(options: LogOpenOptions, position: number): Promise<number> {
     const log = new TransactionLog(options);
-    await log.openChunks();
+    await log.openChunks(Infinity);
     const number = log.chunkNumberOf(position);
     const local = position - number * log.chunkSize;
     await log.dropChunksAfter(local === 0 ? number - 1 : number);
@@ -201,15 +214,39 @@ export class TransactionLog {
     return this.currentChunk.freeBytes >= framedBytes;
   }
 
-  /** Completes the ongoing chunk and opens the next; the caller flushes writer.chk after. */
+  /**
+   * Completes the ongoing chunk and opens the next; the caller flushes writer.chk after. The next
+   * chunk is made first: when that fails (a full disk, no descriptor left) the current chunk is
+   * still ongoing, and when completing fails the chunk made is kept for the next attempt.
+   */
   async completeCurrentChunk(): Promise<void> {
     const chunk = this.currentChunk;
-    const next = chunk.chunkNumber + 1;
+    const next = chunk.header.endNumber + 1;
     if (next >= CHUNK_COUNT_MAX) throw Errors.storageFull.create(CHUNK_COUNT_MAX);
+    this.nextChunk ??= await Chunk.create(this.options.dbPath, next, this.chunkSize);
     await chunk.complete();
-    this.addChunk(await Chunk.create(this.options.dbPath, next, this.chunkSize));
+    this.addChunk(this.nextChunk);
+    this.nextChunk = undefined;
     this.writeEnd = next * this.chunkSize;
     this.trimCache();
+  }
+
+  /**
+   * Undoes what was appended past `position`, the durable writer checkpoint, after a write that
+   * could not be made durable in full (a full disk): those records were never acknowledged.
+   * Chunks begun past it are deleted and the chunk holding it is cut back and made ongoing.
+   */
+  async rollbackTo(position: number): Promise<void> {
+    if (position === this.writeEnd) return;
+    if (position > this.writeEnd || position < this.published) throw new TypeError(`cannot roll the log back to ${position}`);
+    const number = this.chunkNumberOf(position);
+    await this.dropChunksAfter(number);
+    const chunk = this.chunks[number];
+    const local = position - number * this.chunkSize;
+    chunk.truncateTo(local);
+    await chunk.resumeWriting(local);
+    this.writeEnd = position;
+    this.options.logger.warn({ chunk: chunk.path, position }, 'rolled the log back to the writer checkpoint');
   }
 
   private trimCache(): void {
@@ -351,6 +388,8 @@ export class TransactionLog {
   }
 
   async close(): Promise<void> {
+    await this.nextChunk?.close();
+    this.nextChunk = undefined;
     for (const chunk of new Set(this.chunks)) await chunk.close();
     this.chunks.length = 0;
   }

@@ -11,6 +11,7 @@ import {
 } from './stream-metadata.js';
 import type { TransactionLog } from './transaction-log.js';
 import { FlushMeter, QueueMeter } from './engine-stats.js';
+import { isTransientStorageError } from './file-write.js';
 
 export interface NewEvent {
   eventId: string;
@@ -177,8 +178,16 @@ export class Writer {
     }
   }
 
+  /**
+   * One group commit. Writes are flushed segment by segment (a segment ends where a chunk fills
+   * up); a write counts as durable once writer.chk covers its segment. A full disk or a lack of
+   * descriptors refuses the writes not yet durable and leaves the writer running; any other
+   * failure stops it.
+   */
   private async commit(batch: Pending[]): Promise<void> {
-    const planned: Planned[] = [];
+    /** Writes of the segment being encoded; moved to `durable` once the segment is flushed. */
+    let planned: Planned[] = [];
+    const durable: Planned[] = [];
     /** Repeats of writes in this very commit: answered only once those writes are durable. */
     const repeats: Array<{ pending: Pending; result: WriteResult }> = [];
     const commitStart = this.log.writerPosition;
@@ -204,6 +213,8 @@ export class Writer {
         if (!this.log.fits(used + plan.framedBytes)) {
           // The chunk was full: write what was encoded for it, then continue in the next one.
           await this.flushSegment(used, segmentStart, true);
+          durable.push(...planned);
+          planned = [];
           segmentStart = this.log.writerPosition;
           used = 0;
         }
@@ -215,15 +226,44 @@ export class Writer {
         planned.push({ pending, write, result: decision });
       }
       if (used > 0 || planned.length > 0) await this.flushSegment(used, segmentStart, false);
+      durable.push(...planned);
+      planned = [];
     } catch (error) {
-      this.fail(error as Error, batch);
-      return;
+      if (!isTransientStorageError(error)) {
+        this.fail(error as Error, batch);
+        return;
+      }
+      await this.refuse(error as Error, planned, repeats);
     } finally {
       this.pendingLast.clear();
       this.pendingWrites.clear();
     }
-    if (planned.length > 0) this.onDurable(planned.map((plan) => plan.write), this.log.writerPosition);
-    for (const plan of [...planned, ...repeats]) plan.pending.resolve(plan.result);
+    if (durable.length > 0) this.onDurable(durable.map((plan) => plan.write), this.log.writerPosition);
+    for (const plan of [...durable, ...repeats]) plan.pending.resolve(plan.result);
+  }
+
+  /**
+   * Refuses the writes of a segment that could not be made durable (and the repeats of them),
+   * after rolling the log back to writer.chk: nothing of them is acknowledged, readable or kept.
+   * A rollback that fails is fatal. `repeats` keeps the repeats of writes made durable before.
+   */
+  private async refuse(error: Error, failed: Planned[], repeats: Array<{ pending: Pending; result: WriteResult }>): Promise<void> {
+    const durableEnd = this.writerCheckpoint.value;
+    try {
+      await this.log.rollbackTo(durableEnd);
+    } catch (rollbackError) {
+      this.fail(rollbackError as Error, [...failed.map((plan) => plan.pending), ...repeats.map((repeat) => repeat.pending)]);
+      repeats.length = 0;
+      return;
+    }
+    for (const plan of failed) {
+      plan.pending.reject(error);
+      this.recentIds.delete(plan.write.events[0].eventId.toLowerCase());
+    }
+    const kept = repeats.filter((repeat) => repeat.result.logPosition < durableEnd);
+    for (const repeat of repeats) if (!kept.includes(repeat)) repeat.pending.reject(error);
+    repeats.splice(0, repeats.length, ...kept);
+    this.flushMeter.refused();
   }
 
   /** Appends the `used` bytes encoded in place and makes them and writer.chk durable. */

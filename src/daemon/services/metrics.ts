@@ -17,7 +17,7 @@ const totals = new Set([
   'proc.diskIo.readBytes', 'proc.diskIo.writtenBytes', 'proc.diskIo.readOps', 'proc.diskIo.writeOps',
   'proc.gc.gen0ItemsCount', 'proc.gc.gen1ItemsCount', 'proc.gc.gen2ItemsCount',
   'proc.tcp.receivedBytesTotal', 'proc.tcp.sentBytesTotal',
-  'svc.queue.totalItemsProcessed', 'svc.writer.totalFlushes', 'svc.writer.totalFlushedBytes',
+  'svc.queue.totalItemsProcessed', 'svc.writer.totalFlushes', 'svc.writer.totalFlushedBytes', 'svc.writer.refusedCommits',
   'svc.readIndex.cachedRecord', 'svc.readIndex.notCachedRecord', 'svc.readIndex.cachedStreamInfo',
   'svc.readIndex.notCachedStreamInfo', 'svc.readIndex.cachedTransInfo', 'svc.readIndex.notCachedTransInfo',
   'svc.readIndex.hashCollisions',

@@ -86,6 +86,8 @@ export interface Stats {
       queuedFlushMessages: number;
       totalFlushes: number;
       totalFlushedBytes: number;
+      /** Group commits refused because the disk was full or descriptors ran out. */
+      refusedCommits: number;
     };
     readIndex: {
       cachedRecord: number;
@@ -248,6 +250,7 @@ export class StatsService {
         queuedFlushMessages: storage.writerQueue.length,
         totalFlushes: flushes.count,
         totalFlushedBytes: flushes.bytesTotal,
+        refusedCommits: flushes.refused,
       },
       readIndex: {
         cachedRecord: reads.recordsFromMemory,

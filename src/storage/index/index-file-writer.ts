@@ -3,6 +3,7 @@ import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { createHash, randomUUID, type Hash } from 'node:crypto';
 import { join } from 'node:path';
 import { Errors } from '../../common/errors.js';
+import { storageError, writeFully } from '../file-write.js';
 import type { Logger } from '../../common/logger.js';
 import { BloomFilter, BloomKey } from '../bloom-filter.js';
 import { fsyncDirectory, replaceFileDurably } from '../durable-file.js';
@@ -71,7 +72,7 @@ export class IndexFileWriter {
     try {
       handle = await open(tempPath, 'wx');
     } catch (error) {
-      throw Errors.storageIo.create(tempPath, 'create', String(error));
+      throw storageError(tempPath, 'create', error);
     }
     return new IndexFileWriter(options, id, handle);
   }
@@ -135,7 +136,7 @@ export class IndexFileWriter {
     try {
       await rename(this.tempPath, this.path);
     } catch (error) {
-      throw Errors.storageIo.create(this.tempPath, 'rename', String(error));
+      throw storageError(this.tempPath, 'rename', error);
     }
     await fsyncDirectory(this.options.directory);
     return new IndexFile({
@@ -163,15 +164,7 @@ export class IndexFileWriter {
   }
 
   private async write(bytes: Buffer): Promise<void> {
-    try {
-      let done = 0;
-      while (done < bytes.length) {
-        const { bytesWritten } = await this.handle.write(bytes, done, bytes.length - done, this.fileOffset + done);
-        done += bytesWritten;
-      }
-      this.fileOffset += bytes.length;
-    } catch (error) {
-      throw Errors.storageIo.create(this.tempPath, 'write', String(error));
-    }
+    await writeFully(this.handle, bytes, 0, bytes.length, this.fileOffset, this.tempPath);
+    this.fileOffset += bytes.length;
   }
 }

@@ -1,5 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { Errors, isSvcError } from '../../common/errors.js';
+import { isTransientStorageError } from '../file-write.js';
 import type { Logger } from '../../common/logger.js';
 import { BloomKey } from '../bloom-filter.js';
 import { hashPartsFunction, type HashParts, type HashPartsFunction } from '../stream-hash.js';
@@ -17,6 +18,9 @@ interface FileSlot {
   /** The index commit position when the file was made. */
   readonly commitPosition: number;
 }
+
+/** How long the index waits before writing again after a full disk refused a write. */
+const BACKGROUND_RETRY_MS = 1000;
 
 /** mergeAll() and clear() run on the background loop, between flushes and merges. */
 interface Request {
@@ -68,6 +72,7 @@ export class TableIndex {
   private working = false;
   private loop: Promise<void> = Promise.resolve();
   private failure: Error | undefined;
+  private retryTimer: NodeJS.Timeout | undefined;
   /** Files retired but maybe not yet deleted (a lookup may still hold one). */
   private retired: IndexFile[] = [];
   private readonly lookupHash: HashParts = { high: 0, low: 0 };
@@ -258,6 +263,8 @@ export class TableIndex {
   async close(): Promise<void> {
     if (this.state !== 'open') return;
     this.state = 'closing';
+    clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
     while (this.working) await this.loop;
     for (const request of this.requests.splice(0)) request.reject(Errors.storageClosed.create('the index is closing'));
     for (const slot of this.files) slot.file.forceClose();
@@ -307,7 +314,7 @@ export class TableIndex {
   }
 
   private startBackgroundWork(): void {
-    if (this.working || this.failure !== undefined) return;
+    if (this.working || this.failure !== undefined || this.retryTimer !== undefined || this.state !== 'open') return;
     this.working = true;
     this.loop = this.runBackgroundWork();
   }
@@ -325,12 +332,31 @@ export class TableIndex {
         await job.run();
         job.request?.resolve();
       } catch (error) {
+        if (isTransientStorageError(error)) {
+          this.deferBackgroundWork(error, job.request);
+          return;
+        }
         const failure = this.fail(error);
         job.request?.reject(failure);
         break;
       }
     }
     this.working = false;
+  }
+
+  /**
+   * A full disk (or no descriptor left) does not stop the index: the memory tables keep every
+   * entry and the work is tried again a little later. An explicit request (a merge) is refused.
+   */
+  private deferBackgroundWork(error: unknown, request: Request | undefined): void {
+    request?.reject(error as Error);
+    this.logger.warn({ code: (error as { code?: string }).code, retryMs: BACKGROUND_RETRY_MS }, 'index write deferred: the disk is full or descriptors ran out');
+    this.working = false;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      this.startBackgroundWork();
+    }, BACKGROUND_RETRY_MS);
+    this.retryTimer.unref();
   }
 
   private nextJob(): { run: () => Promise<void>; request?: Request } | undefined {
