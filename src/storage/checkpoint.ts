@@ -57,11 +57,7 @@ export class Checkpoint {
   async writeAsync(value: number): Promise<void> {
     if (!this.inPlace) return this.write(value);
     this.asyncHandle ??= await open(this.path, 'r+');
-    const bytes = Buffer.alloc(CHECKPOINT_BYTES);
-    writeInt64(bytes, 0, value);
-    // A write that fails leaves the old value in place (it is refused, and may be retried); a
-    // failed fsync is fatal.
-    writeFullySync(this.asyncHandle.fd, bytes, 0, CHECKPOINT_BYTES, 0, this.path);
+    this.overwrite(this.asyncHandle.fd, value);
     try {
       await this.asyncHandle.datasync();
     } catch (error) {
@@ -76,7 +72,7 @@ export class Checkpoint {
       replaceFileDurablySync(this.path, this.buffer);
     } else {
       this.fd ??= openSync(this.path, 'r+');
-      writeFullySync(this.fd, this.buffer, 0, CHECKPOINT_BYTES, 0, this.path);
+      this.overwrite(this.fd, value);
       try {
         fsyncSync(this.fd);
       } catch (error) {
@@ -84,6 +80,27 @@ export class Checkpoint {
       }
     }
     this.current = value;
+  }
+
+  /**
+   * Writes `value` over the file's 8 bytes. A write that fails (a full disk) may have written part
+   * of them: the durable value is written back before the failure is reported, so the file never
+   * holds a mix; when even that fails the error is fatal.
+   */
+  private overwrite(fd: number, value: number): void {
+    const bytes = Buffer.alloc(CHECKPOINT_BYTES);
+    writeInt64(bytes, 0, value);
+    try {
+      writeFullySync(fd, bytes, 0, CHECKPOINT_BYTES, 0, this.path);
+    } catch (error) {
+      writeInt64(bytes, 0, this.current);
+      try {
+        writeFullySync(fd, bytes, 0, CHECKPOINT_BYTES, 0, this.path);
+      } catch (restoreError) {
+        throw Errors.storageIo.create(this.path, 'restore after a failed write', String(restoreError));
+      }
+      throw error;
+    }
   }
 
   async close(): Promise<void> {

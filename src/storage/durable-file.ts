@@ -3,7 +3,7 @@ import { openSync, fsyncSync, closeSync, renameSync, unlinkSync } from 'node:fs'
 import { dirname, basename, join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Errors } from '../common/errors.js';
-import { storageError, writeFullySync } from './file-write.js';
+import { storageError, writeFully, writeFullySync } from './file-write.js';
 
 /** Makes a rename or a create in `directory` durable. */
 export async function fsyncDirectory(directory: string): Promise<void> {
@@ -41,8 +41,9 @@ export async function replaceFileDurably(path: string, contents: Buffer | string
   const temp = tempNameFor(path);
   try {
     const handle = await open(temp, 'w');
+    const bytes = typeof contents === 'string' ? Buffer.from(contents) : contents;
     try {
-      await handle.writeFile(contents);
+      await writeFully(handle, bytes, 0, bytes.length, 0, temp);
       await syncOrThrowFatal(() => handle.sync(), temp);
     } finally {
       await handle.close();

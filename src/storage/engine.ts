@@ -119,8 +119,14 @@ export class Engine {
       const logOptions = { dbPath: options.dbPath, chunkSizeBytes: options.chunkSizeBytes, cachedChunksMax: options.cachedChunksMax, logger };
       await Engine.applyTruncation(checkpoints, logOptions, logger);
       const { writer, chaser, epoch } = checkpoints;
-      if (chaser.value > writer.value || epoch.value >= writer.value) {
-        throw Errors.storageCheckpoint.create(`chaser.chk ${chaser.value} or epoch.chk ${epoch.value} is past writer.chk ${writer.value}`);
+      if (epoch.value >= writer.value) {
+        throw Errors.storageCheckpoint.create(`epoch.chk ${epoch.value} is past writer.chk ${writer.value}`);
+      }
+      if (chaser.value > writer.value) {
+        // chaser.chk only says how far the log was processed: past the writer it is simply wrong,
+        // and the log below writer.chk is processed again.
+        logger.warn({ chaser: chaser.value, writer: writer.value }, 'chaser.chk is past writer.chk; moving it back');
+        chaser.write(writer.value);
       }
       const log = await TransactionLog.open(logOptions, writer.value);
       opened.push(log);

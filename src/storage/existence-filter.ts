@@ -1,4 +1,4 @@
-import { close, fsync, ftruncate, openSync, write } from 'node:fs';
+import { close, fsync, ftruncate, openSync } from 'node:fs';
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -6,12 +6,11 @@ import { Errors, isSvcError } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
 import { BLOOM_PAGE_BYTES, BloomFilter, BloomKey } from './bloom-filter.js';
 import { fsyncDirectory, replaceFileDurably, replaceFileDurablySync } from './durable-file.js';
-import { isTransientStorageError, storageError } from './file-write.js';
+import { isTransientStorageError, storageError, writeFully } from './file-write.js';
 import type { StreamHasher } from './index/types.js';
 import { readInt64, writeInt64 } from './int64.js';
 import { hashPartsFunction, type HashParts, type HashPartsFunction } from './stream-hash.js';
 
-const writeAsync = promisify(write);
 const fsyncAsync = promisify(fsync);
 const ftruncateAsync = promisify(ftruncate);
 const closeAsync = promisify(close);
@@ -233,16 +232,7 @@ export class StreamExistenceFilter {
   }
 
   private async writeAt(bytes: Buffer, position: number): Promise<void> {
-    let done = 0;
-    try {
-      while (done < bytes.length) {
-        const { bytesWritten } = await writeAsync(this.fd, bytes, done, bytes.length - done, position + done);
-        if (bytesWritten <= 0) throw Object.assign(new Error('write made no progress'), { code: 'ENOSPC' });
-        done += bytesWritten;
-      }
-    } catch (error) {
-      throw storageError(this.dataPath, 'write', error);
-    }
+    await writeFully(this.fd, bytes, 0, bytes.length, position, this.dataPath);
   }
 }
 
@@ -303,7 +293,7 @@ async function createEmpty(directory: string, sizeBytes: number, rebuildCount: n
   filter.takeDirtyRuns();
   const fd = openSync(dataPath, 'w');
   try {
-    await writeAsync(fd, header.bytes, 0, header.bytes.length, 0);
+    await writeFully(fd, header.bytes, 0, header.bytes.length, 0, dataPath);
     await ftruncateAsync(fd, sizeBytes);
     await fsyncAsync(fd);
   } catch (error) {

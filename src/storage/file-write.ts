@@ -1,4 +1,4 @@
-import { writeSync } from 'node:fs';
+import { write, writeSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { Errors, type SvcError } from '../common/errors.js';
 
@@ -51,12 +51,21 @@ export function writeFullySync(fd: number, buffer: Buffer, offset: number, lengt
   }
 }
 
-/** The asynchronous form of writeFullySync, for a FileHandle. */
-export async function writeFully(handle: FileHandle, buffer: Buffer, offset: number, length: number, position: number, file: string): Promise<void> {
+/** One positional write on a descriptor, off the event loop. */
+function writeFd(fd: number, buffer: Buffer, offset: number, length: number, position: number): Promise<{ bytesWritten: number }> {
+  return new Promise((resolve, reject) => {
+    write(fd, buffer, offset, length, position, (error, bytesWritten) => (error ? reject(error) : resolve({ bytesWritten })));
+  });
+}
+
+/** The asynchronous form of writeFullySync, for a FileHandle or a descriptor. */
+export async function writeFully(target: FileHandle | number, buffer: Buffer, offset: number, length: number, position: number, file: string): Promise<void> {
   let done = 0;
   try {
     while (done < length) {
-      const { bytesWritten } = await handle.write(buffer, offset + done, length - done, position + done);
+      const { bytesWritten } = typeof target === 'number'
+        ? await writeFd(target, buffer, offset + done, length - done, position + done)
+        : await target.write(buffer, offset + done, length - done, position + done);
       if (bytesWritten <= 0) throw Object.assign(new Error('write made no progress'), { code: 'ENOSPC' });
       done += bytesWritten;
     }

@@ -193,9 +193,12 @@ export class Writer {
     const commitStart = this.log.writerPosition;
     let segmentStart = commitStart;
     let used = 0;
+    /** Requests from here on were not reached when a failure stopped the commit. */
+    let next = 0;
     try {
       const timestamp = this.clock();
-      for (const pending of batch) {
+      for (; next < batch.length; next++) {
+        const pending = batch[next];
         const decision = this.decide(pending.request);
         if (decision instanceof Error) {
           pending.reject(decision);
@@ -234,6 +237,7 @@ export class Writer {
         return;
       }
       await this.refuse(error as Error, planned, repeats);
+      for (const pending of batch.slice(next)) pending.reject(error as Error);
     } finally {
       this.pendingLast.clear();
       this.pendingWrites.clear();

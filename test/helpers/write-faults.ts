@@ -1,0 +1,152 @@
+import fs from 'node:fs';
+import { open } from 'node:fs/promises';
+import { syncBuiltinESMExports } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/**
+ * Fault injection for file writes: every positional write of the process (fs.writeSync, fs.write
+ * and FileHandle.write, which is all the engine and backup use) is counted, and the write with a
+ * chosen number fails the way a filling disk fails it. Nothing else is faked: the other writes
+ * reach the real files.
+ */
+export type WriteFault =
+  /** The write fails with ENOSPC and writes nothing. */
+  | 'enospc'
+  /** The write fails with EDQUOT (a quota) and writes nothing. */
+  | 'edquot'
+  /** The write writes half its bytes and says so; the next write fails with ENOSPC. */
+  | 'short';
+
+export interface WriteFaultPlan {
+  /** The 1-based number of the write that fails; 0 never. */
+  failAt: number;
+  fault: WriteFault;
+  /** From the failing write on, every write fails (until `freeSpace()`), as on a full disk. */
+  persistent?: boolean;
+}
+
+export interface WriteInjector {
+  /** Writes seen so far. */
+  readonly count: number;
+  /** Writes that failed (or were cut short) by injection. */
+  readonly injected: number;
+  /** Where each write came from: the first frame in src/, as `file:function`. */
+  readonly sites: Map<string, number>;
+  arm(plan: WriteFaultPlan): void;
+  /** A persistent fault stops: space has been freed. */
+  freeSpace(): void;
+  restore(): void;
+}
+
+type WriteSync = (fd: number, buffer: Buffer, offset: number, length: number, position: number) => number;
+type WriteCallback = (error: NodeJS.ErrnoException | null, bytesWritten: number, buffer: Buffer) => void;
+type HandleWrite = (buffer: Buffer, offset: number, length: number, position: number) => Promise<{ bytesWritten: number; buffer: Buffer }>;
+
+function errnoError(code: 'ENOSPC' | 'EDQUOT'): NodeJS.ErrnoException {
+  const text = code === 'ENOSPC' ? 'no space left on device' : 'disk quota exceeded';
+  return Object.assign(new Error(`${code}: ${text}, write`), { code, errno: code === 'ENOSPC' ? -28 : -122, syscall: 'write' });
+}
+
+function siteOf(stack: string | undefined): string {
+  for (const line of (stack ?? '').split('\n').slice(2)) {
+    // The shared write loop is not a site; its caller is.
+    if (line.includes('/src/storage/file-write.ts')) continue;
+    const match = /at (?:async )?(\S+) \(.*\/src\/([^:]+)/.exec(line) ?? /at .*\/src\/([^:]+)/.exec(line);
+    if (match && match.length === 3) return `${match[2]}:${match[1]}`;
+    if (match) return match[1]!;
+  }
+  return 'outside src';
+}
+
+/** What the next write does: pass, write part, or fail. */
+type Decision = { kind: 'pass' } | { kind: 'fail'; error: NodeJS.ErrnoException } | { kind: 'short' };
+
+export async function injectWriteFaults(): Promise<WriteInjector> {
+  const probePath = join(tmpdir(), `svcdb-probe-${process.pid}-${Date.now()}`);
+  const probe = await open(probePath, 'w');
+  const handlePrototype = Object.getPrototypeOf(probe) as { write: HandleWrite };
+  await probe.close();
+  fs.rmSync(probePath, { force: true });
+  const original = { writeSync: fs.writeSync as unknown as WriteSync, write: fs.write, handleWrite: handlePrototype.write };
+  let plan: WriteFaultPlan = { failAt: 0, fault: 'enospc' };
+  let count = 0;
+  let injected = 0;
+  let shortPending = false;
+  let full = false;
+  const sites = new Map<string, number>();
+
+  const decide = (): Decision => {
+    count++;
+    const site = siteOf(new Error().stack);
+    sites.set(site, (sites.get(site) ?? 0) + 1);
+    if (process.env.DBG) console.log(count, site);
+    if (shortPending || full) {
+      shortPending = false;
+      injected++;
+      return { kind: 'fail', error: errnoError('ENOSPC') };
+    }
+    if (plan.failAt === 0 || count !== plan.failAt) return { kind: 'pass' };
+    injected++;
+    if (plan.persistent) full = true;
+    if (plan.fault === 'short') {
+      shortPending = true;
+      return { kind: 'short' };
+    }
+    return { kind: 'fail', error: errnoError(plan.fault === 'edquot' ? 'EDQUOT' : 'ENOSPC') };
+  };
+  const shortLength = (length: number) => Math.max(1, Math.floor(length / 2));
+
+  (fs as unknown as { writeSync: WriteSync }).writeSync = (fd, buffer, offset, length, position) => {
+    const decision = decide();
+    if (decision.kind === 'fail') throw decision.error;
+    const partial = decision.kind === 'short' && length > 1 ? shortLength(length) : length;
+    return original.writeSync(fd, buffer, offset, partial, position);
+  };
+  (fs as unknown as { write: unknown }).write = (
+    fd: number, buffer: Buffer, offset: number, length: number, position: number, callback: WriteCallback,
+  ) => {
+    const decision = decide();
+    if (decision.kind === 'fail') {
+      process.nextTick(() => callback(decision.error, 0, buffer));
+      return;
+    }
+    const partial = decision.kind === 'short' && length > 1 ? shortLength(length) : length;
+    original.write(fd, buffer, offset, partial, position, callback);
+  };
+  handlePrototype.write = function (this: unknown, buffer, offset, length, position) {
+    const decision = decide();
+    if (decision.kind === 'fail') return Promise.reject(decision.error);
+    const partial = decision.kind === 'short' && length > 1 ? shortLength(length) : length;
+    return original.handleWrite.call(this, buffer, offset, partial, position);
+  };
+  syncBuiltinESMExports();
+
+  return {
+    get count() {
+      return count;
+    },
+    get injected() {
+      return injected;
+    },
+    sites,
+    arm(next) {
+      plan = next;
+      count = 0;
+      injected = 0;
+      shortPending = false;
+      full = false;
+    },
+    freeSpace() {
+      full = false;
+      shortPending = false;
+      plan = { failAt: 0, fault: 'enospc' };
+    },
+    restore() {
+      (fs as unknown as { writeSync: WriteSync }).writeSync = original.writeSync;
+      (fs as unknown as { write: unknown }).write = original.write;
+      handlePrototype.write = original.handleWrite;
+      syncBuiltinESMExports();
+    },
+  };
+}
