@@ -111,7 +111,7 @@ export const optionSchema = {
   }),
   failedLoginsMax: integer({
     group: 'Authentication',
-    description: 'Failed logins from one client address within a minute after which that address is refused with 429 SVCDB_ERR_AUTH_FAILURES_THROTTLED and Retry-After, without checking its credentials, for 1 s, then twice as long after each further failure (up to 60 s); a successful login ends it. 0 never refuses an address.',
+    description: 'Failed logins from one client address within a minute after which that address is refused with 429 SVCDB_ERR_AUTH_FAILURES_THROTTLED and Retry-After, without checking its credentials, for 5 s, then twice as long after each further failure (up to 60 s). A login from the address that is verified, not answered from the cache, clears its count. 0 never refuses an address.',
     default: 30, min: 0, max: 1_000_000, unit: 'failures',
   }),
 

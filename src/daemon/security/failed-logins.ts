@@ -20,7 +20,7 @@ export interface FailedLoginLimits {
 
 export const DEFAULT_FAILED_LOGIN_LIMITS: Omit<FailedLoginLimits, 'failuresMax'> = Object.freeze({
   windowMs: 60_000,
-  backoffMsFirst: 1_000,
+  backoffMsFirst: 5_000,
   backoffMsMax: 60_000,
   // About 100 bytes each: a megabyte at most, however many addresses a flood comes from.
   sourcesMax: 10_000,
