@@ -20,8 +20,8 @@ export interface ScryptJob {
   options: ScryptOptions;
 }
 
-/** Niceness of the hashing threads: 10 leaves them about a tenth of a core the event loop wants. */
-const WORKER_NICENESS = 10;
+/** Niceness of the hashing threads: the lowest priority, so hashing gets the CPU serving leaves over. */
+const WORKER_NICENESS = 19;
 
 // Plain JavaScript, evaluated as the worker's script: no file to find next to a built or a
 // TypeScript module, and no TypeScript loader to start in each thread.
