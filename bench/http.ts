@@ -26,19 +26,19 @@ const pinTo = (cores: string) => spawnSync('taskset', ['-a', '-p', '-c', cores, 
  * Moves this process to the first core and returns the command prefix that puts a server on
  * the others (none when that cannot be done), with the way back for the benchmarks after these.
  */
-function pinning(): { prefix: string[]; release: () => void } {
+export function pinning(): { prefix: string[]; release: () => void } {
   const cores = availableParallelism();
   if (cores < 2 || !pinTo('0')) return { prefix: [], release: () => undefined };
   return { prefix: ['taskset', '-c', `1-${cores - 1}`], release: () => void pinTo(`0-${cores - 1}`) };
 }
 
-interface Server {
+export interface Server {
   url: string;
   child: ChildProcess;
 }
 
 /** Starts `args` with node and waits for a JSON line with a `port`. */
-function startServer(args: string[], prefix: string[]): Promise<Server> {
+export function startServer(args: string[], prefix: string[]): Promise<Server> {
   const [command, ...rest] = [...prefix, process.execPath, ...args];
   return new Promise((resolve, reject) => {
     const child = spawn(command, rest, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -54,20 +54,20 @@ function startServer(args: string[], prefix: string[]): Promise<Server> {
   });
 }
 
-async function stop(server: Server): Promise<void> {
+export async function stop(server: Server): Promise<void> {
   server.child.removeAllListeners('exit');
   const exited = new Promise((resolve) => server.child.once('exit', resolve));
   server.child.kill('SIGTERM');
   await exited;
 }
 
-interface Load {
+export interface Load {
   requestsPerSecond: number;
   p99Ms: number;
   non2xx: number;
 }
 
-async function load(options: autocannon.Options): Promise<Load> {
+export async function load(options: autocannon.Options): Promise<Load> {
   const result = await autocannon({ connections: CONNECTIONS, duration: DURATION_SECONDS, ...options });
   return { requestsPerSecond: result.requests.average, p99Ms: result.latency.p99, non2xx: result.non2xx + result.errors };
 }
@@ -76,13 +76,13 @@ function share(value: number, ceiling: number): string {
   return `${((value / ceiling) * 100).toFixed(0)}% of hello-world`;
 }
 
-const basic = (login: string, password: string) => ({ authorization: `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}` });
+export const basic = (login: string, password: string) => ({ authorization: `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}` });
 // The default administrator of a new node creates the user the authenticated runs use: a plain
 // user, so stream ACLs are checked for it as for anonymous requests (admins skip them).
 const ADMIN = basic('admin', 'changeit');
-const USER = basic('bench', 'bench-password');
+export const USER = basic('bench', 'bench-password');
 
-async function createBenchUser(url: string): Promise<void> {
+export async function createBenchUser(url: string): Promise<void> {
   const response = await fetch(`${url}/users/`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...ADMIN },
@@ -120,7 +120,7 @@ async function compareAuthenticated(name: string, ceiling: Load, run: (headers: 
 }
 
 /** Single raw JSON events, each with a fresh event id so that every request is a new write. */
-function singleAppends(url: string, headers: Record<string, string>): autocannon.Options {
+export function singleAppends(url: string, headers: Record<string, string>): autocannon.Options {
   return {
     url,
     method: 'POST',

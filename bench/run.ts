@@ -1,13 +1,31 @@
 import { backupBenchmarks } from './backup.js';
-import { httpBenchmarks } from './http.js';
+import { httpBenchmarks, pinning } from './http.js';
+import { loginFloodBenchmark } from './login-flood.js';
 import { storageBenchmarks } from './storage.js';
+
+async function floodBenchmarks(): Promise<void> {
+  const { prefix, release } = pinning();
+  try {
+    await loginFloodBenchmark(prefix);
+  } finally {
+    release();
+  }
+}
 
 /** Benchmark groups; `npm run bench -- http` runs only the named ones. */
 const groups: Record<string, () => Promise<void>> = {
   storage: storageBenchmarks,
-  http: httpBenchmarks,
+  http: async () => {
+    await httpBenchmarks();
+    await floodBenchmarks();
+  },
   backup: backupBenchmarks,
+  // Part of `http` too; by name it runs alone.
+  'login-flood': floodBenchmarks,
 };
+
+/** Groups that another group runs as well: only run when named. */
+const partOfAnother = new Set(['login-flood']);
 
 /** `npm run bench`: every benchmark, each beside the baseline it measures in the same run. */
 async function main(): Promise<void> {
@@ -16,7 +34,7 @@ async function main(): Promise<void> {
   if (unknown.length > 0) throw new Error(`unknown benchmark group ${unknown.join(', ')}; groups: ${Object.keys(groups).join(', ')}`);
   process.stdout.write(`svcdb benchmarks on Node ${process.version}\n`);
   for (const [name, run] of Object.entries(groups)) {
-    if (wanted.length === 0 || wanted.includes(name)) await run();
+    if (wanted.length === 0 ? !partOfAnother.has(name) : wanted.includes(name)) await run();
   }
 }
 

@@ -228,6 +228,18 @@ export const Errors = {
     (login: string) => `user ${login} is disabled; an administrator can enable it with POST /users/${login}/command/enable`,
     (login: string) => ({ login }),
   ),
+  authVerificationsBusy: define(
+    'SVCDB_ERR_AUTH_VERIFICATIONS_BUSY', 503, 'too many new credentials are waiting to be verified',
+    (retryAfterSeconds: number) =>
+      `the node is verifying as many new credentials as it takes at once; retry after ${retryAfterSeconds} s (credentials it has verified before are not held up)`,
+    (retryAfterSeconds: number) => ({ retryAfterSeconds }),
+  ),
+  authFailuresThrottled: define(
+    'SVCDB_ERR_AUTH_FAILURES_THROTTLED', 429, 'too many failed logins came from the client\'s address',
+    (source: string, retryAfterSeconds: number) =>
+      `too many failed logins from ${source}; retry after ${retryAfterSeconds} s with the right login name and password`,
+    (source: string, retryAfterSeconds: number) => ({ source, retryAfterSeconds }),
+  ),
   accessDenied: define(
     'SVCDB_ERR_ACCESS_DENIED', 401, 'the user may not do this',
     (who: string, what: string, allowed: string) => `${who} may not ${what}; allowed: ${allowed}`,

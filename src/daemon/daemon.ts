@@ -76,7 +76,7 @@ export class Daemon {
     const storage = await context.openStorage({ ...engineOptionsOf(options), logger: log });
     let security: Security;
     try {
-      security = await startSecurity(storage, { admin: options.defaultAdminPassword, ops: options.defaultOpsPassword }, log.child({ component: 'security' }));
+      security = await startSecurity(storage, { admin: options.defaultAdminPassword, ops: options.defaultOpsPassword }, log.child({ component: 'security' }), options);
     } catch (error) {
       await storage.close().catch((closeError: unknown) => log.error({ err: closeError }, 'closing the storage failed'));
       throw error;
@@ -101,7 +101,7 @@ export class Daemon {
     const nodeInfo = new NodeInfo(context.version, features, authentication, () => this.nodeState);
     const streams = new StreamsService(storage, security.access);
     const connections = new ConnectionMeter();
-    const operations = this.operations(loaded, connections);
+    const operations = this.operations(loaded, connections, security);
     const { allowAnonymousEndpointAccess, allowAnonymousStreamAccess, enableTrustedAuth } = options;
     this.app = buildApp({
       logger: context.logger.child({ component: 'http' }), nodeInfo, nodeState: () => this.nodeState, streams, operations,
@@ -112,16 +112,19 @@ export class Daemon {
     connections.attach(this.app.server);
     if (this.app.server instanceof tls.Server) certificates.attach(this.app.server);
     this.app.addHook('onClose', async () => operations.stats.stop());
+    // After in-flight requests: none of them waits for a hash any more.
+    this.app.addHook('onClose', async () => security.close());
     // fastify closes its plugins first and the storage last, after in-flight requests finished.
     this.app.addHook('onClose', async () => this.closeStorage());
   }
 
   /** The services behind /stats, /metrics, /gossip, /info/options and /admin. */
-  private operations(loaded: LoadedOptions, connections: ConnectionMeter): OperationsDependencies {
+  private operations(loaded: LoadedOptions, connections: ConnectionMeter, security: Security): OperationsDependencies {
     const requests = new QueueMeter('HttpRequests', 'Http');
     let requestErrors = 0;
     const stats = new StatsService({
       storage: () => this.storage.stats(), requests, connections, requestErrors: () => requestErrors,
+      authentication: () => security.authenticator.stats(),
       paths: [this.options.db, this.options.index],
     });
     const gossip = new GossipService({

@@ -6,7 +6,7 @@ import type { Test } from 'tap';
 import pino from 'pino';
 import type { AccessOptions } from '../../src/daemon/http/authentication.js';
 import { buildApp } from '../../src/daemon/http/app.js';
-import { startSecurity, type Security } from '../../src/daemon/security/security.js';
+import { DEFAULT_SECURITY_LIMITS, startSecurity, type Security, type SecurityLimits } from '../../src/daemon/security/security.js';
 import { NodeInfo } from '../../src/daemon/services/node-info.js';
 import { StreamsService } from '../../src/daemon/services/streams.js';
 import type { Engine } from '../../src/storage/engine.js';
@@ -24,6 +24,8 @@ export interface TestNode {
 export interface TestNodeOptions {
   engine?: Partial<EngineOptions>;
   access?: Partial<AccessOptions>;
+  /** Bounds of password verification; the options' defaults otherwise. */
+  security?: Partial<SecurityLimits>;
   disableHttpCaching?: boolean;
 }
 
@@ -32,7 +34,9 @@ const silent = pino({ level: 'silent' });
 /** What the app needs besides its node info: a real engine in a temp directory, with its users and ACLs. */
 export async function nodeServices(t: Test, options: TestNodeOptions = {}) {
   const engine = await openEngine(tempDirectory(t), options.engine);
-  const security = await startSecurity(engine, { admin: 'changeit', ops: 'changeit' }, silent);
+  const security = await startSecurity(engine, { admin: 'changeit', ops: 'changeit' }, silent, { ...DEFAULT_SECURITY_LIMITS, ...options.security });
+  // Teardowns run in the order registered: startNode's app has stopped by then, and no request waits for a hash.
+  t.teardown(() => security.close());
   return {
     engine, security,
     streams: new StreamsService(engine, security.access),

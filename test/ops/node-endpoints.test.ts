@@ -67,6 +67,11 @@ const fieldTable: Record<string, 'string' | 'integer' | 'number'> = {
   'svc.readIndex.cachedRecord': 'number', 'svc.readIndex.notCachedRecord': 'number', 'svc.readIndex.cachedStreamInfo': 'number',
   'svc.readIndex.notCachedStreamInfo': 'number', 'svc.readIndex.cachedTransInfo': 'number', 'svc.readIndex.notCachedTransInfo': 'number',
   'svc.readIndex.hashCollisions': 'number',
+  'svc.authentication.verificationsRunning': 'integer', 'svc.authentication.verificationsRunningMax': 'integer',
+  'svc.authentication.verificationsWaiting': 'integer', 'svc.authentication.verificationsWaitingMax': 'integer',
+  'svc.authentication.verificationsWaitingPeak': 'integer', 'svc.authentication.verificationsRefused': 'integer',
+  'svc.authentication.failedLogins': 'integer', 'svc.authentication.failedLoginSources': 'integer',
+  'svc.authentication.throttledSources': 'integer', 'svc.authentication.throttledRequests': 'integer',
 };
 
 /** Every concrete path of a documented one: `<queue>` expands to each queue's name. */

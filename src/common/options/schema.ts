@@ -99,6 +99,22 @@ export const optionSchema = {
     default: false,
   }),
 
+  passwordVerificationsMax: integer({
+    group: 'Authentication',
+    description: 'Credentials the node verifies at once when they are not in its cache (scrypt, one thread each, beside the thread pool of the storage\'s I/O). Verified credentials are cached and never wait for these.',
+    default: 2, min: 1, max: 32, unit: 'verifications',
+  }),
+  passwordVerificationQueueMax: integer({
+    group: 'Authentication',
+    description: 'Credentials waiting to be verified when --password-verifications-max are under way; a request beyond them is refused with 503 SVCDB_ERR_AUTH_VERIFICATIONS_BUSY and Retry-After.',
+    default: 100, min: 0, max: 100_000, unit: 'verifications',
+  }),
+  failedLoginsMax: integer({
+    group: 'Authentication',
+    description: 'Failed logins from one client address within a minute after which that address is refused with 429 SVCDB_ERR_AUTH_FAILURES_THROTTLED and Retry-After, without checking its credentials, for 5 s, then twice as long after each further failure (up to 60 s). A login from the address that is verified, not answered from the cache, clears its count. 0 never refuses an address.',
+    default: 30, min: 0, max: 1_000_000, unit: 'failures',
+  }),
+
   // Database
   db: text('path', {
     group: 'Database',

@@ -72,7 +72,7 @@ function authenticationHook(access: EndpointAccess, authenticator: Authenticator
     let result: Principal | Promise<Principal>;
     try {
       // A trusted proxy's assertion comes before credentials: the proxy already checked them.
-      result = typeof asserted === 'string' ? parseTrustedAuth(asserted) : authenticator.authenticate(header!, request.raw.socket);
+      result = typeof asserted === 'string' ? parseTrustedAuth(asserted) : authenticator.authenticate(header!, request.raw.socket, request.raw.socket.remoteAddress);
     } catch (error) {
       done(error as Error);
       return;

@@ -1,6 +1,7 @@
 /**
  * What an error reply carries besides its JSON body: the reason phrase clients of the wire
- * protocol look for, and headers such as Svc-CurrentVersion on a wrong expected version.
+ * protocol look for, and headers such as Svc-CurrentVersion on a wrong expected version and
+ * Retry-After on a refusal that passes.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Errors, type SvcError } from '../../common/errors.js';
@@ -24,6 +25,8 @@ export function decorateError(request: FastifyRequest, reply: FastifyReply, erro
   if (Errors.streamDeleted.is(error) && (request.method === 'GET' || request.method === 'HEAD')) reason = 'Deleted';
   if (reason) reply.raw.statusMessage = reason;
   if (Errors.wrongExpectedVersion.is(error)) reply.header('Svc-CurrentVersion', String(error.details.current));
+  const { retryAfterSeconds } = error.details;
+  if (typeof retryAfterSeconds === 'number') reply.header('Retry-After', String(retryAfterSeconds));
   // Every denial asks for credentials: svcdb answers 401, never 403.
   if (error.statusCode === 401) reply.header('WWW-Authenticate', CHALLENGE);
 }

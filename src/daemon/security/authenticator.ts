@@ -7,17 +7,28 @@
  * on the connection carries anyway, only as long as the connection lives.
  * The cache is dropped whenever a user changes (password, groups, enabled flag, deletion), so a
  * change takes effect on the very next request.
+ *
+ * Credentials the cache does not know are verified a few at a time with a bounded queue
+ * (bounded-concurrency.ts): beyond it a request is refused at once with a coded 503, and cached
+ * credentials never wait behind it. A client address with too many failures (failed-logins.ts) is
+ * refused with a coded 429 before anything is hashed, whatever credentials it sends, cached or
+ * not: otherwise a refused source could go on testing guesses against the cache. Only a
+ * connection that already proved the very same header goes on.
  */
 import { hash, randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { Errors } from '../../common/errors.js';
 import type { Principal } from '../services/stream-access.js';
-import { hashPassword, verifyPassword, type PasswordHash } from './password-hash.js';
+import { BoundedConcurrency, type ConcurrencyStats } from './bounded-concurrency.js';
+import { FailedLogins, type FailedLoginStats } from './failed-logins.js';
+import type { PasswordHash, PasswordHasher } from './password-hash.js';
 import type { UserStore } from './user-store.js';
 
 const CACHED_CREDENTIALS_MAX = 10_000;
 const MALFORMED = 'the Authorization header must be "Basic " followed by base64 of login:password';
 const WRONG = 'the login name or password is wrong';
+/** What a client refused for a full verification queue is told to wait: about the time the queue takes to move. */
+const BUSY_RETRY_AFTER_SECONDS = 1;
 
 export interface Credentials {
   login: string;
@@ -46,6 +57,19 @@ const REMEMBERED = Symbol('svcdb.rememberedCredentials');
 /** An object that lives as long as a client's connection, such as its socket. */
 type Connection = { [REMEMBERED]?: Remembered };
 
+/** The bounds of verification: how many at once and waiting, and when a source is slowed down. */
+export interface AuthenticatorGuards {
+  verifications: BoundedConcurrency;
+  failedLogins: FailedLogins;
+}
+
+export interface AuthenticationStats {
+  verifications: ConcurrencyStats;
+  failedLogins: FailedLoginStats;
+  /** Requests refused because their address was in a backoff. */
+  throttled: number;
+}
+
 export class Authenticator {
   /** Header digest → principal. */
   private readonly cache = new LRUCache<string, Principal>({ max: CACHED_CREDENTIALS_MAX });
@@ -54,31 +78,32 @@ export class Authenticator {
   /** Bumped by every invalidation, so a verification that raced one is not cached. */
   private generation = 0;
   private decoy: Promise<PasswordHash> | undefined;
+  private throttled = 0;
 
-  constructor(private readonly users: Pick<UserStore, 'find'>) {}
+  constructor(
+    private readonly users: Pick<UserStore, 'find'>,
+    private readonly hasher: PasswordHasher,
+    private readonly guards: AuthenticatorGuards,
+  ) {}
 
   /**
    * The principal for an `Authorization` header value: synchronous on a cache hit. With
-   * `connection`, the principal is remembered there for the connection's next request.
+   * `connection`, the principal is remembered there for the connection's next request; with
+   * `source` (the client's address), failures are counted against it and it may be refused.
    */
-  authenticate(header: string, connection?: object): Principal | Promise<Principal> {
+  authenticate(header: string, connection?: object, source?: string): Principal | Promise<Principal> {
     const holder = connection as Connection | undefined;
     const remembered = holder?.[REMEMBERED];
     if (remembered !== undefined && remembered.generation === this.generation && remembered.header === header) return remembered.principal;
+    if (source !== undefined) this.refuseThrottled(source);
     const digest = hash('sha256', header, 'base64');
     const cached = this.cache.get(digest);
     if (cached !== undefined) {
       if (holder !== undefined) holder[REMEMBERED] = { header, principal: cached, generation: this.generation };
       return cached;
     }
-    const { login, password } = parseBasic(header);
-    // A client that opens many connections at once sends the same header on each: one scrypt serves them all.
-    let verification = this.verifying.get(digest);
-    if (verification === undefined) {
-      verification = this.verify(login, password, digest).finally(() => this.verifying.delete(digest));
-      this.verifying.set(digest, verification);
-    }
-    return verification;
+    const verification = this.verification(header, digest);
+    return source === undefined ? verification : this.countOutcome(verification, source);
   }
 
   /** Forgets every cached credential: the next request of each user is verified against the log. */
@@ -87,16 +112,51 @@ export class Authenticator {
     this.generation++;
   }
 
+  stats(): AuthenticationStats {
+    return { verifications: this.guards.verifications.stats(), failedLogins: this.guards.failedLogins.stats(), throttled: this.throttled };
+  }
+
+  private refuseThrottled(source: string): void {
+    const waitMs = this.guards.failedLogins.retryAfterMs(source);
+    if (waitMs === 0) return;
+    this.throttled++;
+    throw Errors.authFailuresThrottled.create(source, Math.ceil(waitMs / 1000));
+  }
+
+  /** The verification of new credentials, shared with requests that sent the same header meanwhile. */
+  private verification(header: string, digest: string): Promise<Principal> {
+    // A client that opens many connections at once sends the same header on each: one scrypt serves them all.
+    const shared = this.verifying.get(digest);
+    if (shared !== undefined) return shared;
+    const { login, password } = parseBasic(header);
+    const started = this.guards.verifications.tryRun(() => this.verify(login, password, digest));
+    if (started === undefined) throw Errors.authVerificationsBusy.create(BUSY_RETRY_AFTER_SECONDS);
+    const verification = started.finally(() => this.verifying.delete(digest));
+    this.verifying.set(digest, verification);
+    return verification;
+  }
+
+  private countOutcome(verification: Promise<Principal>, source: string): Promise<Principal> {
+    const { failedLogins } = this.guards;
+    return verification.then((principal) => {
+      failedLogins.succeeded(source);
+      return principal;
+    }, (error: unknown) => {
+      if (Errors.authCredentialsInvalid.is(error)) failedLogins.failed(source);
+      throw error;
+    });
+  }
+
   private async verify(login: string, password: string, digest: string): Promise<Principal> {
     const generation = this.generation;
     const found = this.users.find(login);
     if (found === undefined) {
       // Same work as for a real user, so response times do not tell which logins exist.
-      this.decoy ??= hashPassword(randomBytes(16).toString('hex'));
-      await verifyPassword(password, await this.decoy);
+      this.decoy ??= this.hasher.hash(randomBytes(16).toString('hex'));
+      await this.hasher.verify(password, await this.decoy);
       throw Errors.authCredentialsInvalid.create(WRONG);
     }
-    if (!(await verifyPassword(password, found.user.password))) throw Errors.authCredentialsInvalid.create(WRONG);
+    if (!(await this.hasher.verify(password, found.user.password))) throw Errors.authCredentialsInvalid.create(WRONG);
     if (found.user.disabled) throw Errors.authUserDisabled.create(login);
     const principal: Principal = Object.freeze({ name: login, groups: Object.freeze([...found.user.groups]) });
     if (generation === this.generation) this.cache.set(digest, principal);

@@ -4,7 +4,7 @@
  * every start warns about a default user whose password is still changeit.
  */
 import type { Logger } from '../../common/logger.js';
-import { hashPassword, verifyPassword } from './password-hash.js';
+import type { PasswordHasher } from './password-hash.js';
 import { ADMINS_GROUP, OPS_GROUP } from './user-record.js';
 import type { UserStore } from './user-store.js';
 
@@ -20,18 +20,18 @@ const defaultUsers = [
   { loginName: 'ops', fullName: 'svcdb Operations', groups: [OPS_GROUP], password: (passwords: DefaultPasswords) => passwords.ops },
 ];
 
-export async function ensureDefaultUsers(store: UserStore, passwords: DefaultPasswords, logger: Logger): Promise<void> {
+export async function ensureDefaultUsers(store: UserStore, hasher: PasswordHasher, passwords: DefaultPasswords, logger: Logger): Promise<void> {
   if (!store.initialized()) {
     await store.prepareNotifications();
     for (const user of defaultUsers) {
-      const password = await hashPassword(user.password(passwords));
+      const password = await hasher.hash(user.password(passwords));
       await store.create({ loginName: user.loginName, fullName: user.fullName, groups: user.groups, disabled: false, password });
     }
     logger.info({ users: defaultUsers.map((user) => user.loginName) }, 'created the default users');
   }
   for (const { loginName } of defaultUsers) {
     const found = store.find(loginName);
-    if (found !== undefined && !found.user.disabled && await verifyPassword(DEFAULT_PASSWORD, found.user.password)) {
+    if (found !== undefined && !found.user.disabled && await hasher.verify(DEFAULT_PASSWORD, found.user.password)) {
       logger.warn({ user: loginName },
         `user ${loginName} still has the default password; change it (POST /users/${loginName}/command/change-password) or disable the user`);
     }

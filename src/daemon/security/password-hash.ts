@@ -1,8 +1,11 @@
 /**
  * Password hashing: scrypt with a random 16-byte salt per hash. The parameters are stored beside
  * the hash, so that stronger parameters can be adopted later without breaking stored users.
+ * Every hash and verification of the node goes through one PasswordHasher, whose scrypt runs
+ * on threads of its own (scrypt-workers.ts), never on the thread pool the storage's I/O uses.
  */
-import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { randomBytes, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import type { ScryptJob } from './scrypt-workers.js';
 
 export interface PasswordHash {
   /** `scrypt:N:r:p`. */
@@ -12,6 +15,9 @@ export interface PasswordHash {
   /** base64 */
   hash: string;
 }
+
+/** Runs one scrypt derivation (ScryptWorkers.run). */
+export type Scrypt = (job: ScryptJob) => Promise<Buffer>;
 
 const KEY_BYTES = 32;
 const SALT_BYTES = 16;
@@ -23,19 +29,6 @@ function scryptOptions(N: number, r: number, p: number): ScryptOptions {
   return { N, r, p, maxmem: 128 * N * r * 2 };
 }
 
-function scrypt(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    scryptCallback(password, salt, KEY_BYTES, options, (error, key) => (error ? reject(error) : resolve(key)));
-  });
-}
-
-export async function hashPassword(password: string): Promise<PasswordHash> {
-  const salt = randomBytes(SALT_BYTES);
-  const { N, r, p } = DEFAULT_PARAMETERS;
-  const key = await scrypt(password, salt, scryptOptions(N, r, p));
-  return { algorithm: `scrypt:${N}:${r}:${p}`, salt: salt.toString('base64'), hash: key.toString('base64') };
-}
-
 function parametersOf(algorithm: string): ScryptOptions | undefined {
   const match = /^scrypt:(\d+):(\d+):(\d+)$/.exec(algorithm);
   if (!match) return undefined;
@@ -43,12 +36,23 @@ function parametersOf(algorithm: string): ScryptOptions | undefined {
   return scryptOptions(N, r, p);
 }
 
-/** True when `password` is the one `stored` was made from; false for a stored hash it cannot read. */
-export async function verifyPassword(password: string, stored: PasswordHash): Promise<boolean> {
-  const parameters = parametersOf(stored.algorithm);
-  if (parameters === undefined) return false;
-  const expected = Buffer.from(stored.hash, 'base64');
-  if (expected.length !== KEY_BYTES) return false;
-  const key = await scrypt(password, Buffer.from(stored.salt, 'base64'), parameters);
-  return timingSafeEqual(key, expected);
+export class PasswordHasher {
+  constructor(private readonly scrypt: Scrypt) {}
+
+  async hash(password: string): Promise<PasswordHash> {
+    const salt = randomBytes(SALT_BYTES);
+    const { N, r, p } = DEFAULT_PARAMETERS;
+    const key = await this.scrypt({ password, salt, keyBytes: KEY_BYTES, options: scryptOptions(N, r, p) });
+    return { algorithm: `scrypt:${N}:${r}:${p}`, salt: salt.toString('base64'), hash: key.toString('base64') };
+  }
+
+  /** True when `password` is the one `stored` was made from; false for a stored hash it cannot read. */
+  async verify(password: string, stored: PasswordHash): Promise<boolean> {
+    const options = parametersOf(stored.algorithm);
+    if (options === undefined) return false;
+    const expected = Buffer.from(stored.hash, 'base64');
+    if (expected.length !== KEY_BYTES) return false;
+    const key = await this.scrypt({ password, salt: Buffer.from(stored.salt, 'base64'), keyBytes: KEY_BYTES, options });
+    return timingSafeEqual(key, expected);
+  }
 }

@@ -2,13 +2,20 @@
  * The node's security, assembled: users in the log, the credential cache in front of them, and
  * stream ACLs with their defaults. Caches are dropped as soon as a write that affects them
  * commits, before that write is acknowledged, so a change holds from the very next request.
+ * One password hasher, on scrypt threads of its own, serves every hash and verification; `close`
+ * ends its threads.
  */
 import type { Logger } from '../../common/logger.js';
+import { optionSchema } from '../../common/options/schema.js';
 import type { CommittedWrite } from '../../storage/writer.js';
 import { isMetadataStream, originalStreamOf } from '../../storage/stream-metadata.js';
 import type { StreamStorage } from '../services/streams.js';
 import { UsersService } from '../services/users.js';
 import { Authenticator } from './authenticator.js';
+import { BoundedConcurrency } from './bounded-concurrency.js';
+import { DEFAULT_FAILED_LOGIN_LIMITS, FailedLogins } from './failed-logins.js';
+import { PasswordHasher } from './password-hash.js';
+import { ScryptWorkers } from './scrypt-workers.js';
 import { DefaultAclSource, SETTINGS_STREAM } from './default-acls.js';
 import { ensureDefaultUsers, type DefaultPasswords } from './default-users.js';
 import { AclAccess } from './stream-acl.js';
@@ -19,11 +26,47 @@ export interface Security {
   authenticator: Authenticator;
   access: AclAccess;
   users: UsersService;
+  /** Ends the hashing threads; hashing and verifying are refused after it. */
+  close(): Promise<void>;
 }
 
-export async function startSecurity(storage: StreamStorage, passwords: DefaultPasswords, logger: Logger): Promise<Security> {
+/** How much password hashing a node does at once, and when it slows a client address down. */
+export interface SecurityLimits {
+  /** Verifications of new credentials at once; also the number of hashing threads. */
+  passwordVerificationsMax: number;
+  /** Verifications waiting for a turn; more are refused. */
+  passwordVerificationQueueMax: number;
+  /** Failed logins from one address within a window (failed-logins.ts) before it is refused for a while; 0 never. */
+  failedLoginsMax: number;
+}
+
+export const DEFAULT_SECURITY_LIMITS: SecurityLimits = Object.freeze({
+  passwordVerificationsMax: optionSchema.passwordVerificationsMax.default,
+  passwordVerificationQueueMax: optionSchema.passwordVerificationQueueMax.default,
+  failedLoginsMax: optionSchema.failedLoginsMax.default,
+});
+
+export async function startSecurity(
+  storage: StreamStorage, passwords: DefaultPasswords, logger: Logger, limits: SecurityLimits = DEFAULT_SECURITY_LIMITS,
+): Promise<Security> {
+  const workers = new ScryptWorkers(limits.passwordVerificationsMax);
+  try {
+    return await assemble(storage, passwords, logger, limits, workers);
+  } catch (error) {
+    await workers.close();
+    throw error;
+  }
+}
+
+async function assemble(
+  storage: StreamStorage, passwords: DefaultPasswords, logger: Logger, limits: SecurityLimits, workers: ScryptWorkers,
+): Promise<Security> {
+  const hasher = new PasswordHasher((job) => workers.run(job));
   const store = new UserStore(storage);
-  const authenticator = new Authenticator(store);
+  const authenticator = new Authenticator(store, hasher, {
+    verifications: new BoundedConcurrency(limits.passwordVerificationsMax, limits.passwordVerificationQueueMax),
+    failedLogins: new FailedLogins({ ...DEFAULT_FAILED_LOGIN_LIMITS, failuresMax: limits.failedLoginsMax }),
+  });
   const defaults = new DefaultAclSource(storage);
   storage.onCommitted((writes) => {
     for (const write of writes) {
@@ -32,11 +75,12 @@ export async function startSecurity(storage: StreamStorage, passwords: DefaultPa
       else if (changed === 'defaultAcls') defaults.invalidate();
     }
   });
-  await ensureDefaultUsers(store, passwords, logger);
+  await ensureDefaultUsers(store, hasher, passwords, logger);
   return {
     authenticator,
     access: new AclAccess((streamName) => storage.getStreamMetadata(streamName).metadata, defaults),
-    users: new UsersService(store),
+    users: new UsersService(store, hasher),
+    close: () => workers.close(),
   };
 }
 

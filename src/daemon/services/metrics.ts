@@ -21,6 +21,7 @@ const totals = new Set([
   'svc.readIndex.cachedRecord', 'svc.readIndex.notCachedRecord', 'svc.readIndex.cachedStreamInfo',
   'svc.readIndex.notCachedStreamInfo', 'svc.readIndex.cachedTransInfo', 'svc.readIndex.notCachedTransInfo',
   'svc.readIndex.hashCollisions',
+  'svc.authentication.verificationsRefused', 'svc.authentication.failedLogins', 'svc.authentication.throttledRequests',
 ]);
 
 const snake = (name: string) => name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();

@@ -7,6 +7,7 @@
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { EngineStatistics, QueueMeter, QueueSnapshot } from '../../storage/engine-stats.js';
+import type { AuthenticationStats } from '../security/authenticator.js';
 import {
   ConnectionMeter, GcMonitor, diskIo, driveSpace, heapSizes, processStatus, systemCpuTimes,
   type DiskIo, type DriveSpace,
@@ -101,7 +102,23 @@ export interface Stats {
     index: { memTableEntries: number; frozenMemTables: number; files: number; commitPosition: number };
     chaserCheckpoint: number;
     chunkCount: number;
+    /** Present when the node authenticates (always, in a running node). */
+    authentication?: AuthenticationFields;
   };
+}
+
+/** Verifications of credentials the cache did not know, and addresses slowed down for failing. */
+export interface AuthenticationFields {
+  verificationsRunning: number;
+  verificationsRunningMax: number;
+  verificationsWaiting: number;
+  verificationsWaitingMax: number;
+  verificationsWaitingPeak: number;
+  verificationsRefused: number;
+  failedLogins: number;
+  failedLoginSources: number;
+  throttledSources: number;
+  throttledRequests: number;
 }
 
 export interface StatsSources {
@@ -113,6 +130,7 @@ export interface StatsSources {
   requestErrors: () => number;
   /** Directories whose file systems are reported under sys.drive (db, index). */
   paths: readonly string[];
+  authentication?: () => AuthenticationStats;
 }
 
 /** The counters a rate is computed from, taken at one instant. */
@@ -153,7 +171,7 @@ export class StatsService {
     const seconds = Math.max((now.atMs - before.atMs) / 1000, 0.001);
     if (now.atMs - before.atMs >= BASELINE_MIN_AGE_MS) this.baseline = now;
     const drive = await driveSpace(this.sources.paths);
-    return {
+    const stats: Stats = {
       proc: this.processStats(now, before, seconds),
       sys: {
         cpu: percent(now.systemCpu.busyMs - before.systemCpu.busyMs, now.systemCpu.totalMs - before.systemCpu.totalMs),
@@ -164,6 +182,8 @@ export class StatsService {
       },
       svc: this.databaseStats(storage, now, before),
     };
+    if (this.sources.authentication) stats.svc.authentication = authenticationFields(this.sources.authentication());
+    return stats;
   }
 
   private sample(writerQueue: QueueSnapshot | undefined): Sample {
@@ -289,6 +309,21 @@ function queueStats(now: QueueSnapshot, before: QueueSnapshot | undefined): Queu
     totalItemsProcessed: now.itemsProcessed,
     inProgressMessage: now.inProgress || '<none>',
     lastProcessedMessage: now.lastProcessed || '<none>',
+  };
+}
+
+function authenticationFields({ verifications, failedLogins, throttled }: AuthenticationStats): AuthenticationFields {
+  return {
+    verificationsRunning: verifications.running,
+    verificationsRunningMax: verifications.runningMax,
+    verificationsWaiting: verifications.waiting,
+    verificationsWaitingMax: verifications.waitingMax,
+    verificationsWaitingPeak: verifications.waitingPeak,
+    verificationsRefused: verifications.refused,
+    failedLogins: failedLogins.failures,
+    failedLoginSources: failedLogins.sources,
+    throttledSources: failedLogins.blockedSources,
+    throttledRequests: throttled,
   };
 }
 

@@ -4,7 +4,7 @@
  */
 import { Errors } from '../../common/errors.js';
 import { isAdmin } from '../security/stream-acl.js';
-import { hashPassword, verifyPassword } from '../security/password-hash.js';
+import type { PasswordHasher } from '../security/password-hash.js';
 import { ADMINS_GROUP, checkLoginName, type UserRecord } from '../security/user-record.js';
 import type { UserStore } from '../security/user-store.js';
 import type { Principal } from './stream-access.js';
@@ -48,7 +48,7 @@ function requireAdminOrSelf(principal: Principal | undefined, login: string, wha
 }
 
 export class UsersService {
-  constructor(private readonly store: UserStore) {}
+  constructor(private readonly store: UserStore, private readonly hasher: PasswordHasher) {}
 
   list(principal: Principal | undefined): UserView[] {
     requireAdmin(principal, 'list users');
@@ -71,10 +71,10 @@ export class UsersService {
     const login = checkLoginName(user.loginName);
     const found = this.store.find(login);
     if (found !== undefined) {
-      if (await verifyPassword(user.password, found.user.password)) return 'unchanged';
+      if (await this.hasher.verify(user.password, found.user.password)) return 'unchanged';
       throw Errors.userConflict.create(login);
     }
-    await this.store.create({ ...user, loginName: login, disabled: false, password: await hashPassword(user.password) });
+    await this.store.create({ ...user, loginName: login, disabled: false, password: await this.hasher.hash(user.password) });
     return 'created';
   }
 
@@ -95,16 +95,16 @@ export class UsersService {
 
   async resetPassword(principal: Principal | undefined, login: string, newPassword: string): Promise<void> {
     requireAdmin(principal, `reset the password of ${login}`);
-    const password = await hashPassword(newPassword);
+    const password = await this.hasher.hash(newPassword);
     await this.store.update(login, (user) => ({ ...user, password }), true);
   }
 
   async changePassword(principal: Principal | undefined, login: string, currentPassword: string, newPassword: string): Promise<void> {
     if (principal === undefined) throw Errors.authRequired.create(`change the password of ${login}`);
     if (principal.name !== login) throw Errors.accessDenied.create(`user ${principal.name}`, `change the password of ${login}`, login);
-    const password = await hashPassword(newPassword);
+    const password = await this.hasher.hash(newPassword);
     await this.store.update(login, async (user) => {
-      if (!(await verifyPassword(currentPassword, user.password))) throw Errors.userPasswordWrong.create(login);
+      if (!(await this.hasher.verify(currentPassword, user.password))) throw Errors.userPasswordWrong.create(login);
       return { ...user, password };
     }, true);
   }
