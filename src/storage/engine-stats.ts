@@ -1,3 +1,4 @@
+import type { ConsumerStatus } from './log-consumers.js';
 /**
  * Measurements the engine keeps for operators (/stats, /metrics): plain counters updated where
  * the work happens. Hot paths only add to numbers: nothing here allocates per event, and clocks
@@ -167,6 +168,7 @@ export interface EngineStatistics {
   writerPosition: number;
   chaserCheckpoint: number;
   writerQueue: QueueSnapshot;
+  consumers: ConsumerStatus[];
   flushes: { count: number; bytesTotal: number; lastBytes: number; maxBytes: number; msTotal: number; lastMs: number; maxMs: number; refused: number };
   reads: { recordsFromMemory: number; recordsFromFile: number; streamInfoCacheHits: number; streamInfoCacheMisses: number; hashCollisions: number };
   index: { memTableEntries: number; frozenMemTables: number; files: number; commitPosition: number };

@@ -22,6 +22,7 @@ import type { EngineStatistics } from './engine-stats.js';
 import { peekEventKey } from './record.js';
 import { randomUUID } from 'node:crypto';
 import { isTransientStorageError } from './file-write.js';
+import { LogConsumers, type ConsumerOptions, type LogConsumer } from './log-consumers.js';
 
 export type EngineState = 'open' | 'closing' | 'closed' | 'failed';
 
@@ -73,6 +74,8 @@ export class Engine {
   private readonly writer: Writer;
   private readonly reader: Reader;
   private readonly streams: StreamLookup;
+  private readonly commitHooks = new Set<(writes: CommittedWrite[]) => void>();
+  private readonly consumers: LogConsumers;
 
   private constructor(
     private readonly options: ResolvedEngineOptions,
@@ -94,6 +97,10 @@ export class Engine {
     );
     this.chaserPosition = log.readableEnd;
     this.events.setMaxListeners(0);
+    this.consumers = new LogConsumers({
+      readAllForward: (position, maxCount) => this.guardRead(() => this.reader.readAllForward(position, maxCount)),
+      readableEnd: () => this.log.readableEnd,
+    }, logger);
   }
 
   static async open(engineOptions: EngineOptions): Promise<Engine> {
@@ -256,7 +263,18 @@ export class Engine {
       if (isMetadataStream(streamName)) this.streams.metadataCommitted(originalStreamOf(streamName), events[events.length - 1].data);
     }
     this.publishPosition(end);
-    this.events.emit('committed', writes);
+    for (const hook of this.commitHooks) this.runCommitHook(hook, writes);
+    this.consumers.committed();
+  }
+
+  /** A hook that throws is logged and dropped: it never fails the commit it was told of. */
+  private runCommitHook(hook: (writes: CommittedWrite[]) => void, writes: CommittedWrite[]): void {
+    try {
+      hook(writes);
+    } catch (error) {
+      this.commitHooks.delete(hook);
+      this.logger.error({ err: error }, 'a commit hook failed and was removed');
+    }
   }
 
   private publishPosition(end: number): void {
@@ -278,10 +296,25 @@ export class Engine {
     this.events.on('fatal', listener);
   }
 
-  /** Hears every group commit once it is durable and readable (long polls, subscriptions). */
-  onCommitted(listener: (writes: CommittedWrite[]) => void): () => void {
-    this.events.on('committed', listener);
-    return () => this.events.off('committed', listener);
+  /**
+   * Hears every group commit once it is durable and readable, before it is acknowledged: for
+   * caches that must not answer from stale state after an acknowledged write (credentials, default
+   * ACLs). A hook must be cheap and must not throw; one that throws is logged and removed.
+   * Everything else that follows the log is a consumer (`follow`).
+   */
+  beforeAcknowledge(hook: (writes: CommittedWrite[]) => void): () => void {
+    this.commitHooks.add(hook);
+    return () => this.commitHooks.delete(hook);
+  }
+
+  /** Follows the log from a position: woken after each acknowledged commit, reading to catch up. */
+  follow(options: ConsumerOptions): LogConsumer {
+    this.checkOpen();
+    return this.consumers.follow(options);
+  }
+
+  unfollow(consumer: LogConsumer): void {
+    this.consumers.unfollow(consumer);
   }
 
   /**
@@ -437,6 +470,7 @@ export class Engine {
         commitPosition: index.commitPosition,
       },
       chunkCount: this.log.chunkCount,
+      consumers: this.consumers.statuses(),
     };
   }
 
@@ -454,6 +488,7 @@ export class Engine {
     if (this.state === 'closing' || this.state === 'closed') return;
     const failed = this.state === 'failed';
     this.state = 'closing';
+    this.consumers.close();
     clearInterval(this.chaserTimer);
     await this.writer.drained();
     if (!failed) this.persistChaserOnClose();

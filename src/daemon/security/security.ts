@@ -68,7 +68,7 @@ async function assemble(
     failedLogins: new FailedLogins({ ...DEFAULT_FAILED_LOGIN_LIMITS, failuresMax: limits.failedLoginsMax }),
   });
   const defaults = new DefaultAclSource(storage);
-  storage.onCommitted((writes) => {
+  storage.beforeAcknowledge((writes) => {
     for (const write of writes) {
       const changed = changedSecurityState(write);
       if (changed === 'credentials') authenticator.invalidate();

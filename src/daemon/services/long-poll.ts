@@ -1,11 +1,17 @@
 /**
  * Long polls: requests waiting for the next event of a stream (or of the log). Waiters sit in a
- * map by stream name with a timer each; one listener on the engine's commits wakes the waiters
- * of the streams written. An idle waiter costs a timer and a map entry, no CPU.
+ * map by stream name with a timer each. The hub is a consumer of the log: woken after a commit
+ * is acknowledged (so the appends' replies go out first), it reads what was written and wakes the
+ * waiters of those streams a slice at a time, letting the event loop turn between slices. An
+ * idle waiter costs a timer and a map entry, no CPU; with nobody waiting nothing is read.
  */
-import type { CommittedWrite } from '../../storage/writer.js';
+import type { ConsumerOptions, LogConsumer } from '../../storage/log-consumers.js';
+import type { AllPage } from '../../storage/reader.js';
 
 export const ALL_STREAMS = '$all';
+
+/** Waiters woken in one turn of the event loop. */
+const WAKE_SLICE_MAX = 256;
 
 interface Waiter {
   wake: (woken: boolean) => void;
@@ -13,17 +19,21 @@ interface Waiter {
 
 export class LongPollHub {
   private readonly waiters = new Map<string, Set<Waiter>>();
-  private unsubscribe: (() => void) | undefined;
+  private consumer: LogConsumer | undefined;
+  /** Turns of the event loop that woke waiters, for stats and tests. */
+  wakeSlices = 0;
 
-  /** `subscribe` is the engine's onCommitted; the hub listens from the first wait on. */
-  constructor(private readonly subscribe: (listener: (writes: CommittedWrite[]) => void) => () => void) {}
+  /** `follow` is the engine's: the hub follows the log from the first wait on. */
+  constructor(private readonly follow: (options: ConsumerOptions) => LogConsumer) {}
 
   /**
    * Resolves true when an event is written to `streamName` (any stream for ALL_STREAMS), false
    * when `timeoutMs` passes or `abort` fires first (the client went away).
    */
   wait(streamName: string, timeoutMs: number, abort?: AbortSignal): Promise<boolean> {
-    this.unsubscribe ??= this.subscribe((writes) => this.committed(writes));
+    this.consumer ??= this.follow({
+      name: 'long-polls', handle: (page) => this.committed(page), wanted: () => this.waiters.size > 0,
+    });
     return new Promise((resolve) => {
       let set = this.waiters.get(streamName);
       if (!set) {
@@ -54,21 +64,24 @@ export class LongPollHub {
     return count;
   }
 
-  private committed(writes: CommittedWrite[]): void {
-    if (this.waiters.size === 0) return;
-    for (const write of writes) this.wakeAll(write.streamName);
-    this.wakeAll(ALL_STREAMS);
+  private async committed(page: AllPage): Promise<void> {
+    if (page.events.length === 0 || this.waiters.size === 0) return;
+    const woken: Waiter[] = [];
+    const streams = new Set(page.events.map((event) => event.streamName));
+    for (const streamName of [...streams, ALL_STREAMS]) {
+      const set = this.waiters.get(streamName);
+      if (set) woken.push(...set);
+    }
+    for (let start = 0; start < woken.length; start += WAKE_SLICE_MAX) {
+      if (start > 0) await new Promise((resolve) => setImmediate(resolve));
+      for (const waiter of woken.slice(start, start + WAKE_SLICE_MAX)) waiter.wake(true);
+      this.wakeSlices++;
+    }
   }
 
-  private wakeAll(streamName: string): void {
-    const set = this.waiters.get(streamName);
-    if (!set) return;
-    for (const waiter of [...set]) waiter.wake(true);
-  }
-
-  /** Releases every waiter (shutdown) and stops listening. */
+  /** Releases every waiter (shutdown) and stops following the log. */
   close(): void {
-    this.unsubscribe?.();
+    this.consumer?.stop();
     for (const set of [...this.waiters.values()]) for (const waiter of [...set]) waiter.wake(false);
   }
 }

@@ -16,7 +16,7 @@ export const LINK_EVENT_TYPE = '$>';
 /** The engine surface the streams service uses. */
 export type StreamStorage = Pick<Engine,
   'append' | 'deleteStream' | 'setStreamMetadata' | 'getStreamMetadata' | 'readEvent' | 'readStreamForward' |
-  'readStreamBackward' | 'readAllForward' | 'readAllBackward' | 'onCommitted' | 'status'>;
+  'readStreamBackward' | 'readAllForward' | 'readAllBackward' | 'beforeAcknowledge' | 'follow' | 'status'>;
 
 /** An event as a reader sees it: the event, and the link it was reached through if resolved. */
 export interface ResolvedEvent {
@@ -38,7 +38,7 @@ export class StreamsService {
   readonly longPolls: LongPollHub;
 
   constructor(private readonly storage: StreamStorage, private readonly access: StreamAccess) {
-    this.longPolls = new LongPollHub((listener) => storage.onCommitted(listener));
+    this.longPolls = new LongPollHub((options) => storage.follow(options));
   }
 
   private check(principal: Principal | undefined, operation: StreamOperation, streamName: string): void {
