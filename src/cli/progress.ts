@@ -4,7 +4,7 @@
  * the command's result and its errors are the whole output.
  */
 import ora, { type Ora } from 'ora';
-import type { Progress } from '../maint/backup/progress.js';
+import type { Progress } from '../common/progress.js';
 
 export interface ProgressDisplay {
   update(progress: Progress): void;

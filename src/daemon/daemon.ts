@@ -23,7 +23,7 @@ import { MetricsService } from './services/metrics.js';
 import { optionsInfo } from './services/options-info.js';
 import { ConnectionMeter } from './services/stats-process.js';
 import { StatsService } from './services/stats.js';
-import type { ReloadTrigger } from '../common/reload-status.js';
+import type { ReloadTrigger } from '../maint/cert-reload/reload-status.js';
 import { NodeCertificates, type ReloadOutcome } from './tls/node-certificates.js';
 
 /** The part of the storage engine the composition root drives and its services use. */

@@ -3,16 +3,15 @@
  * tests) and the progress they report while they run (for a spinner on a terminal).
  */
 
+import type { Progress as CommonProgress } from '../../common/progress.js';
+
 export type Phase =
   | 'index checkpoints' | 'index files' | 'database checkpoints' | 'chunks' | 'cleanup'
   | 'verify' | 'extract' | 'restore';
 
-export interface Progress {
+/** A backup's progress: the common form, with the phases of the backup procedures. */
+export interface Progress extends CommonProgress {
   phase: Phase;
-  /** The file being handled, relative to the backup (db/…, index/…). */
-  file?: string;
-  filesCopied: number;
-  bytesCopied: number;
 }
 
 export type ProgressListener = (progress: Progress) => void;
