@@ -300,3 +300,27 @@ t.test('svcdb serve', async (t) => {
     t.notOk(existsSync(join(dbPath, 'svcdb.lock')), 'the lock was released');
   });
 });
+
+t.test('a database made with --chunk-size 1048576 starts without the flag, keeps its size and says so', async (t) => {
+  const dbPath = join(tempDirectory(t), 'db');
+  const first = await startServer(t, { dbPath, args: ['--chunk-size', '1048576'] });
+  const appended = await adminFetch(`${first.url}/streams/sized`, {
+    method: 'POST', body: '{"n":1}',
+    headers: { 'content-type': 'application/json', 'svc-eventtype': 'Sized', 'svc-eventid': '8f5a0a4e-4b1e-4c6a-9d1e-2f0a6c2b9d11' },
+  });
+  t.equal(appended.status, 201);
+  t.equal((await first.process.stop('SIGTERM')).code, 0);
+
+  const second = await startServer(t, { dbPath });
+  const warning = await second.process.waitForLog((line) => line.databaseChunkSize !== undefined);
+  t.match(warning, { level: 40, configuredChunkSize: 268435456, databaseChunkSize: 1048576 }, 'the log names both sizes');
+  const read = await adminFetch(`${second.url}/streams/sized/0`, { headers: { accept: 'application/json' } });
+  t.equal(read.status, 200, 'the event reads back');
+  t.equal(await read.text(), '{"n":1}');
+  const again = await adminFetch(`${second.url}/streams/sized`, {
+    method: 'POST', body: '{"n":2}',
+    headers: { 'content-type': 'application/json', 'svc-eventtype': 'Sized', 'svc-eventid': '8f5a0a4e-4b1e-4c6a-9d1e-2f0a6c2b9d12' },
+  });
+  t.equal(again.status, 201, 'and appends go on');
+  t.equal((await second.process.stop('SIGTERM')).code, 0);
+});

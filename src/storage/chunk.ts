@@ -102,7 +102,7 @@ export class Chunk {
     };
     if (typeof header === 'string') throw await fail(header);
     if (header.chunkSize !== expectedChunkSize) {
-      throw await fail(`chunk size ${header.chunkSize} differs from the configured ${expectedChunkSize}; start with --chunk-size ${header.chunkSize}`);
+      throw await fail(`chunk size ${header.chunkSize} differs from the database's ${expectedChunkSize} (the size in its first chunk)`);
     }
     if (size < CHUNK_HEADER_BYTES + CHUNK_FOOTER_BYTES) throw await fail('file shorter than header and footer');
     const footerBytes = Buffer.alloc(CHUNK_FOOTER_BYTES);

@@ -1,13 +1,11 @@
 import { EventEmitter } from 'node:events';
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { Errors } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
-import { CheckpointName, Checkpoint } from './checkpoint.js';
 import { resolveEngineOptions, type EngineOptions, type ResolvedEngineOptions } from './engine-options.js';
 import { writeEpoch } from './epoch.js';
-import { StreamExistenceFilter, disabledExistenceFilter, type ExistenceFilter } from './existence-filter.js';
-import { TableIndex } from './index/table-index.js';
+import type { ExistenceFilter } from './existence-filter.js';
+import type { TableIndex } from './index/table-index.js';
 import { DatabaseLock } from './lock.js';
 import { Reader, type AllFilter, type AllPage, type EventRead, type StreamPage } from './reader.js';
 import { checkEvents, checkExpectedVersion, checkStreamName, checkCount, checkPosition } from './request-checks.js';
@@ -16,10 +14,10 @@ import {
   DELETED_EVENT_NUMBER, METADATA_EVENT_TYPE, TOMBSTONE_EVENT_TYPE, isMetadataStream, metadataStreamOf,
   originalStreamOf, validateMetadata, type StreamMetadata,
 } from './stream-metadata.js';
-import { TransactionLog } from './transaction-log.js';
+import type { TransactionLog } from './transaction-log.js';
+import { recover, type Checkpoints, type Recovered } from './recovery.js';
 import { Writer, type CommittedWrite, type NewEvent, type WriteResult } from './writer.js';
 import type { EngineStatistics } from './engine-stats.js';
-import { peekEventKey } from './record.js';
 import { randomUUID } from 'node:crypto';
 import { isTransientStorageError } from './file-write.js';
 import { LogConsumers, type ConsumerOptions, type LogConsumer } from './log-consumers.js';
@@ -38,24 +36,6 @@ export interface EngineStatus {
 }
 
 const CHASER_FLUSH_INTERVAL_MS = 1000;
-
-interface Checkpoints {
-  writer: Checkpoint;
-  chaser: Checkpoint;
-  epoch: Checkpoint;
-  proposal: Checkpoint;
-  truncate: Checkpoint;
-}
-
-function openCheckpoints(dbPath: string): Checkpoints {
-  return {
-    writer: Checkpoint.open(dbPath, CheckpointName.writer, 0, true),
-    chaser: Checkpoint.open(dbPath, CheckpointName.chaser, 0, true),
-    epoch: Checkpoint.open(dbPath, CheckpointName.epoch, -1, false),
-    proposal: Checkpoint.open(dbPath, CheckpointName.proposal, -1, false),
-    truncate: Checkpoint.open(dbPath, CheckpointName.truncate, -1, false),
-  };
-}
 
 /**
  * The database engine: one transaction log, its index, the existence filter and the single
@@ -77,15 +57,25 @@ export class Engine {
   private readonly commitHooks = new Set<(writes: CommittedWrite[]) => void>();
   private readonly consumers: LogConsumers;
 
+  private readonly checkpoints: Checkpoints;
+  private readonly log: TransactionLog;
+  private readonly index: TableIndex;
+  private readonly existence: ExistenceFilter;
+  /** The database's chunk size, from its first chunk (the configured one for a new database). */
+  private readonly chunkSizeBytes: number;
+
   private constructor(
     private readonly options: ResolvedEngineOptions,
     private readonly lock: DatabaseLock,
-    private readonly checkpoints: Checkpoints,
-    private readonly log: TransactionLog,
-    private readonly index: TableIndex,
-    private readonly existence: ExistenceFilter,
+    recovered: Recovered,
     private readonly logger: Logger,
   ) {
+    const { checkpoints, log, index, existence } = recovered;
+    this.checkpoints = checkpoints;
+    this.log = log;
+    this.index = index;
+    this.existence = existence;
+    this.chunkSizeBytes = log.chunkSize;
     this.streams = new StreamLookup(log, index, existence, options.streamInfoCacheCapacity, log.reads);
     this.reader = new Reader(log, this.streams, options.clock);
     this.writer = new Writer(
@@ -110,103 +100,19 @@ export class Engine {
     mkdirSync(options.indexPath, { recursive: true });
     const lock = DatabaseLock.acquire(options.dbPath);
     try {
-      return await Engine.recover(options, lock, logger);
+      const recovered = await recover(options, logger);
+      const engine = new Engine(options, lock, recovered, logger);
+      try {
+        await engine.start();
+      } catch (error) {
+        await recovered.close();
+        throw error;
+      }
+      return engine;
     } catch (error) {
       lock.release();
       throw error;
     }
-  }
-
-  private static async recover(options: ResolvedEngineOptions, lock: DatabaseLock, logger: Logger): Promise<Engine> {
-    // What is open so far, closed again (newest first) if the start fails half way.
-    const opened: Array<{ close(): unknown }> = [];
-    try {
-      const checkpoints = openCheckpoints(options.dbPath);
-      opened.push(...Object.values(checkpoints));
-      const logOptions = { dbPath: options.dbPath, chunkSizeBytes: options.chunkSizeBytes, cachedChunksMax: options.cachedChunksMax, logger };
-      await Engine.applyTruncation(checkpoints, logOptions, logger);
-      const { writer, chaser, epoch } = checkpoints;
-      if (epoch.value >= writer.value) {
-        throw Errors.storageCheckpoint.create(`epoch.chk ${epoch.value} is past writer.chk ${writer.value}`);
-      }
-      if (chaser.value > writer.value) {
-        // chaser.chk only says how far the log was processed: past the writer it is simply wrong,
-        // and the log below writer.chk is processed again.
-        logger.warn({ chaser: chaser.value, writer: writer.value }, 'chaser.chk is past writer.chk; moving it back');
-        chaser.write(writer.value);
-      }
-      const log = await TransactionLog.open(logOptions, writer.value);
-      opened.push(log);
-      if (log.writerPosition !== writer.value) writer.write(log.writerPosition);
-      const index = await TableIndex.open({
-        directory: options.indexPath, memTableEntriesMax: options.memTableEntriesMax, hasher: options.streamHasher,
-        logger: logger.child({ component: 'index' }),
-      });
-      opened.push(index);
-      const existence = options.existenceFilterSizeBytes === 0 ? disabledExistenceFilter : await StreamExistenceFilter.open({
-        directory: join(options.indexPath, 'stream-existence'), sizeBytes: options.existenceFilterSizeBytes,
-        hasher: options.streamHasher, logger: logger.child({ component: 'existence-filter' }),
-      });
-      opened.push(existence);
-      await Engine.catchUpIndex(log, index, existence, options.memTableEntriesMax, logger);
-      const engine = new Engine(options, lock, checkpoints, log, index, existence, logger);
-      await engine.start();
-      return engine;
-    } catch (error) {
-      for (const resource of opened.reverse()) await Promise.resolve(resource.close()).catch(() => undefined);
-      throw error;
-    }
-  }
-
-  /** Cuts the log back to truncate.chk (set by a restore) and lowers the other checkpoints. */
-  private static async applyTruncation(checkpoints: Checkpoints, logOptions: Parameters<typeof TransactionLog.truncate>[0], logger: Logger): Promise<void> {
-    const { truncate, writer, chaser, epoch } = checkpoints;
-    if (truncate.value < 0) return;
-    if (truncate.value > writer.value) {
-      logger.warn({ truncate: truncate.value, writer: writer.value }, 'truncate.chk is past the end of the log; nothing to truncate');
-    } else {
-      const end = await TransactionLog.truncate(logOptions, truncate.value);
-      writer.write(Math.min(writer.value, end));
-      chaser.write(Math.min(chaser.value, end));
-      if (epoch.value >= end) epoch.write(-1);
-      logger.warn({ position: end }, 'truncated the log to truncate.chk');
-    }
-    truncate.write(-1);
-  }
-
-  /**
-   * The index files cover the log up to the index's commit position and the existence filter
-   * up to its checkpoint; what lies between those and the writer is re-added from the log.
-   */
-  private static async catchUpIndex(log: TransactionLog, index: TableIndex, existence: ExistenceFilter, memTableEntriesMax: number, logger: Logger): Promise<void> {
-    const end = log.writerPosition;
-    if (index.commitPosition > end) {
-      logger.warn({ indexPosition: index.commitPosition, writer: end }, 'the index is ahead of the log; rebuilding it');
-      await index.clear();
-    }
-    if (existence.checkpoint > end) existence.moveCheckpointBack(end);
-    const indexFrom = index.commitPosition;
-    const filterFrom = Math.max(existence.checkpoint, 0);
-    const started = Date.now();
-    let added = 0;
-    // Committing as it goes lets full memory tables flush during a long rebuild.
-    let commitAt = memTableEntriesMax;
-    log.scan(Math.min(indexFrom, filterFrom), end, (buffer, offset, position) => {
-      const key = peekEventKey(buffer, offset);
-      if (!key) return;
-      if (position >= indexFrom) {
-        if (added >= commitAt) {
-          index.commit(position);
-          commitAt += memTableEntriesMax;
-        }
-        index.add(key.streamName, key.eventNumber, position);
-        added++;
-      }
-      if (position >= filterFrom) existence.add(key.streamName);
-    });
-    index.commit(end);
-    existence.commit(end);
-    logger.info({ from: indexFrom, to: end, entries: added, ms: Date.now() - started }, 'index caught up with the log');
   }
 
   private async start(): Promise<void> {
@@ -340,7 +246,7 @@ export class Engine {
     this.checkOpen();
     checkStreamName(streamName);
     checkExpectedVersion(expectedVersion);
-    const framedBytes = checkEvents(streamName, events, this.options.chunkSizeBytes);
+    const framedBytes = checkEvents(streamName, events, this.chunkSizeBytes);
     return this.writer.submit({ kind: 'append', streamName, expectedVersion, events, framedBytes });
   }
 

@@ -3,13 +3,24 @@ import { closeSync, openSync, readFileSync, readSync, writeFileSync, writeSync, 
 import { Chunk } from '../../src/storage/chunk.js';
 import { join } from 'node:path';
 import { Errors } from '../../src/common/errors.js';
-import { chunkFileName } from '../../src/storage/chunk-format.js';
+import { CHUNK_HEADER_BYTES, chunkFileName, decodeChunkHeader } from '../../src/storage/chunk-format.js';
+import { silentLogger, type Logger } from '../../src/common/logger.js';
 import { readInt64, writeInt64 } from '../../src/storage/int64.js';
 import type { Engine } from '../../src/storage/engine.js';
 import { SMALL, newEvent, newEvents, openEngine, tempDirectory } from '../helpers/engine.js';
 
 const CHUNK = SMALL.chunkSizeBytes;
 const HEADER = 128;
+
+function readChunkHeaderSize(path: string): number {
+  const bytes = Buffer.alloc(CHUNK_HEADER_BYTES);
+  const fd = openSync(path, 'r');
+  readSync(fd, bytes, 0, CHUNK_HEADER_BYTES, 0);
+  closeSync(fd);
+  const header = decodeChunkHeader(bytes);
+  if (typeof header === 'string') throw new Error(`${path}: ${header}`);
+  return header.chunkSize;
+}
 
 function readCheckpoint(directory: string, name: string): number {
   return readInt64(readFileSync(join(directory, 'db', name)), 0);
@@ -142,4 +153,23 @@ t.test('a corrupt record is never served: the read fails with the checksum error
   t.throws(() => allEventIds(engine), { code: Errors.storageChecksum.code, details: { file: path } });
   t.match(await fatal, { code: Errors.storageChecksum.code }, 'the engine stops');
   t.throws(() => engine.readAllForward(0, 10), { code: Errors.storageClosed.code });
+});
+
+t.test('the chunk size belongs to the database: another configured size is reported, and the database keeps its own', async (t) => {
+  const directory = tempDirectory(t);
+  const first = await openEngine(directory);
+  const written = newEvents(600);
+  for (const event of written) await first.append('sized', -2, [event]);
+  t.ok(first.status().chunkCount > 1, 'the events cross chunk ends');
+  await first.close();
+
+  const warnings: Array<Record<string, unknown>> = [];
+  const logger = { ...silentLogger, warn: (fields: Record<string, unknown>) => void warnings.push(fields), child: () => logger } as unknown as Logger;
+  const reopened = await openEngine(directory, { chunkSizeBytes: 4 * CHUNK, logger });
+  t.match(warnings, [{ configuredChunkSize: 4 * CHUNK, databaseChunkSize: CHUNK }], 'the difference is logged with both sizes');
+  t.same(reopened.readStreamForward('sized', 0, 1000).events.map((event) => event.eventId), written.map((event) => event.eventId), 'every event reads back');
+  for (const event of newEvents(600)) await reopened.append('sized', -2, [event]);
+  const sizes = readdirSync(join(directory, 'db')).filter((name) => name.startsWith('chunk-')).map((name) => readChunkHeaderSize(join(directory, 'db', name)));
+  t.same(new Set(sizes), new Set([CHUNK]), 'new chunks follow the database size');
+  t.equal(reopened.readStreamForward('sized', 0, 2000).events.length, 1200);
 });
