@@ -44,9 +44,9 @@ export function ongoingFileBytes(chunkSize: number): number {
   return align4K(CHUNK_HEADER_BYTES + chunkSize + CHUNK_FOOTER_BYTES);
 }
 
-/** The size of a completed chunk file holding `dataBytes` of records. */
-export function completedFileBytes(dataBytes: number): number {
-  return align4K(CHUNK_HEADER_BYTES + dataBytes + CHUNK_FOOTER_BYTES);
+/** The size of a completed chunk file holding `dataBytes` of records and a position map of `mapBytes`. */
+export function completedFileBytes(dataBytes: number, mapBytes = 0): number {
+  return align4K(CHUNK_HEADER_BYTES + dataBytes + mapBytes + CHUNK_FOOTER_BYTES);
 }
 
 export function newChunkHeader(chunkSize: number, chunkNumber: number): ChunkHeader {

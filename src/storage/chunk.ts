@@ -11,6 +11,7 @@ import {
 } from './chunk-format.js';
 import { checkFrame } from './record.js';
 import { storageError, writeFully, writeFullySync } from './file-write.js';
+import { POSITION_MAP_ENTRY_BYTES, PositionMap } from './position-map.js';
 
 const READ_AHEAD_BYTES = 4096;
 const HASH_BLOCK_BYTES = 1024 * 1024;
@@ -20,6 +21,13 @@ export interface FrameLocation {
   buffer: Buffer;
   offset: number;
   framedLength: number;
+}
+
+/** A record found by logical offset: its frame, its offset and the logical offset of the next one. */
+export interface LocatedRecord {
+  frame: FrameLocation;
+  local: number;
+  next: number;
 }
 
 /**
@@ -32,6 +40,10 @@ export class Chunk {
   private memory: Buffer | undefined;
   private hash: Hash | undefined;
   private closed = false;
+  /** Logical offset → physical offset of each record, for a rewritten chunk; none: the same. */
+  private positionMap: PositionMap | undefined;
+  /** The logical size of a rewritten chunk's data; otherwise its physical size. */
+  private logicalBytes: number | undefined;
 
   private constructor(
     readonly path: string,
@@ -49,9 +61,22 @@ export class Chunk {
     return this.completed;
   }
 
-  /** Bytes of records in the chunk (for the ongoing chunk: bytes written so far). */
+  /** Bytes of records in the chunk's file (for the ongoing chunk: bytes written so far). */
   get dataSize(): number {
     return this.dataBytes;
+  }
+
+  /** The chunk's data as log positions see it: larger than dataSize once records were removed. */
+  get logicalSize(): number {
+    return this.logicalBytes ?? this.dataBytes;
+  }
+
+  get isMapped(): boolean {
+    return this.positionMap !== undefined;
+  }
+
+  private get mapBytes(): number {
+    return (this.positionMap?.size ?? 0) * POSITION_MAP_ENTRY_BYTES;
   }
 
   get chunkNumber(): number {
@@ -108,10 +133,29 @@ export class Chunk {
     const footerBytes = Buffer.alloc(CHUNK_FOOTER_BYTES);
     readSync(fd, footerBytes, 0, CHUNK_FOOTER_BYTES, size - CHUNK_FOOTER_BYTES);
     const footer = decodeChunkFooter(footerBytes);
-    if (footer.isCompleted && completedFileBytes(footer.physicalDataSize) !== size) {
+    if (!footer.isCompleted) return new Chunk(path, header, handle, false, 0);
+    if (completedFileBytes(footer.physicalDataSize, footer.mapSize) !== size) {
       throw await fail(`completed chunk of ${size} bytes does not match its footer's data size ${footer.physicalDataSize}`);
     }
-    return new Chunk(path, header, handle, footer.isCompleted, footer.isCompleted ? footer.physicalDataSize : 0);
+    const chunk = new Chunk(path, header, handle, true, footer.physicalDataSize);
+    if (footer.mapSize > 0) {
+      const problem = chunk.loadPositionMap(footer.mapSize, footer.logicalDataSize);
+      if (problem) throw await fail(problem);
+    }
+    return chunk;
+  }
+
+  /** Reads the position map written after the records; returns what is wrong with it, if anything. */
+  private loadPositionMap(mapSize: number, logicalDataSize: number): string | undefined {
+    const bytes = Buffer.alloc(mapSize);
+    readSync(this.handle.fd, bytes, 0, mapSize, CHUNK_HEADER_BYTES + this.dataBytes);
+    const map = PositionMap.decode(bytes);
+    if (typeof map === 'string') return map;
+    const last = map.size > 0 ? map.entry(map.size - 1) : undefined;
+    if (last && (last.physical >= this.dataBytes || last.logical >= logicalDataSize)) return 'position map points past the data';
+    this.positionMap = map;
+    this.logicalBytes = logicalDataSize;
+    return undefined;
   }
 
   /**
@@ -237,6 +281,63 @@ export class Chunk {
     return this.memory !== undefined;
   }
 
+  /** The physical offset of the record at logical offset `local`; a rewritten chunk looks it up. */
+  private physicalOf(local: number): number {
+    if (!this.positionMap) return local;
+    const physical = this.positionMap.physicalOf(local);
+    if (physical === undefined) throw Errors.storageCorrupt.create(this.path, local, 'no record starts at this position of a rewritten chunk');
+    return physical;
+  }
+
+  /** The record at logical offset `local`, below the logical `limit`. */
+  recordAt(local: number, limit: number, verify = false): FrameLocation {
+    if (!this.positionMap) return this.frameAt(local, limit, verify);
+    return this.frameAt(this.physicalOf(local), this.dataBytes, verify);
+  }
+
+  /** Whether a record starts at logical offset `local` (below `limit`). */
+  isRecordStart(local: number, limit: number): boolean {
+    if (this.positionMap) return this.positionMap.physicalOf(local) !== undefined;
+    try {
+      this.frameAt(local, limit, true);
+      return true;
+    } catch (error) {
+      if (Errors.storageCorrupt.is(error) || Errors.storageChecksum.is(error)) return false;
+      throw error;
+    }
+  }
+
+  /** The first record at or after logical offset `local` and below `limit`, with the offset after it. */
+  recordFrom(local: number, limit: number): LocatedRecord | undefined {
+    const map = this.positionMap;
+    if (!map) {
+      if (local >= limit) return undefined;
+      const frame = this.frameAt(local, limit);
+      return { frame, local, next: local + frame.framedLength };
+    }
+    const index = map.firstAtOrAfter(local);
+    if (index >= map.size || map.entry(index).logical >= limit) return undefined;
+    return this.mappedRecord(map, index);
+  }
+
+  /** The last record before logical offset `end` (a record's end, or the data's end). */
+  recordBefore(end: number): LocatedRecord | undefined {
+    const map = this.positionMap;
+    if (!map) {
+      if (end <= 0) return undefined;
+      const frame = this.frameEndingAt(end);
+      return { frame, local: end - frame.framedLength, next: end };
+    }
+    const index = map.firstAtOrAfter(end) - 1;
+    return index < 0 ? undefined : this.mappedRecord(map, index);
+  }
+
+  private mappedRecord(map: PositionMap, index: number): LocatedRecord {
+    const { logical, physical } = map.entry(index);
+    const next = index + 1 < map.size ? map.entry(index + 1).logical : this.logicalSize;
+    return { frame: this.frameAt(physical, this.dataBytes), local: logical, next };
+  }
+
   /**
    * Finds the frame at data offset `local`, checking it ends before `limit` (data offset) and,
    * when read from the file or asked to `verify`, that it passes its checksum. A bad frame below
@@ -292,7 +393,7 @@ export class Chunk {
   /** Recomputes the MD5 of a completed chunk and compares it with the footer's. */
   async verifyHash(): Promise<boolean> {
     if (!this.completed) throw new TypeError('verifyHash on an ongoing chunk');
-    const size = completedFileBytes(this.dataBytes);
+    const size = completedFileBytes(this.dataBytes, this.mapBytes);
     const hash = createHash('md5');
     const block = Buffer.allocUnsafe(HASH_BLOCK_BYTES);
     const hashedEnd = size - 16;

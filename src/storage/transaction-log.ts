@@ -125,7 +125,7 @@ export class TransactionLog {
     let position = writerCheckpoint;
     const atChunk = this.chunks[this.chunkNumberOf(position)];
     // A completed chunk whose data ends exactly at the checkpoint: the writer is at the next chunk.
-    if (atChunk?.isCompleted && position - atChunk.chunkNumber * this.chunkSize === atChunk.dataSize) {
+    if (atChunk?.isCompleted && position - atChunk.chunkNumber * this.chunkSize === atChunk.logicalSize) {
       position = (atChunk.header.endNumber + 1) * this.chunkSize;
     }
     const number = this.chunkNumberOf(position);
@@ -190,8 +190,8 @@ export class TransactionLog {
     const chunk = log.chunks[number];
     let kept = local;
     if (chunk && local > 0) {
-      if (chunk.header.endNumber !== chunk.header.startNumber) {
-        throw Errors.storageCorrupt.create(chunk.path, local, 'cannot truncate inside a merged chunk');
+      if (chunk.header.endNumber !== chunk.header.startNumber || chunk.isMapped) {
+        throw Errors.storageCorrupt.create(chunk.path, local, 'cannot truncate inside a rewritten chunk');
       }
       // A position in the free tail of a completed chunk keeps all of its data.
       if (chunk.isCompleted) kept = Math.min(local, chunk.dataSize);
@@ -296,11 +296,12 @@ export class TransactionLog {
     const local = position - chunk.chunkNumber * this.chunkSize;
     if (chunk.isCached) this.reads.recordsFromMemory++;
     else this.reads.recordsFromFile++;
-    return chunk.frameAt(local, this.chunkLimit(chunk));
+    return chunk.recordAt(local, this.chunkLimit(chunk));
   }
 
+  /** The logical end of what can be read in `chunk`. */
   private chunkLimit(chunk: Chunk): number {
-    return chunk.isCompleted ? chunk.dataSize : this.published - chunk.chunkNumber * this.chunkSize;
+    return chunk.isCompleted ? chunk.logicalSize : this.published - chunk.chunkNumber * this.chunkSize;
   }
 
   /**
@@ -312,13 +313,7 @@ export class TransactionLog {
     const chunk = this.chunks[this.chunkNumberOf(position)];
     const local = position - chunk.chunkNumber * this.chunkSize;
     if (local >= this.chunkLimit(chunk)) return true;
-    try {
-      chunk.frameAt(local, this.chunkLimit(chunk), true);
-      return true;
-    } catch (error) {
-      if (isSvcError(error) && error.statusCode === 500) return false;
-      throw error;
-    }
+    return chunk.isRecordStart(local, this.chunkLimit(chunk));
   }
 
   readRecord(position: number): LogRecord {
@@ -332,12 +327,13 @@ export class TransactionLog {
     while (at < this.published) {
       const chunk = this.chunks[this.chunkNumberOf(at)];
       const chunkStart = chunk.chunkNumber * this.chunkSize;
-      if (at - chunkStart >= this.chunkLimit(chunk)) {
+      const found = chunk.recordFrom(at - chunkStart, this.chunkLimit(chunk));
+      if (!found) {
         at = (chunk.header.endNumber + 1) * this.chunkSize;
         continue;
       }
-      const frame = chunk.frameAt(at - chunkStart, this.chunkLimit(chunk));
-      return { record: decodeRecord(frame.buffer, frame.offset), position: at, nextPosition: at + frame.framedLength };
+      const { frame, local, next } = found;
+      return { record: decodeRecord(frame.buffer, frame.offset), position: chunkStart + local, nextPosition: chunkStart + next };
     }
     return undefined;
   }
@@ -351,14 +347,13 @@ export class TransactionLog {
     while (at < to) {
       const chunk = this.chunks[this.chunkNumberOf(at)];
       const chunkStart = chunk.chunkNumber * this.chunkSize;
-      const limit = Math.min(this.chunkLimit(chunk), to - chunkStart);
-      if (at - chunkStart >= limit) {
+      const found = chunk.recordFrom(at - chunkStart, Math.min(this.chunkLimit(chunk), to - chunkStart));
+      if (!found) {
         at = (chunk.header.endNumber + 1) * this.chunkSize;
         continue;
       }
-      const frame = chunk.frameAt(at - chunkStart, limit);
-      visit(frame.buffer, frame.offset, at);
-      at += frame.framedLength;
+      visit(found.frame.buffer, found.frame.offset, chunkStart + found.local);
+      at = chunkStart + found.next;
     }
   }
 
@@ -371,13 +366,13 @@ export class TransactionLog {
       const chunk = this.chunks[number];
       const chunkStart = chunk.chunkNumber * this.chunkSize;
       const localEnd = Math.min(end - chunkStart, this.chunkLimit(chunk));
-      if (localEnd === 0) {
+      const found = chunk.recordBefore(localEnd);
+      if (!found) {
         end = chunkStart;
         continue;
       }
-      const frame = chunk.frameEndingAt(localEnd);
-      const start = localEnd - frame.framedLength;
-      return { record: decodeRecord(frame.buffer, frame.offset), position: chunkStart + start, nextPosition: chunkStart + localEnd };
+      const { frame, local, next } = found;
+      return { record: decodeRecord(frame.buffer, frame.offset), position: chunkStart + local, nextPosition: chunkStart + next };
     }
     return undefined;
   }
