@@ -45,6 +45,7 @@ const exitCodeByErrorCode: ReadonlyMap<string, number> = new Map([
   [Errors.storageFull.code, ExitCode.io],
   [Errors.storageDiskFull.code, ExitCode.io],
   [Errors.storageDescriptorsExhausted.code, ExitCode.io],
+  [Errors.storageReplacementInvalid.code, ExitCode.refused],
   [Errors.httpListen.code, ExitCode.listen],
   [Errors.backupScavengeRunning.code, ExitCode.busy],
   [Errors.backupSourceChanged.code, ExitCode.busy],

@@ -121,6 +121,11 @@ export const Errors = {
       `no file descriptor was left to open ${file} (${cause}); nothing was written. Lower --connections-max or raise the descriptor limit (ulimit -n)`,
     (file: string) => ({ file }),
   ),
+  storageReplacementInvalid: define(
+    'SVCDB_ERR_STORAGE_REPLACEMENT_INVALID', 400, 'a rewritten chunk was refused: it does not match the chunks it would replace',
+    (file: string, why: string) => `the rewritten chunk ${file} was refused and nothing changed: ${why}`,
+    (file: string) => ({ file }),
+  ),
   indexCorrupt: define(
     'SVCDB_ERR_INDEX_CORRUPT', 500, 'an index file is malformed',
     (file: string, what: string) => `index file ${file} is corrupt: ${what}; delete the index directory to rebuild it from the log`,

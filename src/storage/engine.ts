@@ -21,6 +21,10 @@ import type { EngineStatistics } from './engine-stats.js';
 import { randomUUID } from 'node:crypto';
 import { isTransientStorageError } from './file-write.js';
 import { LogConsumers, type ConsumerOptions, type LogConsumer } from './log-consumers.js';
+import type { ReplaceOptions } from './chunk-replacement.js';
+import { writeRewrittenChunk } from './chunk-rewrite.js';
+import { decodeRecord, type LogRecord } from './record.js';
+import { join } from 'node:path';
 
 export type EngineState = 'open' | 'closing' | 'closed' | 'failed';
 
@@ -33,6 +37,8 @@ export interface EngineStatus {
   epochPosition: number;
   epochId: string;
   chunkCount: number;
+  /** Chunks replaced (rewritten) since the engine opened: cached record bytes may be stale. */
+  chunkReplacements: number;
 }
 
 const CHASER_FLUSH_INTERVAL_MS = 1000;
@@ -56,6 +62,8 @@ export class Engine {
   private readonly streams: StreamLookup;
   private readonly commitHooks = new Set<(writes: CommittedWrite[]) => void>();
   private readonly consumers: LogConsumers;
+  /** Chunk replacements, one after the other. */
+  private chunkSwitches: Promise<void> = Promise.resolve();
 
   private readonly checkpoints: Checkpoints;
   private readonly log: TransactionLog;
@@ -325,6 +333,36 @@ export class Engine {
     return this.guardRead(() => this.reader.readAllBackward(position, maxCount, filter));
   }
 
+  /**
+   * Switches in a rewritten chunk (`tempPath`, a `*.tmp` file in the database directory) for the
+   * completed chunks it covers, once it is validated against them; refused with
+   * SVCDB_ERR_STORAGE_REPLACEMENT_INVALID and nothing changed otherwise. One replacement at a
+   * time: scavenge and redaction exclude each other here.
+   */
+  async replaceChunks(tempPath: string, options: ReplaceOptions = {}): Promise<void> {
+    this.checkOpen();
+    const run = this.chunkSwitches.then(async () => {
+      this.checkOpen();
+      await this.log.replaceChunks(tempPath, options);
+      this.streams.forgetAll();
+    });
+    this.chunkSwitches = run.catch(() => undefined);
+    await run;
+  }
+
+  /**
+   * Rewrites chunks `startNumber`..`endNumber` (completed) keeping the records `keep` accepts,
+   * packed, with a position map, and switches the result in: what a scavenge does to a chunk.
+   */
+  async rewriteChunks(startNumber: number, endNumber: number, keep: (record: LogRecord) => boolean, options: ReplaceOptions = {}): Promise<void> {
+    this.checkOpen();
+    const source = this.log.chunkRange(startNumber, endNumber);
+    const tempPath = join(this.options.dbPath, `${randomUUID()}.rewrite.tmp`);
+    const records = this.guardRead(() => source.records.filter(({ frame }) => keep(decodeRecord(frame, 0))));
+    await writeRewrittenChunk({ path: tempPath, header: source.header, logicalDataSize: source.logicalDataSize }, records);
+    await this.replaceChunks(tempPath, options);
+  }
+
   /** The admin merge: every index file into one. */
   async mergeIndexes(): Promise<void> {
     this.checkOpen();
@@ -340,6 +378,7 @@ export class Engine {
       epochPosition: this.epochPosition,
       epochId: this.epochId,
       chunkCount: this.log.chunkCount,
+      chunkReplacements: this.log.replacementCount,
     };
   }
 

@@ -95,6 +95,11 @@ export class StreamLookup {
   }
 
   /** Called once records are durable and indexed. */
+  /** Forgets every cached stream: record bytes may have changed under them (a chunk was replaced). */
+  forgetAll(): void {
+    this.cache.clear();
+  }
+
   committed(streamName: string, lastEventNumber: number): void {
     const info = this.cache.get(streamName);
     if (info) info.lastEventNumber = lastEventNumber;

@@ -3,8 +3,11 @@ import { join } from 'node:path';
 import { Errors, isSvcError } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
 import { Chunk, type FrameLocation } from './chunk.js';
-import { parseChunkFileName } from './chunk-format.js';
-import { fsyncDirectorySync } from './durable-file.js';
+import { chunkFileName, parseChunkFileName, type ChunkHeader } from './chunk-format.js';
+import type { RewrittenRecord } from './chunk-rewrite.js';
+import { validateReplacement, type ReplaceOptions } from './chunk-replacement.js';
+import { rename, unlink } from 'node:fs/promises';
+import { fsyncDirectory, fsyncDirectorySync } from './durable-file.js';
 import { decodeRecord, type LogRecord } from './record.js';
 import { ReadCounters } from './engine-stats.js';
 
@@ -36,6 +39,7 @@ export class TransactionLog {
   private readonly chunks: Chunk[] = [];
   /** The chunk made for the writer to move on to, kept when completing the current one failed. */
   private nextChunk: Chunk | undefined;
+  private replacements = 0;
   private writeEnd = 0;
   private published = 0;
   /** Where record reads were served from, for /stats. */
@@ -111,6 +115,12 @@ export class TransactionLog {
       }
     }
     for (const number of [...newest.keys()].sort((a, b) => a - b)) {
+      if (number < this.chunks.length) {
+        // A rewritten chunk switched in over several chunks covers this one: its file is stale.
+        this.options.logger.warn({ chunk: newest.get(number) }, 'deleted a chunk file that a merged chunk replaced');
+        unlinkSync(join(dbPath, newest.get(number)!));
+        continue;
+      }
       const chunk = await Chunk.open(join(dbPath, newest.get(number)!), chunkSizeBytes);
       const expected = this.chunks.length;
       if (chunk.header.startNumber !== expected) {
@@ -375,6 +385,71 @@ export class TransactionLog {
       return { record: decodeRecord(frame.buffer, frame.offset), position: chunkStart + local, nextPosition: chunkStart + next };
     }
     return undefined;
+  }
+
+  /**
+   * The records of completed chunks `startNumber`..`endNumber` as whole frames with their logical
+   * offsets from the range's start, the range's first header and its logical size: what a rewrite
+   * of the range starts from.
+   */
+  chunkRange(startNumber: number, endNumber: number): { header: ChunkHeader; logicalDataSize: number; records: RewrittenRecord[] } {
+    const first = this.chunks[startNumber];
+    const last = this.chunks[endNumber];
+    if (!first || !last || first.header.startNumber !== startNumber || last.header.endNumber !== endNumber || !last.isCompleted) {
+      throw new RangeError(`chunks ${startNumber}-${endNumber} are not a range of completed chunks`);
+    }
+    const start = startNumber * this.chunkSize;
+    const end = last.chunkNumber * this.chunkSize + last.logicalSize;
+    const records: RewrittenRecord[] = [];
+    for (let found = this.nextRecord(start); found && found.position < end; found = this.nextRecord(found.nextPosition)) {
+      const frame = this.frameAt(found.position);
+      records.push({ logical: found.position - start, frame: Buffer.from(frame.buffer.subarray(frame.offset, frame.offset + frame.framedLength)) });
+    }
+    return { header: { ...first.header, endNumber }, logicalDataSize: end - start, records };
+  }
+
+  /** Chunk replacements done since the log was opened: record bytes may have changed with each. */
+  get replacementCount(): number {
+    return this.replacements;
+  }
+
+  /**
+   * Switches in the rewritten chunk at `tempPath` (in the database directory) for the completed
+   * chunks it covers, after validating it against them (chunk-replacement.ts). The new file gets
+   * the next version of the range's first file name, then the old files are deleted: a crash
+   * leaves the old chunks (the temp file is deleted at start) or the new one (an older version,
+   * or a file a merged chunk covers, is deleted at start), never neither and never both. Reads in
+   * progress finish on the files they opened. Refused: the coded error, and nothing changed.
+   */
+  async replaceChunks(tempPath: string, options: ReplaceOptions = {}): Promise<Chunk> {
+    const candidate = await Chunk.open(tempPath, this.chunkSize).catch((error: unknown) => {
+      throw Errors.storageReplacementInvalid.create(tempPath, (error as Error).message);
+    });
+    let replaced: Chunk[];
+    try {
+      replaced = await validateReplacement(candidate, { chunkSize: this.chunkSize, chunkAt: (n) => this.chunks[n] }, options);
+    } finally {
+      await candidate.close();
+    }
+    await options.onStep?.('validated');
+    const { startNumber, endNumber } = candidate.header;
+    const version = Math.max(...replaced.map((chunk) => parseChunkFileName(chunk.fileName)?.version ?? 0)) + 1;
+    const path = join(this.options.dbPath, chunkFileName(startNumber, version));
+    await rename(tempPath, path);
+    await fsyncDirectory(this.options.dbPath);
+    await options.onStep?.('renamed');
+    const replacement = await Chunk.open(path, this.chunkSize);
+    for (let n = startNumber; n <= endNumber; n++) this.chunks[n] = replacement;
+    this.replacements++;
+    await options.onStep?.('switched');
+    for (const chunk of replaced) {
+      await chunk.close();
+      await unlink(chunk.path);
+    }
+    await fsyncDirectory(this.options.dbPath);
+    this.options.logger.info({ chunk: replacement.fileName, replaced: replaced.map((chunk) => chunk.fileName) }, 'chunk replaced');
+    await options.onStep?.('removed');
+    return replacement;
   }
 
   /** Completed chunks, newest first, for the start-up hash verification. */

@@ -102,6 +102,15 @@ export class StreamsService {
     return this.storage.status().writerPosition;
   }
 
+  /**
+   * What a rendered page depends on: the end of the log and the chunks replaced so far (a
+   * scavenge or a redaction changes records without writing).
+   */
+  get contentVersion(): string {
+    const { writerPosition, chunkReplacements } = this.storage.status();
+    return `${writerPosition}/${chunkReplacements}`;
+  }
+
   private resolvePage(principal: Principal | undefined, page: StreamPage, resolveLinks: boolean): ResolvedPage {
     return { ...page, events: page.events.map((event) => this.resolve(principal, event, resolveLinks)) };
   }

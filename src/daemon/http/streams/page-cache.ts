@@ -2,7 +2,8 @@
  * Rendered feed pages, so that a page many clients read (the head of a stream everyone polls, a
  * page a crowd is catching up through) is built once rather than once per request.
  *
- * A cached page is valid while the log end is where it was when the page was rendered. Every
+ * A cached page is valid while the log's content version (its end, and the chunks replaced so
+ * far) is what it was when the page was rendered. Every
  * change a stream page can show is a write to the log (events, metadata and ACLs in `$$s`,
  * deletes, tombstones, users), so an unchanged log end means an unchanged page and an unchanged
  * access decision for the same principal, which is part of the key. What changes a page without a
@@ -31,7 +32,7 @@ export interface RenderedPage extends PageState {
 }
 
 interface CachedPage extends RenderedPage {
-  logEnd: number;
+  version: string;
 }
 
 export class PageCache {
@@ -41,16 +42,16 @@ export class PageCache {
   });
 
   /** The page cached under `key`, if the log has not changed since it was rendered. */
-  get(key: string, logEnd: number): RenderedPage | undefined {
+  get(key: string, version: string): RenderedPage | undefined {
     const page = this.pages.get(key);
-    if (page === undefined || page.logEnd === logEnd) return page;
+    if (page === undefined || page.version === version) return page;
     this.pages.delete(key);
     return undefined;
   }
 
-  /** Keeps `page`, rendered when the log ended at `logEnd`. */
-  set(key: string, logEnd: number, page: RenderedPage): void {
-    if (page.body.length <= CACHED_PAGE_BYTES_MAX) this.pages.set(key, { ...page, logEnd });
+  /** Keeps `page`, rendered at the log's content `version`. */
+  set(key: string, version: string, page: RenderedPage): void {
+    if (page.body.length <= CACHED_PAGE_BYTES_MAX) this.pages.set(key, { ...page, version });
   }
 }
 

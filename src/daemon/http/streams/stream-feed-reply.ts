@@ -60,9 +60,9 @@ export async function streamFeedReply(
   const key = embed === EmbedLevel.none && longPollSeconds === undefined
     ? `${type}\n${base}\n${direction}\n${from}\n${count}\n${resolveLinks ? 1 : 0}\n${principalKey(principal)}\n${streamName}`
     : undefined;
-  const logEnd = service.logEnd;
+  const version = service.contentVersion;
   if (key !== undefined) {
-    const cached = pages.get(key, logEnd);
+    const cached = pages.get(key, version);
     if (cached !== undefined) {
       setPageHeaders(reply, type, cached);
       return isNotModified(request, type, cached) ? sendNotModified(reply) : sendAs(reply, type, cached.body);
@@ -94,6 +94,6 @@ export async function streamFeedReply(
   const feed = streamFeed(new EntryUrls(base), { streamName, direction, from, count, embed }, page, eTag);
   const body = Buffer.from(encodeFeed(type, feed));
   // Events that expire with time change the page without a write: such pages are not kept.
-  if (key !== undefined && page.metadata.maxAgeSeconds === undefined) pages.set(key, logEnd, { ...state, body });
+  if (key !== undefined && page.metadata.maxAgeSeconds === undefined) pages.set(key, version, { ...state, body });
   return sendAs(reply, type, body);
 }

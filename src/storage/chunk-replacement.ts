@@ -1,0 +1,84 @@
+/**
+ * Checks a rewritten chunk against the chunks it would replace, before anything is switched: it
+ * must be a completed chunk over exactly a range of completed chunks, its hash must hold, every
+ * record must pass its checksum, sit at the log position it had, and be accepted as standing for
+ * the original record there (by default: the very same bytes), and its logical data must end
+ * where the range's did. Records may be missing (a scavenge removes some); none may be new.
+ */
+import { Errors } from '../common/errors.js';
+import type { Chunk, FrameLocation } from './chunk.js';
+import { decodeRecord } from './record.js';
+
+/** The steps of a replacement, in order; `onStep` hears each once it is done. */
+export type ReplacementStep = 'validated' | 'renamed' | 'switched' | 'removed';
+
+export interface ReplaceOptions {
+  /** Whether `replacement` may stand for `original` (whole frames); by default only identical bytes. */
+  accepts?: (original: Buffer, replacement: Buffer) => boolean;
+  /** Hears each step once it is done. */
+  onStep?: (step: ReplacementStep) => void | Promise<void>;
+}
+
+/** The chunks being replaced, as the log holds them. */
+export interface ReplacedRange {
+  chunkSize: number;
+  /** The chunk that holds chunk number `n` now. */
+  chunkAt(n: number): Chunk | undefined;
+}
+
+function frameBytes(frame: FrameLocation): Buffer {
+  return frame.buffer.subarray(frame.offset, frame.offset + frame.framedLength);
+}
+
+const sameBytes = (original: Buffer, replacement: Buffer) => original.equals(replacement);
+
+/** Returns the chunks the candidate replaces (oldest first), or throws the coded refusal. */
+export async function validateReplacement(candidate: Chunk, range: ReplacedRange, options: ReplaceOptions): Promise<Chunk[]> {
+  const refuse = (why: string) => Errors.storageReplacementInvalid.create(candidate.path, why);
+  const { startNumber, endNumber } = candidate.header;
+  if (!candidate.isCompleted) throw refuse('it is not a completed chunk');
+  const first = range.chunkAt(startNumber);
+  const last = range.chunkAt(endNumber);
+  if (!first || !last || first.header.startNumber !== startNumber || last.header.endNumber !== endNumber) {
+    throw refuse(`chunks ${startNumber}-${endNumber} are not a range of whole chunks of the log`);
+  }
+  const replaced: Chunk[] = [];
+  for (let n = startNumber; n <= endNumber; n++) {
+    const chunk = range.chunkAt(n)!;
+    if (!chunk.isCompleted) throw refuse(`chunk ${n} is not completed`);
+    if (!replaced.includes(chunk)) replaced.push(chunk);
+  }
+  const start = startNumber * range.chunkSize;
+  const end = last.chunkNumber * range.chunkSize + last.logicalSize;
+  if (start + candidate.logicalSize !== end) throw refuse(`its data ends at ${start + candidate.logicalSize}, the chunks' at ${end}`);
+  if (!(await candidate.verifyHash())) throw refuse('its hash does not match its contents');
+  checkRecords(candidate, range, start, options.accepts ?? sameBytes, refuse);
+  return replaced;
+}
+
+function checkRecords(candidate: Chunk, range: ReplacedRange, start: number, accepts: NonNullable<ReplaceOptions['accepts']>, refuse: (why: string) => Error): void {
+  let local = 0;
+  for (;;) {
+    let found;
+    try {
+      found = candidate.recordFrom(local, candidate.logicalSize);
+    } catch (error) {
+      throw refuse(`a record at offset ${local} is damaged: ${(error as Error).message}`);
+    }
+    if (!found) return;
+    const position = start + found.local;
+    const record = decodeRecord(found.frame.buffer, found.frame.offset);
+    if (record.logPosition !== position) throw refuse(`the record at ${position} says it was written at ${record.logPosition}`);
+    const original = originalFrame(range, position);
+    if (!original) throw refuse(`no record of the original chunks starts at ${position}`);
+    if (!accepts(frameBytes(original), frameBytes(found.frame))) throw refuse(`the record at ${position} differs from the original`);
+    local = found.next;
+  }
+}
+
+function originalFrame(range: ReplacedRange, position: number): FrameLocation | undefined {
+  const chunk = range.chunkAt(Math.floor(position / range.chunkSize))!;
+  const local = position - chunk.chunkNumber * range.chunkSize;
+  if (!chunk.isRecordStart(local, chunk.logicalSize)) return undefined;
+  return chunk.recordAt(local, chunk.logicalSize, true);
+}
