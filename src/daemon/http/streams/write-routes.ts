@@ -14,7 +14,7 @@ import * as headers from './headers.js';
 import { bodyMediaType, MediaType } from './media-types.js';
 import { principalOf } from '../principal.js';
 import type { MethodRoute } from '../routing.js';
-import { baseUrl, eventUrl } from './urls.js';
+import { baseUrl, eventUrl, sameOriginPath } from './urls.js';
 
 /** Event data and metadata of one append may not exceed this. */
 export const APPEND_BODY_BYTES_MAX = 4 * 1024 * 1024;
@@ -35,7 +35,7 @@ function created(request: FastifyRequest, reply: FastifyReply, streamName: strin
 
 /** A raw event without Svc-EventId: the client is sent to an idempotent URI with a fresh id. */
 function redirectToIncoming(request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  const path = request.url.split('?')[0];
+  const path = sameOriginPath(request.url.split('?')[0]);
   reply.raw.statusMessage = 'Temporary Redirect';
   return reply.code(307).header('Location', `${baseUrl(request)}${path}/incoming/${randomUUID()}`)
     .type('text/plain; charset=utf-8').send('Forwarding to idempotent URI');
