@@ -7,6 +7,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import { Errors } from '../../common/errors.js';
 import { STREAM_NAME_BYTES_MAX } from '../../storage/request-checks.js';
 import type { NodeInfo, NodeState } from '../services/node-info.js';
+import { clientErrorHandler } from './client-errors.js';
 import { errorHandler, frameworkErrorHandler, notFoundHandler } from './errors.js';
 import { infoRoutes } from './info.js';
 import { registerOperations, type OperationsDependencies } from './admin-operations.js';
@@ -47,6 +48,9 @@ export interface ConnectionLimits {
   headersTimeoutMs: number;
 }
 
+/** Node's own header timeout, in force when the app is built without connection limits. */
+const NODE_HEADERS_TIMEOUT_MS = 60_000;
+
 /** How often the server looks for connections past their header timeout, at most. */
 const CONNECTIONS_CHECK_INTERVAL_MS_MAX = 1000;
 
@@ -77,6 +81,7 @@ export function buildApp({ logger, nodeInfo, nodeState, streams, users, authenti
     // fastify's own 503 body has no error code; the onRequest hook below answers instead.
     return503OnClosing: false,
     frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler: clientErrorHandler(logger, connections?.headersTimeoutMs ?? NODE_HEADERS_TIMEOUT_MS),
   });
 
   if (connections) limitConnections(app.server, connections);

@@ -68,8 +68,10 @@ function encodeValue(value: unknown): Encoded {
 function stringify(value: unknown): string {
   try {
     return JSON.stringify(value);
-  } catch (error) {
-    throw Errors.invalidEvent.create(`data or metadata cannot be stored as JSON (${(error as Error).message})`);
+  } catch {
+    // The serializer recurses and runs out of stack; only depth makes a parsed value fail here.
+    throw Errors.invalidEvent.create('data or metadata is nested too deeply to be stored as JSON; flatten it, '
+      + 'or send event data as a single event with Content-Type: application/json, which is stored as sent');
   }
 }
 
