@@ -32,6 +32,7 @@ export interface Stats {
   proc: {
     startTime: string;
     id: number;
+    /** Resident memory (RSS) in bytes. */
     mem: number;
     cpu: number;
     cpuScaled: number;
@@ -193,7 +194,7 @@ export class StatsService {
     return {
       startTime: processStart,
       id: process.pid,
-      mem: status.virtualBytes,
+      mem: status.residentBytes,
       cpu,
       cpuScaled: round(cpu / this.processors),
       threadsCount: status.threads,
