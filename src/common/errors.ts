@@ -172,6 +172,12 @@ export const Errors = {
     'SVCDB_ERR_EVENT_TOO_LARGE', 413, 'an event exceeds the maximum record size',
     (bytes: number, limit: number) => `an event of ${bytes} bytes exceeds the limit of ${limit} bytes; split the data into smaller events`,
   ),
+  eventsTooLarge: define(
+    'SVCDB_ERR_EVENTS_TOO_LARGE', 413, 'the event data and metadata of one request exceed 4 MiB',
+    (bytes: number, limitBytes: number) =>
+      `Too large events received: the data and metadata of this request take ${bytes} bytes, over the limit of ${limitBytes} bytes; send fewer or smaller events per request`,
+    (bytes: number, limitBytes: number) => ({ bytes, limitBytes }),
+  ),
   appendTooLarge: define(
     'SVCDB_ERR_APPEND_TOO_LARGE', 413, 'an append exceeds what fits in one chunk',
     (bytes: number, limit: number) => `an append of ${bytes} bytes exceeds the limit of ${limit} bytes; send fewer events per request`,

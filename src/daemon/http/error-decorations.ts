@@ -16,6 +16,7 @@ const reasons = new Map<string, string>([
   [Errors.httpNotAcceptable.code, 'Requested URI is not available in requested format'],
   [Errors.httpMethodNotAllowed.code, 'Method Not Allowed'],
   [Errors.eventTooLarge.code, 'Too large events received'],
+  [Errors.eventsTooLarge.code, 'Too large events received'],
   [Errors.httpBodyTooLarge.code, 'Too large events received'],
 ]);
 
