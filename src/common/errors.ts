@@ -52,6 +52,11 @@ export function allErrors(): ReadonlyArray<ErrorDefinition<never>> {
   return [...registry.values()];
 }
 
+/** What a code means, in a sentence that names no file or value; undefined for an unknown code. */
+export function summaryOf(code: string): string | undefined {
+  return registry.get(code)?.summary;
+}
+
 export function isSvcError(error: unknown): error is SvcError {
   return error instanceof SvcError;
 }
@@ -161,9 +166,22 @@ export const Errors = {
     'SVCDB_ERR_EVENT_INVALID', 400, 'an event in the request is malformed',
     (why: string) => `invalid event: ${why}`,
   ),
+  eventNotFound: define(
+    'SVCDB_ERR_EVENT_NOT_FOUND', 404, 'the stream has no such event, or the event is a link whose target is gone',
+    (stream: string, event: string, danglingLink: boolean) => (danglingLink
+      ? `event ${event} of stream ${stream} is a link to an event that no longer exists; read it without resolving links (Svc-ResolveLinkTos: false) to see the link itself`
+      : `stream ${stream} has no event ${event}; read the stream's feed for the events it has`),
+    (stream: string, event: string) => ({ stream, event }),
+  ),
   eventTooLarge: define(
     'SVCDB_ERR_EVENT_TOO_LARGE', 413, 'an event exceeds the maximum record size',
     (bytes: number, limit: number) => `an event of ${bytes} bytes exceeds the limit of ${limit} bytes; split the data into smaller events`,
+  ),
+  eventsTooLarge: define(
+    'SVCDB_ERR_EVENTS_TOO_LARGE', 413, 'the event data and metadata of one request exceed 4 MiB',
+    (bytes: number, limitBytes: number) =>
+      `Too large events received: the data and metadata of this request take ${bytes} bytes, over the limit of ${limitBytes} bytes; send fewer or smaller events per request`,
+    (bytes: number, limitBytes: number) => ({ bytes, limitBytes }),
   ),
   appendTooLarge: define(
     'SVCDB_ERR_APPEND_TOO_LARGE', 413, 'an append exceeds what fits in one chunk',
@@ -185,6 +203,14 @@ export const Errors = {
   httpBodyTooLarge: define(
     'SVCDB_ERR_HTTP_BODY_TOO_LARGE', 413, 'the request body exceeds the size limit',
     (limitBytes: number) => `the request body exceeds the limit of ${limitBytes} bytes; send a smaller body`,
+  ),
+  httpHeadersTooLarge: define(
+    'SVCDB_ERR_HTTP_HEADERS_TOO_LARGE', 431, 'the request headers are larger than the server accepts',
+    (limitBytes: number) => `the request headers exceed ${limitBytes} bytes; send fewer or shorter headers`,
+  ),
+  httpRequestTimeout: define(
+    'SVCDB_ERR_HTTP_REQUEST_TIMEOUT', 408, 'the client did not send a request\'s headers in time',
+    (timeoutMs: number) => `no complete request headers arrived within ${timeoutMs} ms; send the request as soon as the connection is open`,
   ),
   httpMediaType: define(
     'SVCDB_ERR_HTTP_MEDIA_TYPE', 415, 'the Content-Type is missing or not supported by this route',

@@ -21,6 +21,7 @@ import type { OperationsDependencies } from './http/admin-operations.js';
 import { GossipService } from './services/gossip.js';
 import { MetricsService } from './services/metrics.js';
 import { optionsInfo } from './services/options-info.js';
+import { connectionsMaxOf } from './services/connection-limits.js';
 import { ConnectionMeter } from './services/stats-process.js';
 import { StatsService } from './services/stats.js';
 import type { ReloadTrigger } from '../maint/cert-reload/reload-status.js';
@@ -50,6 +51,8 @@ export interface StopResult {
   error?: Error;
 }
 
+const DROPPED_CONNECTIONS_LOG_INTERVAL_MS = 60_000;
+
 // The resources that exist today; each flips on when its plugin is registered.
 const features: NodeFeatures = Object.freeze({ projections: false, userManagement: true, atomPub: false });
 const authentication = Object.freeze({ type: 'internal', properties: null });
@@ -60,6 +63,7 @@ export class Daemon {
   private stopping: Promise<StopResult> | undefined;
   private resolveStopped!: (result: StopResult) => void;
   private readonly app: FastifyInstance;
+  private readonly connectionsMax: number;
 
   /** Resolves once the node has stopped, whoever asked it to. */
   readonly stopped = new Promise<StopResult>((resolve) => {
@@ -103,12 +107,17 @@ export class Daemon {
     const connections = new ConnectionMeter();
     const operations = this.operations(loaded, connections, security);
     const { allowAnonymousEndpointAccess, allowAnonymousStreamAccess, enableTrustedAuth } = options;
+    const connectionsMax = connectionsMaxOf(options.connectionsMax);
+    if (connectionsMax.warning) context.logger.warn({ connectionsMax: connectionsMax.value }, connectionsMax.warning);
+    this.connectionsMax = connectionsMax.value;
     this.app = buildApp({
       logger: context.logger.child({ component: 'http' }), nodeInfo, nodeState: () => this.nodeState, streams, operations,
       users: security.users, authenticator: security.authenticator,
       access: { allowAnonymousEndpointAccess, allowAnonymousStreamAccess, enableTrustedAuth },
       https: certificates.https, disableHttpCaching: options.disableHttpCaching,
+      connections: { max: connectionsMax.value, headersTimeoutMs: options.httpHeadersTimeoutMs },
     });
+    this.logDroppedConnections();
     connections.attach(this.app.server);
     if (this.app.server instanceof tls.Server) certificates.attach(this.app.server);
     this.app.addHook('onClose', async () => operations.stats.stop());
@@ -182,7 +191,22 @@ export class Daemon {
     this.nodeState = 'leader';
     const { ip, port } = this.address;
     // Operators and tests look for this line; its msg and fields are stable.
-    this.context.logger.info({ address: ip, port, protocol: this.certificates.https ? 'https' : 'http', dbPath: this.options.db }, 'listening');
+    this.context.logger.info({
+      address: ip, port, protocol: this.certificates.https ? 'https' : 'http', dbPath: this.options.db, connectionsMax: this.connectionsMax,
+    }, 'listening');
+  }
+
+  /** Connections closed at the cap are counted and logged at most once a minute, not one line each. */
+  private logDroppedConnections(): void {
+    let dropped = 0;
+    let lastLoggedMs = Number.NEGATIVE_INFINITY;
+    this.app.server.on('drop', () => {
+      dropped++;
+      const nowMs = Date.now();
+      if (nowMs - lastLoggedMs < DROPPED_CONNECTIONS_LOG_INTERVAL_MS) return;
+      lastLoggedMs = nowMs;
+      this.context.logger.warn({ connectionsMax: this.connectionsMax, droppedTotal: dropped }, 'connection closed: connections-max reached');
+    });
   }
 
   private async shutDown(cause: StopCause): Promise<StopResult> {

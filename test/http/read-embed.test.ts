@@ -122,7 +122,7 @@ t.test('a single link event: its target, or 404 when the target is missing; itse
   t.equal(JSON.parse(itself.text), '0@e', 'non-JSON data as a JSON string');
   const dangling = await get(node, '/streams/links/1', { accept: 'application/json' });
   t.equal(dangling.status, 404);
-  t.equal(JSON.parse(dangling.text).code, 'SVCDB_ERR_HTTP_NOT_FOUND');
+  t.equal(JSON.parse(dangling.text).code, 'SVCDB_ERR_EVENT_NOT_FOUND');
   t.equal((await get(node, '/streams/links/1', { accept: 'application/json', 'svc-resolvelinktos': 'false' })).status, 200);
 });
 

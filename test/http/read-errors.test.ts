@@ -86,7 +86,7 @@ t.test('no client input gets a 5xx', async (t) => {
 });
 
 // Regression: JSON nested deeper than the serializers' stack allows was a 500 on reads.
-t.test('deeply nested JSON data is read back as text, not a 5xx', async (t) => {
+t.test('deeply nested JSON data is read back as sent, not a 5xx', async (t) => {
   const deep = `${'['.repeat(12_000)}${']'.repeat(12_000)}`;
   await node.engine.append('deep', -2, [{ ...newEvents(1)[0], data: Buffer.from(deep), metadata: Buffer.from(deep.slice(6_000, -6_000)) }]);
   for (const accept of ['application/json', 'application/vnd.svc.event+json', ATOM_JSON, 'application/atom+xml', 'application/xml', 'application/vnd.svc.event+xml']) {
@@ -97,5 +97,5 @@ t.test('deeply nested JSON data is read back as text, not a 5xx', async (t) => {
     t.equal((await get(node, `/streams/deep?embed=${embed}`, { accept: ATOM_JSON })).status, 200, embed);
     t.equal((await get(node, `/streams/deep?embed=${embed}`, { accept: 'application/atom+xml' })).status, 200, `${embed} in XML`);
   }
-  t.equal(JSON.parse((await get(node, '/streams/deep/0', { accept: 'application/json' })).text), deep, 'the data as a JSON string');
+  t.ok((await get(node, '/streams/deep/0', { accept: 'application/json' })).text === deep, 'the data as sent, byte for byte');
 });

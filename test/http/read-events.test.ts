@@ -99,7 +99,7 @@ t.test('head is the last event, revalidated; a numbered event is cached for a ye
 t.test('missing events and streams are 404 with a code; an unoffered type is 406', async (t) => {
   const event = await get(node, '/streams/ev/99', { accept: 'application/json' });
   t.equal(event.status, 404);
-  t.equal(JSON.parse(event.text).code, 'SVCDB_ERR_HTTP_NOT_FOUND');
+  t.equal(JSON.parse(event.text).code, 'SVCDB_ERR_EVENT_NOT_FOUND');
   const stream = await get(node, '/streams/nope/0', { accept: 'application/json' });
   t.equal(stream.status, 404);
   t.equal(stream.statusText, 'Not Found');

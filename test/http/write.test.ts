@@ -128,7 +128,7 @@ t.test('headers and bodies a client can get wrong: 4xx with a code, nothing writ
     [postEvent(url, '{}', { 'content-type': 'image/png', 'svc-eventtype': 'T', 'svc-eventid': randomUUID() }), 415, Errors.httpMediaType.code],
     [adminFetch(url, { method: 'POST', body: '{}' }), 415, Errors.httpMediaType.code],
     [postEvent(url, '{}', { ...JSON_EVENT, 'svc-eventid': randomUUID(), 'svc-requireleader': 'maybe' }), 400, Errors.httpHeaderInvalid.code],
-    [postEvent(url, Buffer.alloc(5 * 1024 * 1024, 0x61), { 'content-type': 'application/octet-stream', 'svc-eventtype': 'T', 'svc-eventid': randomUUID() }), 413, Errors.httpBodyTooLarge.code],
+    [postEvent(url, Buffer.alloc(5 * 1024 * 1024, 0x61), { 'content-type': 'application/octet-stream', 'svc-eventtype': 'T', 'svc-eventid': randomUUID() }), 413, Errors.eventsTooLarge.code],
     [adminFetch(url, { method: 'PUT', body: '{}' }), 405, Errors.httpMethodNotAllowed.code],
     [adminFetch(`${node.url}/streams/picky/incoming/not-a-guid`, { method: 'POST', body: '{}', headers: JSON_EVENT }), 400, Errors.httpPathInvalid.code],
     [adminFetch(`${node.url}/streams/picky/incoming/${randomUUID()}`, { method: 'POST', body: '[]', headers: { 'content-type': 'application/vnd.svc.events+json' } }), 415, Errors.httpMediaType.code],

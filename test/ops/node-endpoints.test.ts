@@ -3,6 +3,7 @@
 // commands.
 import { randomUUID } from 'node:crypto';
 import { adminFetch } from '../helpers/auth.js';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
@@ -130,6 +131,13 @@ t.test('GET /stats has every documented field with its type, and the writer figu
   t.ok(queues.includes('StorageWriter') && queues.includes('HttpRequests'), 'the writer and HTTP request queues are reported');
   t.ok(Object.keys((before.sys as any).drive).length >= 1, 'the drive of the database is reported');
   t.equal((before.proc as any).id, process.pid);
+  // The node runs in this process, so proc.mem is this process's resident memory, far below its
+  // virtual size (V8 reserves address space it never uses).
+  const status = readFileSync('/proc/self/status', 'utf8');
+  const kibOf = (name: string) => Number(new RegExp(`^${name}:\\s*(\\d+)`, 'm').exec(status)![1]) * 1024;
+  const mem = (before.proc as any).mem as number;
+  t.ok(mem > kibOf('VmRSS') / 2 && mem < kibOf('VmRSS') * 2, `proc.mem (${mem}) is the resident memory (VmRSS ${kibOf('VmRSS')})`);
+  t.ok(mem < kibOf('VmSize') / 2, `proc.mem is not the virtual size (VmSize ${kibOf('VmSize')})`);
 
   await append('stats-moves', 20);
   const after = (await getJson('/stats')).body as any;

@@ -33,6 +33,18 @@ export const optionSchema = {
     description: 'Port the HTTP server binds; 0 picks any free port (the "listening" log line shows which).',
     default: 2113, min: 0, max: 65_535, unit: 'port',
   }),
+  connectionsMax: integer({
+    group: 'Interface',
+    description: 'Most HTTP connections open at once; a connection beyond it is closed as soon as it arrives. '
+      + '0 sets it below the open-file limit of the process (ulimit -n), keeping 1024 descriptors for storage files.',
+    default: 0, min: 0, max: 1_000_000, unit: 'connections',
+  }),
+  httpHeadersTimeoutMs: integer({
+    group: 'Interface',
+    description: 'Time a client has to send the headers of a request once it connected or began the request; '
+      + 'a connection that sends none in time is closed. Idle kept-alive connections close after 72 s.',
+    default: 10_000, min: 100, max: 600_000, unit: 'ms',
+  }),
   insecure: boolean({
     group: 'Interface',
     description: 'Allow plain HTTP on an address other than loopback. Without it and without TLS the node only serves on 127.0.0.0/8 or ::1; with TLS configured it has no effect.',

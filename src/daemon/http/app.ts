@@ -7,6 +7,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import { Errors } from '../../common/errors.js';
 import { STREAM_NAME_BYTES_MAX } from '../../storage/request-checks.js';
 import type { NodeInfo, NodeState } from '../services/node-info.js';
+import { clientErrorHandler } from './client-errors.js';
 import { errorHandler, frameworkErrorHandler, notFoundHandler } from './errors.js';
 import { infoRoutes } from './info.js';
 import { registerOperations, type OperationsDependencies } from './admin-operations.js';
@@ -36,12 +37,41 @@ export interface AppDependencies {
   https?: SecureContextOptions;
   /** --disable-http-caching: every reply says no-cache. */
   disableHttpCaching?: boolean;
+  /** --connections-max and --http-headers-timeout-ms; without them Node's defaults apply. */
+  connections?: ConnectionLimits;
 }
 
-export function buildApp({ logger, nodeInfo, nodeState, streams, users, authenticator, access, operations, https, disableHttpCaching }: AppDependencies): FastifyInstance {
+export interface ConnectionLimits {
+  /** Connections open at once; the server closes any beyond it as it arrives. */
+  max: number;
+  /** A connection that has not sent a request's headers within this is answered 408 and closed. */
+  headersTimeoutMs: number;
+}
+
+/** Node's own header timeout, in force when the app is built without connection limits. */
+const NODE_HEADERS_TIMEOUT_MS = 60_000;
+
+/** How often the server looks for connections past their header timeout, at most. */
+const CONNECTIONS_CHECK_INTERVAL_MS_MAX = 1000;
+
+/**
+ * Closes connections that never send a request: Node's header timeout answers them 408 and
+ * closes them (kept-alive connections between requests are left to the keep-alive timeout), and
+ * a TLS connection must finish its handshake as soon.
+ */
+function limitConnections(server: FastifyInstance['server'], limits: ConnectionLimits): void {
+  server.maxConnections = limits.max;
+  server.headersTimeout = limits.headersTimeoutMs;
+  // Node looks for expired connections only every 30 s by default, which would keep an idle
+  // connection many times its timeout. Read when the server starts listening.
+  (server as { connectionsCheckingInterval?: number }).connectionsCheckingInterval =
+    Math.min(CONNECTIONS_CHECK_INTERVAL_MS_MAX, Math.ceil(limits.headersTimeoutMs / 2));
+}
+
+export function buildApp({ logger, nodeInfo, nodeState, streams, users, authenticator, access, operations, https, disableHttpCaching, connections }: AppDependencies): FastifyInstance {
   const app = Fastify({
     // null makes fastify create a plain HTTP server.
-    https: https ?? null,
+    https: https ? { ...https, handshakeTimeout: connections?.headersTimeoutMs } : null,
     loggerInstance: logger,
     // Stream names may be up to 1,000 bytes, which a path carries percent-encoded (up to 3 chars a byte).
     routerOptions: { maxParamLength: 3 * STREAM_NAME_BYTES_MAX + 100 },
@@ -51,8 +81,10 @@ export function buildApp({ logger, nodeInfo, nodeState, streams, users, authenti
     // fastify's own 503 body has no error code; the onRequest hook below answers instead.
     return503OnClosing: false,
     frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler: clientErrorHandler(logger, connections?.headersTimeoutMs ?? NODE_HEADERS_TIMEOUT_MS),
   });
 
+  if (connections) limitConnections(app.server, connections);
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);
   // Callback hooks: they run on every request, and an async one costs a promise each time.

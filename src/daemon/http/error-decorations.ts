@@ -12,10 +12,12 @@ const reasons = new Map<string, string>([
   [Errors.wrongExpectedVersion.code, 'Wrong expected EventNumber'],
   [Errors.streamDeleted.code, 'Stream deleted'],
   [Errors.streamNotFound.code, 'Not Found'],
+  [Errors.eventNotFound.code, 'Not Found'],
   [Errors.httpMediaType.code, 'Invalid or missing Content-Type'],
   [Errors.httpNotAcceptable.code, 'Requested URI is not available in requested format'],
   [Errors.httpMethodNotAllowed.code, 'Method Not Allowed'],
   [Errors.eventTooLarge.code, 'Too large events received'],
+  [Errors.eventsTooLarge.code, 'Too large events received'],
   [Errors.httpBodyTooLarge.code, 'Too large events received'],
 ]);
 

@@ -5,7 +5,7 @@
  * gets the details.
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { Errors, isSvcError, type SvcError } from '../../common/errors.js';
+import { Errors, isSvcError, summaryOf, type SvcError } from '../../common/errors.js';
 import { STREAM_NAME_BYTES_MAX } from '../../storage/request-checks.js';
 import { decorateError } from './error-decorations.js';
 
@@ -17,9 +17,21 @@ export interface ErrorBody {
 /** Fields a resource adds to its error bodies (the users API's `success` and `error`). */
 export type ErrorBodyExtension = (error: SvcError) => Record<string, unknown>;
 
+/**
+ * Storage and index errors name files and carry the system's error text, which are the
+ * operator's business: the client gets what the error means for its request, the log the rest.
+ */
+const LOG_ONLY_MESSAGE_PREFIXES = ['SVCDB_ERR_STORAGE_', 'SVCDB_ERR_INDEX_'];
+
+/** The message a client is shown for `error`. */
+export function clientMessage(error: SvcError): string {
+  if (!LOG_ONLY_MESSAGE_PREFIXES.some((prefix) => error.code.startsWith(prefix))) return error.message;
+  return `${summaryOf(error.code) ?? 'the database failed'}; the server log has the details`;
+}
+
 export function sendError(reply: FastifyReply, error: SvcError, extend?: ErrorBodyExtension): FastifyReply {
   decorateError(reply.request, reply, error);
-  const body: ErrorBody = { code: error.code, message: error.message, ...extend?.(error) };
+  const body: ErrorBody = { code: error.code, message: clientMessage(error), ...extend?.(error) };
   return reply.code(error.statusCode).type('application/json; charset=utf-8').send(body);
 }
 

@@ -3,6 +3,7 @@
  * routing could read the empty last segment as a parameter. `/users/` is a route of its own.
  */
 import type { FastifyInstance } from 'fastify';
+import { sameOriginPath } from './streams/urls.js';
 
 // The users API answers at `/users/` itself, as its clients send it.
 const SLASHED_ROUTES = new Set(['/users/']);
@@ -16,9 +17,10 @@ export function redirectTrailingSlash(app: FastifyInstance): void {
       done();
       return;
     }
-    const target = path.replace(/\/+$/, '') + (at < 0 ? '' : request.url.slice(at));
-    reply.raw.statusMessage = 'Moved Permanently';
-    reply.code(307).header('Location', target || '/').header('Cache-Control', 'max-age=31536000, public')
+    const target = sameOriginPath(path.replace(/[/\\]+$/, '')) + (at < 0 ? '' : request.url.slice(at));
+    reply.raw.statusMessage = 'Temporary Redirect';
+    // The body is the wire protocol's.
+    reply.code(307).header('Location', target).header('Cache-Control', 'max-age=31536000, public')
       .type('text/plain; charset=utf-8').send('Moved Permanently');
   });
 }

@@ -22,12 +22,15 @@ function field(text: string | undefined, name: string): number | undefined {
   return match ? Number(match[1]) : undefined;
 }
 
-/** Virtual memory size and thread count of this process. */
-export function processStatus(): { virtualBytes: number; threads: number } {
+/**
+ * Resident memory (the pages of the process held in RAM, what the reference reports as its
+ * working set) and thread count of this process. Virtual size is not a measure of use: V8
+ * reserves gigabytes of address space it never touches.
+ */
+export function processStatus(): { residentBytes: number; threads: number } {
   const status = readProcFile('status');
-  const virtualKiB = field(status, 'VmSize');
   return {
-    virtualBytes: virtualKiB === undefined ? process.memoryUsage.rss() : virtualKiB * 1024,
+    residentBytes: process.memoryUsage.rss(),
     threads: field(status, 'Threads') ?? 1,
   };
 }

@@ -33,6 +33,7 @@ export interface Stats {
   proc: {
     startTime: string;
     id: number;
+    /** Resident memory (RSS) in bytes. */
     mem: number;
     cpu: number;
     cpuScaled: number;
@@ -215,7 +216,7 @@ export class StatsService {
     return {
       startTime: processStart,
       id: process.pid,
-      mem: status.virtualBytes,
+      mem: status.residentBytes,
       cpu,
       cpuScaled: round(cpu / this.processors),
       threadsCount: status.threads,

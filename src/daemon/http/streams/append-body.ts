@@ -23,6 +23,17 @@ const RAW_TYPES = new Map<string, boolean>([
 ]);
 const EMPTY = Buffer.alloc(0);
 
+/** Event data and metadata of one request, together, may not exceed this. */
+export const APPEND_DATA_BYTES_MAX = 4 * 1024 * 1024;
+
+/** The 4 MiB limit is on what is stored, not on the body that carries it (a batch's envelope and escapes). */
+export function checkDataSize(events: readonly NewEvent[]): NewEvent[] {
+  let bytes = 0;
+  for (const event of events) bytes += event.data.length + event.metadata.length;
+  if (bytes > APPEND_DATA_BYTES_MAX) throw Errors.eventsTooLarge.create(bytes, APPEND_DATA_BYTES_MAX);
+  return events as NewEvent[];
+}
+
 export function isBatchType(mediaType: string): boolean {
   return BATCH_TYPES.has(mediaType) || XML_BATCH_TYPES.has(mediaType);
 }
@@ -68,8 +79,10 @@ function encodeValue(value: unknown): Encoded {
 function stringify(value: unknown): string {
   try {
     return JSON.stringify(value);
-  } catch (error) {
-    throw Errors.invalidEvent.create(`data or metadata cannot be stored as JSON (${(error as Error).message})`);
+  } catch {
+    // The serializer recurses and runs out of stack; only depth makes a parsed value fail here.
+    throw Errors.invalidEvent.create('data or metadata is nested too deeply to be stored as JSON; flatten it, '
+      + 'or send event data as a single event with Content-Type: application/json, which is stored as sent');
   }
 }
 

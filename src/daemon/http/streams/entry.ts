@@ -5,6 +5,8 @@
  */
 import { EventFlags, isJsonEvent, type EventRecord } from '../../../storage/record.js';
 import type { ResolvedEvent } from '../../services/streams.js';
+import { indentJsonObject } from './json-indent.js';
+import { jsonTextOf, type JsonText } from './json-text.js';
 import { EmbedLevel } from './read-params.js';
 import { streamUrl } from './urls.js';
 
@@ -25,8 +27,9 @@ export interface EventDocument {
   eventNumber: number;
   eventType: string;
   eventId: string;
-  data: unknown;
-  metadata: unknown;
+  /** JSON data as stored (spliced into JSON replies verbatim), or the text of other data. */
+  data: JsonText | string;
+  metadata: JsonText | string;
 }
 
 export interface FeedEntry {
@@ -97,38 +100,6 @@ export function dataOf(event: EventRecord): Buffer {
   return (event.flags & EventFlags.isRedacted) !== 0 ? EMPTY : event.data;
 }
 
-/** JSON nested deeper than this is shown as text: serializers recurse, and the stack is finite. */
-const JSON_DEPTH_MAX = 512;
-
-function depthWithin(text: string, depthMax: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (inString) {
-      if (code === 0x5c) i++;
-      else if (code === 0x22) inString = false;
-    } else if (code === 0x22) {
-      inString = true;
-    } else if (code === 0x7b || code === 0x5b) {
-      if (++depth > depthMax) return false;
-    } else if (code === 0x7d || code === 0x5d) {
-      depth--;
-    }
-  }
-  return true;
-}
-
-/** JSON text parsed, or the text itself when it is not JSON (or too deeply nested to serialize again). */
-export function parsedOrText(text: string): unknown {
-  if (!depthWithin(text, JSON_DEPTH_MAX)) return text;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-}
-
 export function eventDocument(event: EventRecord): EventDocument {
   const data = dataOf(event).toString('utf8');
   const metadata = event.metadata.length === 0 ? '' : event.metadata.toString('utf8');
@@ -138,20 +109,14 @@ export function eventDocument(event: EventRecord): EventDocument {
     eventNumber: event.eventNumber,
     eventType: event.eventType,
     eventId: event.eventId,
-    data: json ? parsedOrText(data) : data,
-    metadata: json && metadata !== '' ? parsedOrText(metadata) : metadata,
+    data: json ? jsonTextOf(data) ?? data : data,
+    metadata: json ? jsonTextOf(metadata) ?? metadata : metadata,
   };
-}
-
-/** A JSON object re-indented; undefined when the text is not a JSON object. */
-function prettyObject(text: string): string | undefined {
-  const value = parsedOrText(text);
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? JSON.stringify(value, null, 2) : undefined;
 }
 
 function bodyText(bytes: Buffer, pretty: boolean): string {
   const text = bytes.toString('utf8');
-  return pretty ? prettyObject(text) ?? text : text;
+  return pretty ? indentJsonObject(text) ?? text : text;
 }
 
 /** The fields of the rich levels (rich, body, pretty, tryharder), ahead of the plain entry's. */
@@ -175,7 +140,7 @@ function richFields(resolved: ResolvedEvent, embed: EmbedLevel): Partial<FeedEnt
   if (rich.isJson) {
     rich.data = bodyText(dataOf(event), pretty);
   } else if (embed >= EmbedLevel.tryHarder) {
-    const tried = prettyObject(dataOf(event).toString('utf8'));
+    const tried = indentJsonObject(dataOf(event).toString('utf8'));
     if (tried !== undefined) {
       rich.data = tried;
       rich.isJson = true;

@@ -7,31 +7,43 @@
 import type { ResolvedEvent } from '../../services/streams.js';
 import { entryXml } from './atom-xml.js';
 import { isJsonEvent } from '../../../storage/record.js';
-import { dataOf, eventDocument, feedEntry, parsedOrText, type EntryUrls } from './entry.js';
+import { dataOf, eventDocument, feedEntry, type EntryUrls } from './entry.js';
+import { jsonTextOf, stringifyJson } from './json-text.js';
 import { emptyHtml, entryHtml } from './html-view.js';
 import { MediaType, type MediaTypeName } from './media-types.js';
 import type { EmbedLevel } from './read-params.js';
-import { jsonChildren, jsonElement } from './xml-text.js';
+import { jsonChildren, jsonElement, parsedOrText } from './xml-text.js';
 
 export const SINGLE_EVENT_TYPES: readonly MediaTypeName[] = [
   MediaType.atomXml, MediaType.atomJson, MediaType.json, MediaType.eventJson, MediaType.eventXml,
   MediaType.textXml, MediaType.xml, MediaType.octetStream, MediaType.html,
 ];
 
-/** The event's data as a JSON value: parsed when it is JSON, its text otherwise. */
+/** The event's data as a JSON value for XML: parsed when it is JSON, its text otherwise. */
 function dataValue(resolved: ResolvedEvent): unknown {
   const text = dataOf(resolved.event).toString('utf8');
   return isJsonEvent(resolved.event) ? parsedOrText(text) : text;
 }
 
+/**
+ * `application/json`: the data alone. JSON data is sent as it was stored, byte for byte; other
+ * data (or JSON-flagged data that is not JSON) as a JSON string of its text.
+ */
+function dataJson(resolved: ResolvedEvent): string | Buffer {
+  const bytes = dataOf(resolved.event);
+  const text = bytes.toString('utf8');
+  if (isJsonEvent(resolved.event) && jsonTextOf(text) !== undefined) return bytes;
+  return JSON.stringify(text);
+}
+
 export function encodeEvent(type: MediaTypeName, resolved: ResolvedEvent, urls: EntryUrls, embed: EmbedLevel): string | Buffer {
   switch (type) {
     case MediaType.atomJson:
-      return JSON.stringify(feedEntry(resolved, urls, embed, true));
+      return stringifyJson(feedEntry(resolved, urls, embed, true));
     case MediaType.json:
-      return JSON.stringify(dataValue(resolved));
+      return dataJson(resolved);
     case MediaType.eventJson:
-      return JSON.stringify(eventDocument(resolved.event));
+      return stringifyJson(eventDocument(resolved.event));
     case MediaType.eventXml:
       return `<event>${jsonChildren(eventDocument(resolved.event) as unknown as Record<string, unknown>)}</event>`;
     case MediaType.textXml:

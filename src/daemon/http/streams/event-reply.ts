@@ -37,7 +37,7 @@ export async function singleEventReply(
   const resolved = read.event;
   // A link whose target is gone is a missing event, as the target would be.
   const dangling = resolved !== undefined && resolveLinks && resolved.link === undefined && resolved.event.eventType === LINK_EVENT_TYPE;
-  if (!resolved || dangling) throw Errors.httpNotFound.create(request.method, request.url);
+  if (!resolved || dangling) throw Errors.eventNotFound.create(streamName, eventText, dangling);
   if (eventNumber === HEAD) {
     setRevalidated(reply, read.lastEventNumber, type);
     if (matchesIfNoneMatch(request, read.lastEventNumber, type)) return sendNotModified(reply);

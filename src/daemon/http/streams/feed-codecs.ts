@@ -7,6 +7,7 @@
 import { feedXml } from './atom-xml.js';
 import type { Feed } from './feed.js';
 import { feedHtml } from './html-view.js';
+import { stringifyJson } from './json-text.js';
 import { MediaType, type MediaTypeName } from './media-types.js';
 
 export const STREAM_FEED_TYPES: readonly MediaTypeName[] = [
@@ -17,5 +18,5 @@ const XML_FEED_TYPES = new Set<string>([MediaType.atomXml, MediaType.textXml, Me
 
 export function encodeFeed(type: MediaTypeName, feed: Feed): string {
   if (type === MediaType.html) return feedHtml(feed);
-  return XML_FEED_TYPES.has(type) ? feedXml(feed) : JSON.stringify(feed);
+  return XML_FEED_TYPES.has(type) ? feedXml(feed) : stringifyJson(feed);
 }

@@ -9,15 +9,20 @@ import { isMetadataStream, METADATA_EVENT_TYPE } from '../../../storage/stream-m
 import { isUuid } from '../../../storage/uuid.js';
 import type { NewEvent, WriteResult } from '../../../storage/writer.js';
 import type { StreamsService } from '../../services/streams.js';
-import { batchEvents, isBatchType, isRawType, metadataObject, rawEvent } from './append-body.js';
+import { batchEvents, checkDataSize, isBatchType, isRawType, metadataObject, rawEvent } from './append-body.js';
 import * as headers from './headers.js';
 import { bodyMediaType, MediaType } from './media-types.js';
 import { principalOf } from '../principal.js';
 import type { MethodRoute } from '../routing.js';
-import { baseUrl, eventUrl } from './urls.js';
+import { baseUrl, eventUrl, sameOriginPath } from './urls.js';
 
-/** Event data and metadata of one append may not exceed this. */
-export const APPEND_BODY_BYTES_MAX = 4 * 1024 * 1024;
+/**
+ * The request body of a write: above the 4 MiB of event data and metadata it carries
+ * (APPEND_DATA_BYTES_MAX), with room for a batch's envelope and its JSON or XML escapes. Not
+ * more: parsing an XML batch takes seconds per MiB, and the body is parsed before its data
+ * can be measured.
+ */
+export const APPEND_BODY_BYTES_MAX = 8 * 1024 * 1024;
 
 interface StreamParams {
   stream: string;
@@ -35,7 +40,7 @@ function created(request: FastifyRequest, reply: FastifyReply, streamName: strin
 
 /** A raw event without Svc-EventId: the client is sent to an idempotent URI with a fresh id. */
 function redirectToIncoming(request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  const path = request.url.split('?')[0];
+  const path = sameOriginPath(request.url.split('?')[0]);
   reply.raw.statusMessage = 'Temporary Redirect';
   return reply.code(307).header('Location', `${baseUrl(request)}${path}/incoming/${randomUUID()}`)
     .type('text/plain; charset=utf-8').send('Forwarding to idempotent URI');
@@ -61,7 +66,7 @@ export function appendRoutes(service: StreamsService): MethodRoute {
       } else {
         throw Errors.httpMediaType.create(request.headers['content-type'] ?? '');
       }
-      const result = await service.append(principalOf(request), stream, expectedVersion, events);
+      const result = await service.append(principalOf(request), stream, expectedVersion, checkDataSize(events));
       return created(request, reply, stream, result);
     },
   };
@@ -81,7 +86,7 @@ export function incomingRoute(service: StreamsService): MethodRoute {
       const eventType = headers.eventTypeHeader(request);
       if (!eventType) throw Errors.eventTypeMissing.create();
       const event = rawEvent(mediaType, bodyOf(request), guid.toLowerCase(), eventType);
-      const result = await service.append(principalOf(request), stream, expectedVersion, [event]);
+      const result = await service.append(principalOf(request), stream, expectedVersion, checkDataSize([event]));
       return created(request, reply, stream, result);
     },
   };
@@ -122,9 +127,11 @@ export function metadataWriteRoute(service: StreamsService): MethodRoute {
         if (eventType !== undefined && eventType !== METADATA_EVENT_TYPE) {
           throw Errors.invalidEvent.create('you should not include an event type for metadata (or send $metadata)');
         }
-        write = { metadata: metadataObject(bodyOf(request)), eventId, eventType: METADATA_EVENT_TYPE };
+        const body = bodyOf(request);
+        checkDataSize([{ eventId, eventType: METADATA_EVENT_TYPE, data: body, metadata: Buffer.alloc(0), isJson: true }]);
+        write = { metadata: metadataObject(body), eventId, eventType: METADATA_EVENT_TYPE };
       } else if (isBatchType(mediaType)) {
-        const entries = batchEvents(bodyOf(request), mediaType);
+        const entries = checkDataSize(batchEvents(bodyOf(request), mediaType));
         if (entries.length !== 1) throw Errors.invalidEvent.create('a metadata write holds exactly one event');
         write = { metadata: metadataObject(entries[0].data), eventId: entries[0].eventId, eventType: entries[0].eventType };
       } else {

@@ -3,6 +3,7 @@
  * become child elements, an array property repeated elements, as JSON-to-XML converters do).
  * Characters XML 1.0 cannot carry are dropped.
  */
+import { JsonText } from './json-text.js';
 
 // Markup characters (values are written in double quotes), the control characters XML forbids,
 // non-characters and lone surrogates.
@@ -35,8 +36,41 @@ export function elementName(key: string): string {
   return name;
 }
 
+/** JSON nested deeper than this is written as text: the XML writer recurses, and the stack is finite. */
+const JSON_DEPTH_MAX = 512;
+
+function depthWithin(text: string, depthMax: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (inString) {
+      if (code === 0x5c) i++;
+      else if (code === 0x22) inString = false;
+    } else if (code === 0x22) {
+      inString = true;
+    } else if (code === 0x7b || code === 0x5b) {
+      if (++depth > depthMax) return false;
+    } else if (code === 0x7d || code === 0x5d) {
+      depth--;
+    }
+  }
+  return true;
+}
+
+/** JSON text parsed, for the XML representations; the text itself when it is not JSON or nests too deeply. */
+export function parsedOrText(text: string): unknown {
+  if (!depthWithin(text, JSON_DEPTH_MAX)) return text;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
 /** `<name>…</name>` for a JSON value; `<name />` when it is null or empty. Arrays hold `<item>`s. */
 export function jsonElement(name: string, value: unknown): string {
+  if (value instanceof JsonText) return jsonElement(name, parsedOrText(value.text));
   if (value === null || value === undefined || value === '') return `<${name} />`;
   if (Array.isArray(value)) {
     if (value.length === 0) return `<${name} />`;
