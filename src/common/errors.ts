@@ -440,6 +440,12 @@ export const Errors = {
     (file: string, operation: string, cause: string) => `${operation} failed on ${file}: ${cause}`,
     (file: string, operation: string) => ({ file, operation }),
   ),
+  backupDiskFull: define(
+    'SVCDB_ERR_BACKUP_DISK_FULL', 507, 'the disk or quota holding a backup or restore target is full',
+    (file: string, cause: string) =>
+      `the disk holding ${file} is full (${cause}); the file was not put in place. Free space or raise the quota on that file system, then run the command again`,
+    (file: string) => ({ file }),
+  ),
   restoreTargetNotEmpty: define(
     'SVCDB_ERR_RESTORE_TARGET_NOT_EMPTY', 409, 'the directories to restore into are not empty',
     (directory: string) => `${directory} is not empty; restore into empty directories, or pass --force to replace the database there`,
