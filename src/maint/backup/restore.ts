@@ -12,6 +12,10 @@
  * cannot start (writer.chk points past the chunks present, or chunk 0 is missing) rather than one
  * that starts on part of the log; run the restore again with --force.
  *
+ * A backup folder that a later, interrupted backup left behind restores as it is: it holds the
+ * previous backup or the interrupted run's new log, whole either way (target.ts); `svcdb backup
+ * verify` says which. A folder another backup is writing right now is refused.
+ *
  * The node identity file (node-identity.ts) is not in a backup, and --force deletes the target's:
  * a restored node is a new node as far as backups are concerned.
  */
@@ -21,7 +25,7 @@ import { dirname, join, resolve } from 'node:path';
 import { Errors } from '../../common/errors.js';
 import { CheckpointName } from '../../storage/checkpoint.js';
 import { replaceFileDurably } from '../../storage/durable-file.js';
-import { DatabaseLock, LOCK_FILE_NAME } from '../../storage/lock.js';
+import { DatabaseLock, LOCK_FILE_NAME, lockOwnerPid } from '../../storage/lock.js';
 import { extractArchive, isArchive, readArchiveManifest } from './archive-reader.js';
 import { COPY_CONCURRENCY, forEachConcurrently } from './concurrency.js';
 import { Durability, copyFileDurably, exists, removeFile } from './file-copy.js';
@@ -29,7 +33,7 @@ import {
   BACKUP_DB_DIRECTORY, BACKUP_INDEX_DIRECTORY, EXISTENCE_CHECKPOINT, EXISTENCE_DATA, FULL_DB_CHECKPOINTS, INDEXMAP_FILE,
   SCAVENGE_STATE, isChunkFile, isIndexDataFile, isOldChunkFile, isTempFile, sortChunkFiles,
 } from './layout.js';
-import { checkComplete, readManifest, type BackupManifest } from './manifest.js';
+import { checkComplete, readManifest, type BackupManifest, type RunningBackup } from './manifest.js';
 import { NODE_IDENTITY_FILE } from './node-identity.js';
 import { Tally, type CopiedFile, type ProgressListener } from './progress.js';
 import { readCheckpointBytes, checkpointValue } from './source.js';
@@ -58,6 +62,8 @@ export interface RestoreResult {
   removed: string[];
   /** truncate.chk as written: the next start cuts the log back to this position. */
   truncateTo: number;
+  /** A backup into the folder that began after its last complete one and was interrupted. */
+  interruptedBackup?: RunningBackup;
   restored: CopiedFile[];
 }
 
@@ -77,6 +83,8 @@ export async function restore(request: RestoreRequest): Promise<RestoreResult> {
   if (db === index) throw Errors.optionInvalid.create('--index', 'the index directory must differ from --db');
   const archive = await isArchive(source);
   const manifest = archive ? await readArchiveManifest(source) : checkComplete(await readManifest(source), source);
+  const writer = archive ? undefined : lockOwnerPid(source);
+  if (writer !== undefined) throw Errors.backupDestinationLocked.create(source, String(writer));
   await mkdir(db, { recursive: true });
   await mkdir(index, { recursive: true });
   const lock = DatabaseLock.acquire(db);
@@ -119,6 +127,7 @@ function resultOf(
   return {
     source, archive, backupNodeId: manifest.nodeId, backupStartedAt: manifest.startedAt, db, index,
     filesRestored: report.copied.length, bytesRestored: report.bytesCopied, removed: report.removed, truncateTo,
+    ...(manifest.running ? { interruptedBackup: manifest.running } : {}),
     restored: report.copied,
   };
 }
@@ -173,7 +182,7 @@ async function place(placement: Placement, move: boolean, tally: Tally, durabili
     const bytes = await durability.syncFileAt(placement.from);
     try {
       await rename(placement.from, placement.to);
-      durability.mark(dirname(placement.to));
+      durability.changed(placement.to, 'placed');
       tally.copied(placement.file, bytes);
       return;
     } catch (error) {
