@@ -417,7 +417,7 @@ export const Errors = {
   ),
   backupIncomplete: define(
     'SVCDB_ERR_BACKUP_INCOMPLETE', 409, 'the backup did not finish',
-    (path: string) => `the backup in ${path} is incomplete: the backup that wrote it did not finish; run the backup again`,
+    (path: string) => `the backup in ${path} is incomplete: the first backup into it did not finish; run the backup again`,
     (path: string) => ({ path }),
   ),
   backupSourceChanged: define(
