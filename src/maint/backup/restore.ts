@@ -24,11 +24,10 @@ import { mkdir, readdir, rename, rm, unlink } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { Errors } from '../../common/errors.js';
 import { CheckpointName } from '../../storage/checkpoint.js';
-import { replaceFileDurably } from '../../storage/durable-file.js';
 import { DatabaseLock, LOCK_FILE_NAME, lockOwnerPid } from '../../storage/lock.js';
 import { extractArchive, isArchive, readArchiveManifest } from './archive-reader.js';
 import { COPY_CONCURRENCY, forEachConcurrently } from './concurrency.js';
-import { Durability, copyFileDurably, exists, removeFile } from './file-copy.js';
+import { Durability, copyFileDurably, exists, removeFile, replaceFileNow } from './file-copy.js';
 import {
   BACKUP_DB_DIRECTORY, BACKUP_INDEX_DIRECTORY, EXISTENCE_CHECKPOINT, EXISTENCE_DATA, FULL_DB_CHECKPOINTS, INDEXMAP_FILE,
   SCAVENGE_STATE, isChunkFile, isIndexDataFile, isOldChunkFile, isTempFile, sortChunkFiles,
@@ -110,7 +109,7 @@ export async function restore(request: RestoreRequest): Promise<RestoreResult> {
       await forEachConcurrently(group, COPY_CONCURRENCY, (placement) => place(placement, archive, tally, durability));
     }
     // (3)
-    await replaceFileDurably(join(db, CheckpointName.truncate), chaser);
+    await replaceFileNow(join(db, CheckpointName.truncate), chaser);
     await durability.syncAll();
     return resultOf(request, source, archive, manifest, db, index, tally, checkpointValue(chaser));
   } finally {
