@@ -4,8 +4,8 @@
 // in place or deleted, the manifest rewritten): `svcdb backup --differential` runs as a child with
 // the testing hook SVC_TEST_BACKUP_STOP_AFTER=N, stops itself after its N-th change and is
 // SIGKILLed there, for every N but those that make a state like one already killed in (a further
-// temp file in the same directory, a further index file put in place or deleted). An archive backup killed part way leaves a
-// temp file that the next archive backup deletes.
+// temp file in the same directory, a further index file put in place or deleted). An archive
+// backup killed part way leaves a temp file that the next archive backup deletes.
 //
 // The killed folder is checked by `svcdb backup verify` (a child) just before and after the new
 // log is committed and in process at the other steps, and restored and read at every step; the
@@ -15,60 +15,11 @@ import { basename, dirname, join } from 'node:path';
 import t, { type Test } from 'tap';
 import { backup } from '../../src/maint/backup/backup.js';
 import { isIndexDataFile } from '../../src/maint/backup/layout.js';
-import { restore } from '../../src/maint/backup/restore.js';
 import { verifyBackup, type VerifyResult } from '../../src/maint/backup/verify.js';
 import { CliProcess, runCli } from '../helpers/cli.js';
-import { dataArgs, readStream, runJson } from '../helpers/backup.js';
-import { newEvents, openEngine, tempDirectory } from '../helpers/engine.js';
-
-const STOP_WAIT_MS = 30_000;
-const STREAMS = ['alpha', 'beta', 'gamma'];
-/** Fewer, larger index files than the helpers' default keep the number of steps (and child runs) down. */
-const ENGINE = { memTableEntriesMax: 400 };
-
-type Counts = Map<string, number>;
-
-async function appendUntilChunks(directory: string, chunks: number): Promise<void> {
-  const engine = await openEngine(directory, ENGINE);
-  for (let round = 0; engine.status().chunkCount < chunks; round++) await engine.append(STREAMS[round % STREAMS.length]!, -2, newEvents(10));
-  await engine.mergeIndexes();
-  await engine.settleIndex();
-  await engine.close();
-}
-
-async function countsOf(directory: string): Promise<Counts> {
-  const engine = await openEngine(directory, ENGINE);
-  try {
-    return new Map(STREAMS.map((stream) => [stream, readStream(engine, stream).length]));
-  } finally {
-    await engine.close();
-  }
-}
-
-/** Waits for the child to say it stopped itself, or fails saying what it waited for. */
-async function waitForStop(child: CliProcess, change: number): Promise<void> {
-  const deadline = Date.now() + STOP_WAIT_MS;
-  let exited = false;
-  void child.exited.then(() => {
-    exited = true;
-  });
-  while (!child.stderr.includes(`stopped after change ${change}:`)) {
-    if (exited) throw new Error(`backup exited before its change ${change}:\n${child.stderr}`);
-    if (Date.now() > deadline) throw new Error(`backup did not stop after change ${change} within ${STOP_WAIT_MS} ms:\n${child.stderr}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
-function leftovers(folder: string): string[] {
-  return readdirSync(folder, { recursive: true, encoding: 'utf8' })
-    .filter((name) => name.endsWith('.tmp') || name.endsWith('.stale') || name.endsWith('.old'));
-}
-
-/** Restores `folder` into a new directory and reads what each stream holds there. */
-async function restoredCounts(folder: string, target: string): Promise<Counts> {
-  await restore({ source: folder, db: join(target, 'db'), index: join(target, 'index'), force: false });
-  return countsOf(target);
-}
+import { dataArgs, runJson } from '../helpers/backup.js';
+import { tempDirectory } from '../helpers/engine.js';
+import { type Counts, appendUntilChunks, countsOf, leftovers, restoredCounts, waitForStop } from '../helpers/killed-backup.js';
 
 t.test('a differential backup killed at any step leaves a restorable backup, and the next run finishes it', async (t) => {
   const directory = tempDirectory(t);
