@@ -13,7 +13,7 @@ function describeHeld(result: VerifyResult): string {
   const which = `the ${run.kind} backup started at ${run.startedAt} (generation ${run.generation})`;
   const state = run.stillRunning ? 'is still running' : 'was interrupted';
   if (result.holds === 'interrupted-backup') {
-    return `it holds the new log of ${which}, which ${state} after writing it; run the backup again to finish it`;
+    return `it holds a newer log than ${last}, written by an interrupted backup (the last one into the folder is ${which}, which ${state}); run the backup again to finish it`;
   }
   return `it holds ${last}: ${which} ${state} before it wrote the new log; run the backup again to finish it`;
 }
@@ -53,7 +53,8 @@ export default class BackupVerify extends BaseCommand {
       + `${describeHeld(result)}; a restore keeps the log up to ${result.restoreEndsAt}`;
     display.succeed(summary);
     // Quiet from cron like the other backup commands, unless an interrupted backup needs finishing.
-    if (!this.jsonEnabled() && result.interrupted && !process.stderr.isTTY) this.warn(summary);
+    // One line, unwrapped, for logs and scripts that grep it.
+    if (!this.jsonEnabled() && result.interrupted && !process.stderr.isTTY) this.logToStderr(summary);
     if (!this.jsonEnabled()) for (const warning of result.warnings) this.warn(`${warning.file}: ${warning.problem}`);
     return result;
   }

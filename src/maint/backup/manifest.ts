@@ -29,8 +29,9 @@ export interface RunningBackup {
   /** The generation it will be once it finishes. */
   generation: number;
   /**
-   * The folder's chaser.chk when the run began (-1 if it had none): a chaser.chk past it means
-   * the run had written the new log (target.ts commits chaser.chk last).
+   * The folder's chaser.chk when the run began (-1 if it had none). With `checkpoints` absent (a
+   * manifest of an earlier version), a chaser.chk past it means the run had written its new log
+   * (target.ts commits chaser.chk last).
    */
   fromChaser: number;
 }

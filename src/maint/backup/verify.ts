@@ -13,9 +13,9 @@
  * - the scavenge state: SQLite's quick_check on a scratch copy (a read would create files beside it).
  *
  * It says which backup the folder holds (`holds`): the last one that finished; or, when a later
- * backup into it was interrupted, the backup it held before that run (the run had not written
- * the new log yet) or that run's new log (it had, and only its clean-up was left). manifest.ts and
- * target.ts explain why each is whole.
+ * backup into it was interrupted, that last complete backup (the run had not written its new log
+ * yet) or the new log (it had, and only its clean-up was left). manifest.ts and target.ts explain
+ * why each is whole.
  *
  * Problems make it fail with SVCDB_ERR_BACKUP_CORRUPT (exit 4) listing each file; warnings are
  * reported with a passing result.
@@ -62,7 +62,7 @@ export type BackupHeld =
   | 'last-backup'
   /** A later backup was interrupted before it wrote the new log: the folder holds the one before. */
   | 'previous-backup'
-  /** A later backup was interrupted after it wrote the new log: the folder holds that run's log. */
+  /** A later backup was interrupted after it wrote a new log: the folder holds that log. */
   | 'interrupted-backup';
 
 export interface VerifyResult {
@@ -117,7 +117,7 @@ export async function verifyBackup(request: VerifyRequest): Promise<VerifyResult
       source, archive, nodeId: manifest.nodeId, kind: manifest.kind, startedAt: manifest.startedAt,
       ...(manifest.finishedAt ? { finishedAt: manifest.finishedAt } : {}),
       ...(manifest.generation === undefined ? {} : { generation: manifest.generation }),
-      holds: held(manifest.running, chaser),
+      holds: held(manifest, chaser),
       ...(manifest.running ? { interrupted: { ...manifest.running, stillRunning: !archive && lockOwnerPid(source) !== undefined } } : {}),
       checkpoints, chunks, indexFiles, restoreEndsAt: chaser, warnings: findings.warnings,
     };
@@ -126,10 +126,16 @@ export async function verifyBackup(request: VerifyRequest): Promise<VerifyResult
   }
 }
 
-/** A run commits the new log by writing chaser.chk last (target.ts): a chaser.chk past the one it found is the new log. */
-function held(running: RunningBackup | undefined, chaser: number | undefined): BackupHeld {
+/**
+ * A run commits its new log by writing chaser.chk last (target.ts): a chaser.chk past the last
+ * complete backup's (or, in a manifest that does not record it, past the one the run found) is a
+ * log an interrupted run wrote.
+ */
+function held(manifest: BackupManifest, chaser: number | undefined): BackupHeld {
+  const running = manifest.running;
   if (!running) return 'last-backup';
-  return chaser !== undefined && chaser > (running.fromChaser ?? Number.MAX_SAFE_INTEGER) ? 'interrupted-backup' : 'previous-backup';
+  const committed = manifest.checkpoints?.[CheckpointName.chaser] ?? running.fromChaser ?? Number.MAX_SAFE_INTEGER;
+  return chaser !== undefined && chaser > committed ? 'interrupted-backup' : 'previous-backup';
 }
 
 const dbFile = (name: string) => `${BACKUP_DB_DIRECTORY}/${name}`;
