@@ -57,6 +57,7 @@ const exitCodeByErrorCode: ReadonlyMap<string, number> = new Map([
   [Errors.restoreTargetNotEmpty.code, ExitCode.refused],
   [Errors.backupCorrupt.code, ExitCode.corrupt],
   [Errors.backupIo.code, ExitCode.io],
+  [Errors.backupDiskFull.code, ExitCode.io],
   [Errors.certFileUnreadable.code, ExitCode.certificate],
   [Errors.certInvalid.code, ExitCode.certificate],
   [Errors.certKeyInvalid.code, ExitCode.certificate],

@@ -31,6 +31,7 @@ const hintByErrorCode: ReadonlyMap<string, string> = new Map([
   [Errors.backupDestinationLocked.code, 'Another svcdb backup is writing there (its pid is in svcdb.lock in the destination); wait for it, or choose another destination.'],
   [Errors.backupCorrupt.code, 'Do not restore from this backup; take a new backup of the node (a full one if the damage is in older chunks).'],
   [Errors.backupIo.code, 'Check free space and permissions of the backup destination or the restore target, then run the command again.'],
+  [Errors.backupDiskFull.code, 'Free space (or raise the quota) where the backup or restore writes, then run it again; a backup folder or archive keeps the backup it held before.'],
   [Errors.restoreTargetNotEmpty.code, 'Restore into empty --db and --index directories, or add --force to replace the database files there (its data is lost).'],
   [Errors.certFileUnreadable.code, certificateHint],
   [Errors.certInvalid.code, certificateHint],

@@ -1,8 +1,25 @@
 import { Args, Flags } from '@oclif/core';
+import { writeSync } from 'node:fs';
 import { BaseCommand } from '../cli/base-command.js';
 import { dataDirectories, dataDirectoryFlags } from '../cli/data-directories.js';
 import { formatBytes, progressDisplay } from '../cli/progress.js';
 import { backup, type BackupResult } from '../maint/backup/backup.js';
+
+/**
+ * Testing hook, for the crash tests only: with SVC_TEST_BACKUP_STOP_AFTER=N the process stops
+ * itself (SIGSTOP) right after the backup's N-th change to its destination, once it has said so
+ * on stderr, so that a test can SIGKILL it at a chosen step. Not an option; nothing else reads it.
+ */
+function stopAfterChange(count: string | undefined): ((change: string) => void) | undefined {
+  const stopAt = Number(count);
+  if (!Number.isSafeInteger(stopAt) || stopAt < 1) return undefined;
+  let changes = 0;
+  return (change) => {
+    if (++changes !== stopAt) return;
+    writeSync(2, `svcdb backup: stopped after change ${changes}: ${change}\n`);
+    process.kill(process.pid, 'SIGSTOP');
+  };
+}
 
 export default class Backup extends BaseCommand {
   static override summary = 'Back up a node, running or stopped, into a folder (full or differential) or a .tar.gz archive.';
@@ -11,7 +28,9 @@ export default class Backup extends BaseCommand {
     'Copies the node\'s files in the order of the service reference: index checkpoints, index files, database',
     'checkpoints, chunks. The node keeps running and taking writes; its lock is not needed. Every write',
     'acknowledged before the backup started is in the backup. --differential copies only what changed since the',
-    'last backup into the same folder. Refused while a scavenge runs, into a folder that holds another node\'s',
+    'last backup into the same folder. A backup killed at any moment leaves the folder restorable (the backup it',
+    'held, or the new one; backup verify says which) and the next backup into it finishes the work and deletes',
+    'what the killed one left. Refused while a scavenge runs, into a folder that holds another node\'s',
     'backup, or from a directory that is not a node\'s. Quiet unless stderr is a terminal; --json prints the',
     'result (files copied, skipped, removed). Exit codes: man/svcdb-backup.md.',
   ].join(' ');
@@ -57,6 +76,7 @@ export default class Backup extends BaseCommand {
         differential: flags.differential,
         sync: !flags['no-sync'],
         onProgress: (progress) => display.update(progress),
+        onChange: stopAfterChange(process.env.SVC_TEST_BACKUP_STOP_AFTER),
       });
     } catch (error) {
       display.fail();

@@ -49,6 +49,11 @@ export default class Restore extends BaseCommand {
     }
     display.succeed(`restored ${result.filesRestored} files (${formatBytes(result.bytesRestored)}) into ${result.db} and ${result.index}; `
       + `the next start truncates the log to ${result.truncateTo}`);
+    const interrupted = result.interruptedBackup;
+    if (interrupted && !this.jsonEnabled()) {
+      this.warn(`the ${interrupted.kind} backup into ${result.source} started at ${interrupted.startedAt} was interrupted; `
+        + 'restored what the folder holds (svcdb backup verify says which backup that is)');
+    }
     return result;
   }
 }

@@ -460,7 +460,7 @@ export const Errors = {
   ),
   backupIncomplete: define(
     'SVCDB_ERR_BACKUP_INCOMPLETE', 409, 'the backup did not finish',
-    (path: string) => `the backup in ${path} is incomplete: the backup that wrote it did not finish; run the backup again`,
+    (path: string) => `the backup in ${path} is incomplete: the first backup into it did not finish; run the backup again`,
     (path: string) => ({ path }),
   ),
   backupSourceChanged: define(
@@ -482,6 +482,12 @@ export const Errors = {
     'SVCDB_ERR_BACKUP_IO', 500, 'reading or writing a file of a backup or restore failed',
     (file: string, operation: string, cause: string) => `${operation} failed on ${file}: ${cause}`,
     (file: string, operation: string) => ({ file, operation }),
+  ),
+  backupDiskFull: define(
+    'SVCDB_ERR_BACKUP_DISK_FULL', 507, 'the disk or quota holding a backup or restore target is full',
+    (file: string, cause: string) =>
+      `the disk holding ${file} is full (${cause}); the file was not put in place. Free space or raise the quota on that file system, then run the command again`,
+    (file: string) => ({ file }),
   ),
   restoreTargetNotEmpty: define(
     'SVCDB_ERR_RESTORE_TARGET_NOT_EMPTY', 409, 'the directories to restore into are not empty',

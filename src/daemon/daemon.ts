@@ -78,19 +78,31 @@ export class Daemon {
     // Before the storage: a certificate that cannot be served stops the start without touching the database.
     const certificates = await NodeCertificates.load(options, log.child({ component: 'tls' }));
     const storage = await context.openStorage({ ...engineOptionsOf(options), logger: log });
+    // The engine can stop on its own from the moment it is open (a chunk hash checked in the
+    // background): its error, not the "closed" error the next call meets, is what ends the node
+    // and picks the exit code.
+    let fatal: Error | undefined;
+    let daemon: Daemon | undefined;
+    storage.onFatal((error) => {
+      log.error({ err: error, code: isSvcError(error) ? error.code : undefined }, 'storage stopped');
+      fatal ??= error;
+      if (daemon) void daemon.stop({ kind: 'fatal', error });
+    });
     let security: Security;
     try {
       security = await startSecurity(storage, { admin: options.defaultAdminPassword, ops: options.defaultOpsPassword }, log.child({ component: 'security' }), options);
+      if (fatal) throw fatal;
     } catch (error) {
       await storage.close().catch((closeError: unknown) => log.error({ err: closeError }, 'closing the storage failed'));
-      throw error;
+      throw fatal ?? error;
     }
-    const daemon = new Daemon(options, context, storage, security, loaded, certificates);
-    storage.onFatal((error) => {
-      log.error({ err: error, code: isSvcError(error) ? error.code : undefined }, 'storage stopped');
-      void daemon.stop({ kind: 'fatal', error });
-    });
-    await daemon.listen();
+    daemon = new Daemon(options, context, storage, security, loaded, certificates);
+    try {
+      await daemon.listen();
+    } catch (error) {
+      // A listen cut short by the stop a fatal storage error began fails for that error.
+      throw fatal ?? error;
+    }
     return daemon;
   }
 

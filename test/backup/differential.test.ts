@@ -48,7 +48,8 @@ t.test('differential backups copy what changed', async (t) => {
     const expected = [lastBefore, ...now.filter((name) => !before.includes(name))].map((name) => `db/${name}`);
     t.same(copiedChunks(result).sort(), expected, 'copied: the new chunks and the last chunk of the previous backup');
     for (const name of before.slice(0, -1)) t.ok(result.skipped.includes(`db/${name}`), `kept ${name}`);
-    t.ok(result.removed.includes(`db/${lastBefore}.old`), 'the renamed last chunk is deleted');
+    t.same(result.removed.filter((file) => file.startsWith('db/')), [], 'no chunk removed: the last one is copied again over its previous copy, not renamed aside');
+    t.notOk(readdirSync(backupDb).some((name) => name.endsWith('.old') || name.endsWith('.tmp')), 'no .old or temp file is left');
   });
 
   await t.test('after the last chunk was completed: it is copied again, completed', async (t) => {
@@ -80,9 +81,9 @@ t.test('differential backups copy what changed', async (t) => {
     await differential();
     const result = await differential();
     const last = chunksIn(source.db).at(-1)!;
-    t.same(copiedChunks(result), [`db/${last}`], 'only the last chunk, renamed to .old and copied again as the reference says');
+    t.same(copiedChunks(result), [`db/${last}`], 'only the last chunk, copied again as the reference says');
     t.same(copiedIndexFiles(result), [], 'no index file');
-    t.same(result.removed, [`db/${last}.old`], 'nothing removed but the .old file');
+    t.same(result.removed, [], 'nothing removed');
     const kept = [...chunksIn(source.db).slice(0, -1).map((name) => `db/${name}`), ...indexFilesIn(source.index).map((name) => `index/${name}`)];
     t.same(kept.filter((file) => !result.skipped.includes(file)), [], 'every other chunk and index file is kept as it was');
     const other = result.copied.map((c) => c.file).filter((file) => !file.startsWith('db/chunk-'));

@@ -3,6 +3,21 @@ import { BaseCommand } from '../../cli/base-command.js';
 import { progressDisplay } from '../../cli/progress.js';
 import { verifyBackup, type VerifyResult } from '../../maint/backup/verify.js';
 
+/** Which backup the checked files hold, in words. */
+function describeHeld(result: VerifyResult): string {
+  const last = result.generation === undefined
+    ? `the ${result.kind} backup started at ${result.startedAt}`
+    : `generation ${result.generation}, the ${result.kind} backup finished at ${result.finishedAt ?? 'an unrecorded time'}`;
+  const run = result.interrupted;
+  if (!run) return `it holds ${last}`;
+  const which = `the ${run.kind} backup started at ${run.startedAt} (generation ${run.generation})`;
+  const state = run.stillRunning ? 'is still running' : 'was interrupted';
+  if (result.holds === 'interrupted-backup') {
+    return `it holds a newer log than ${last}, written by an interrupted backup (the last one into the folder is ${which}, which ${state}); run the backup again to finish it`;
+  }
+  return `it holds ${last}: ${which} ${state} before it wrote the new log; run the backup again to finish it`;
+}
+
 export default class BackupVerify extends BaseCommand {
   static override summary = 'Check a backup folder or archive without starting a node: chunk hashes, checkpoints, index manifest.';
 
@@ -10,7 +25,9 @@ export default class BackupVerify extends BaseCommand {
     'Checks that the backup finished, that its checkpoints agree, that its chunks follow each other and match the',
     'hashes in their footers (and the records of an ongoing last chunk their checksums), and that indexmap and',
     'every index file it lists are intact. It lists every problem with its file and exits 4 if there is any;',
-    'damage the node repairs by itself (a bloom filter, the existence filter) is reported as a warning.',
+    'damage the node repairs by itself (a bloom filter, the existence filter) is reported as a warning. It says which',
+    'backup the folder holds: the last one that finished or, if a later backup into it was interrupted, the one before',
+    'that run or the new log that run had written; the next backup into the folder finishes the interrupted one.',
   ].join(' ');
 
   static override examples = [
@@ -32,7 +49,12 @@ export default class BackupVerify extends BaseCommand {
       display.fail();
       throw error;
     }
-    display.succeed(`backup of node ${result.nodeId} is intact: ${result.chunks} chunks, ${result.indexFiles} index files; a restore keeps the log up to ${result.restoreEndsAt}`);
+    const summary = `backup of node ${result.nodeId} is intact: ${result.chunks} chunks, ${result.indexFiles} index files; `
+      + `${describeHeld(result)}; a restore keeps the log up to ${result.restoreEndsAt}`;
+    display.succeed(summary);
+    // Quiet from cron like the other backup commands, unless an interrupted backup needs finishing.
+    // One line, unwrapped, for logs and scripts that grep it.
+    if (!this.jsonEnabled() && result.interrupted && !process.stderr.isTTY) this.logToStderr(summary);
     if (!this.jsonEnabled()) for (const warning of result.warnings) this.warn(`${warning.file}: ${warning.problem}`);
     return result;
   }

@@ -8,18 +8,22 @@
  * it was opened (and an ongoing chunk as its prefix plus zeroes, as chunk-copy.ts explains).
  *
  * The archive is written to a temp name beside FILE, fsynced (unless --no-sync) and renamed into
- * place when it is complete: FILE is always either the previous archive or a whole new one.
+ * place when it is complete: FILE is always either the previous archive or a whole new one. The
+ * temp name carries the writer's pid, so the next archive backup deletes the temp files of runs
+ * that were killed, and never one that is still being written (archive-temp.ts).
+ *
+ * The file is written through a FileHandle stream: Node's write stream repeats a write that stops
+ * short, and a failed write (a full disk: SVCDB_ERR_BACKUP_DISK_FULL) fails the next entry and the
+ * finish at once rather than leaving the archive waiting for a stream that will never drain.
  */
 import { TarArchive } from 'archiver';
-import { randomUUID } from 'node:crypto';
-import { createWriteStream, type Stats } from 'node:fs';
+import type { Stats, WriteStream } from 'node:fs';
 import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
-import { dirname } from 'node:path';
 import { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { Errors } from '../../common/errors.js';
-import { Durability, type QuickCopy } from './file-copy.js';
-import { TEMP_SUFFIX } from './layout.js';
+import { archiveTempName } from './archive-temp.js';
+import { Durability, ioError, type QuickCopy } from './file-copy.js';
 import type { BackupTarget } from './target.js';
 
 const READ_BLOCK_BYTES = 1024 * 1024;
@@ -46,29 +50,54 @@ async function* entryBytes(handle: FileHandle, path: string, prefixBytes: number
 
 export class ArchiveTarget implements BackupTarget {
   private readonly archive = new TarArchive({ gzip: true, gzipOptions: { level: GZIP_LEVEL } });
-  private readonly output;
+  private readonly output: WriteStream;
   private readonly written: Promise<void>;
   private failure: Error | undefined;
+  /** Rejects with the first failure of the archive or its file; every wait races it. */
+  private readonly failed: Promise<never>;
+  private fail!: (error: Error) => void;
   /** The entry being appended; the next one waits for it. */
   private turns: Promise<void> = Promise.resolve();
 
-  private constructor(readonly path: string, private readonly temp: string, private readonly durability: Durability) {
-    this.output = createWriteStream(temp, { flags: 'wx' });
-    this.archive.on('error', (error) => {
-      this.failure ??= error;
+  private constructor(readonly path: string, private readonly temp: string, handle: FileHandle, private readonly durability: Durability) {
+    this.failed = new Promise<never>((_, reject) => {
+      this.fail = (error) => {
+        this.failure ??= ioError(this.path, 'write the archive', error);
+        reject(this.failure);
+      };
     });
+    // Reported through the awaited calls; these keep an early error from being unhandled.
+    this.failed.catch(() => undefined);
+    this.output = handle.createWriteStream();
+    this.archive.on('error', (error) => this.fail(error));
+    this.output.on('error', (error) => this.fail(error));
     this.archive.pipe(this.output);
     this.written = finished(this.output);
-    // Reported through `failure` and the awaited calls; this keeps an early error from being unhandled.
     this.written.catch(() => undefined);
   }
 
-  static create(path: string, durability = new Durability()): ArchiveTarget {
-    return new ArchiveTarget(path, `${path}.${randomUUID()}${TEMP_SUFFIX}`, durability);
+  static async create(path: string, durability = new Durability()): Promise<ArchiveTarget> {
+    const temp = archiveTempName(path);
+    let handle: FileHandle;
+    try {
+      handle = await open(temp, 'wx');
+    } catch (error) {
+      throw ioError(temp, 'create', error);
+    }
+    return new ArchiveTarget(path, temp, handle, durability);
   }
 
   writeBytes(file: string, bytes: Buffer | string): Promise<void> {
     return this.inTurn(() => this.append(Buffer.from(bytes), file, Buffer.byteLength(bytes)));
+  }
+
+  /** The archive appears whole or not at all: a checkpoint goes in at its turn in the file order. */
+  writeCheckpoint(file: string, bytes: Buffer): Promise<void> {
+    return this.writeBytes(file, bytes);
+  }
+
+  async commitCheckpoints(): Promise<void> {
+    // Nothing held back (writeCheckpoint).
   }
 
   copyFile(source: string, file: string): Promise<number | undefined> {
@@ -115,8 +144,13 @@ export class ArchiveTarget implements BackupTarget {
   }
 
   /** Appends one entry and resolves once archiver has taken all of it. */
-  private append(source: Buffer | Readable, name: string, size: number): Promise<void> {
-    if (this.failure) return Promise.reject(this.failure);
+  private async append(source: Buffer | Readable, name: string, size: number): Promise<void> {
+    if (this.failure) throw this.failure;
+    await Promise.race([this.failed, this.appendEntry(source, name, size)]);
+    this.durability.report(`archived ${name} into ${this.temp}`);
+  }
+
+  private appendEntry(source: Buffer | Readable, name: string, size: number): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       const onEntry = (entry: { name: string }) => {
         if (entry.name !== name) return;
@@ -143,13 +177,17 @@ export class ArchiveTarget implements BackupTarget {
   /** Finishes the archive, makes it durable and moves it into place. */
   async finish(): Promise<number> {
     if (this.failure) throw this.failure;
-    await this.archive.finalize();
-    await this.written;
-    const bytes = await this.durability.syncFileAt(this.temp);
-    await rename(this.temp, this.path);
-    this.durability.mark(dirname(this.path));
-    await this.durability.syncAll();
-    return bytes;
+    await Promise.race([this.failed, this.archive.finalize()]);
+    await Promise.race([this.failed, this.written]);
+    try {
+      const bytes = await this.durability.syncFileAt(this.temp);
+      await rename(this.temp, this.path);
+      this.durability.changed(this.path, 'placed');
+      await this.durability.syncAll();
+      return bytes;
+    } catch (error) {
+      throw ioError(this.path, 'put the archive in place', error);
+    }
   }
 
   /** Drops the unfinished archive; the file at `path`, if any, is left as it was. */

@@ -7,7 +7,12 @@
  * - no scavenge runs, before and after the copy (scavenge-state.ts);
  * - the destination is empty or holds this node's backup (node-identity.ts, manifest.ts);
  * - one backup at a time writes a destination folder (its own svcdb.lock, storage/lock.ts);
- * - the manifest says "in-progress" until every file and directory is durable.
+ * - the manifest names the run before the folder changes, and its new generation once every file
+ *   and directory is durable (manifest.ts);
+ * - the folder holds a restorable backup at every step (target.ts): the checkpoints are committed
+ *   after the files they speak for, and what the new backup no longer needs is deleted only after;
+ * - what interrupted runs left (temp files, a stale lock) is deleted first (leftovers.ts,
+ *   archive-temp.ts).
  *
  * The node's lock is not taken: a running node keeps it and keeps writing while its files are read.
  */
@@ -15,20 +20,22 @@ import { mkdir, readdir } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { Errors } from '../../common/errors.js';
 import { CheckpointName } from '../../storage/checkpoint.js';
-import { replaceFileDurably } from '../../storage/durable-file.js';
 import { DatabaseLock, lockOwnerPid } from '../../storage/lock.js';
 import { isArchive, readArchiveManifest } from './archive-reader.js';
+import { removeStaleArchiveTemps } from './archive-temp.js';
 import { ArchiveTarget } from './archive-writer.js';
 import { CHASER_WAIT_MS_DEFAULT, waitForChaser } from './chaser-wait.js';
 import { differentialIndexPart } from './differential-index.js';
 import { differentialLogPart } from './differential-log.js';
-import { Durability, removeFile } from './file-copy.js';
+import { Durability, removeFile, replaceFileNow } from './file-copy.js';
 import { dbPath, fullCopy, indexPath, type CopyContext } from './full-backup.js';
 import { listIndexDataFiles } from './index-source.js';
+import { BACKUP_DB_DIRECTORY, BACKUP_INDEX_DIRECTORY, MANIFEST_FILE, isChunkFile, isOldChunkFile } from './layout.js';
+import { removeLeftovers } from './leftovers.js';
 import {
-  BACKUP_DB_DIRECTORY, BACKUP_INDEX_DIRECTORY, MANIFEST_FILE, isChunkFile, isOldChunkFile, isTempFile,
-} from './layout.js';
-import { checkDestinationFolder, encodeManifest, type BackupKind, type BackupManifest, MANIFEST_FORMAT } from './manifest.js';
+  checkDestinationFolder, completedManifest, encodeManifest, startedManifest, type BackupKind, type BackupManifest,
+  MANIFEST_FORMAT, type ManifestRun, type RunningBackup,
+} from './manifest.js';
 import { nodeIdentity } from './node-identity.js';
 import { Tally, type CopiedFile, type ProgressListener } from './progress.js';
 import { checkNoScavengeRunning, checkScavengeUnchanged } from './scavenge-state.js';
@@ -48,6 +55,12 @@ export interface BackupRequest {
   chaserWaitMs?: number;
   /** False for --no-sync: nothing is fsynced (file-copy.ts, Durability). */
   sync?: boolean;
+  /**
+   * Hears of every change to the destination once it is made (a file put in place or deleted, the
+   * manifest rewritten, an archive entry written). Tests stop the process there to kill it at a
+   * chosen step.
+   */
+  onChange?: (change: string) => void;
 }
 
 export interface BackupResult {
@@ -58,6 +71,10 @@ export interface BackupResult {
   /** False when the backup was taken with --no-sync. */
   synced: boolean;
   nodeId: string;
+  /** How many backups finished writing the folder, this one included (1 for an archive). */
+  generation: number;
+  /** The backup into the folder that this one found interrupted, and finished in its place. */
+  completedInterrupted?: RunningBackup;
   startedAt: string;
   finishedAt: string;
   /** writer.chk when the backup started: every write acknowledged before it is in the backup. */
@@ -96,6 +113,17 @@ interface Copied {
   indexCommitPosition: number;
   chunkFiles: number;
   archiveBytes?: number;
+  generation: number;
+  completedInterrupted?: RunningBackup;
+}
+
+/** What a copy into a folder found: its outcome, and the files of the backup the node no longer has. */
+interface FolderCopy {
+  checkpoints: Partial<Record<string, number>>;
+  indexCommitPosition: number;
+  chunkFiles: number;
+  /** Paths relative to the folder, deleted once the new backup is committed. */
+  stale: string[];
 }
 
 export async function backup(request: BackupRequest): Promise<BackupResult> {
@@ -112,7 +140,7 @@ export async function backup(request: BackupRequest): Promise<BackupResult> {
     writerAtStart: (await readCheckpoint(source.db, CheckpointName.writer)) ?? 0,
     tally: new Tally(request.onProgress),
     warnings: [],
-    durability: new Durability(request.sync ?? true),
+    durability: new Durability(request.sync ?? true, request.onChange),
   };
   // A scavenge that started, or even ran to its end, while files were copied spoils the copy.
   const beforeComplete = () => checkScavengeUnchanged(scavengeBefore, source);
@@ -142,16 +170,17 @@ function isSameOrInside(path: string, directory: string): boolean {
   return inside === '' || (inside !== '..' && !inside.startsWith(`..${sep}`) && !isAbsolute(inside));
 }
 
-function manifestOf(run: Run, status: BackupManifest['status']): BackupManifest {
+async function manifestRun(run: Run): Promise<ManifestRun> {
   return {
-    format: MANIFEST_FORMAT,
-    nodeId: run.nodeId,
-    status,
-    kind: run.kind,
-    startedAt: run.startedAt.toISOString(),
-    ...(status === 'complete' && !run.request.archive ? { finishedAt: new Date().toISOString() } : {}),
-    source: { db: run.source.db, index: run.source.index },
+    nodeId: run.nodeId, kind: run.kind, startedAt: run.startedAt, source: { db: run.source.db, index: run.source.index },
+    fromChaser: (await readCheckpoint(join(run.destination, BACKUP_DB_DIRECTORY), CheckpointName.chaser)) ?? -1,
   };
+}
+
+async function writeManifest(run: Run, manifest: BackupManifest): Promise<void> {
+  const path = join(run.destination, MANIFEST_FILE);
+  await replaceFileNow(path, encodeManifest(manifest));
+  run.durability.report(`wrote ${path} (${manifest.running ? `running generation ${manifest.running.generation}` : `generation ${manifest.generation}`})`);
 }
 
 function copyContext(run: Run): CopyContext {
@@ -167,56 +196,57 @@ function copyContext(run: Run): CopyContext {
 }
 
 async function folderBackup(run: Run, beforeComplete: () => void): Promise<Copied> {
-  const { destination } = run;
+  const { destination, durability, tally } = run;
   await mkdir(destination, { recursive: true });
   const lock = lockDestination(destination);
   try {
-    await checkDestinationFolder(destination, run.nodeId);
-    const durability = run.durability;
-    await removeTempFiles(destination, durability);
-    await replaceFileDurably(join(destination, MANIFEST_FILE), encodeManifest(manifestOf(run, 'in-progress')));
+    const previous = await checkDestinationFolder(destination, run.nodeId);
+    for (const file of await removeLeftovers(destination, durability)) tally.removed(file);
+    const interrupted = previous?.running;
+    if (interrupted) {
+      run.warnings.push(`the ${interrupted.kind} backup into ${destination} started at ${interrupted.startedAt} was interrupted; this backup finishes its work`);
+    }
+    const started = startedManifest(previous, await manifestRun(run));
+    await writeManifest(run, started);
     const target = new FolderTarget(destination, durability);
-    const copied = run.kind === 'differential'
-      ? await differentialInto(run, target, durability)
-      : await fullInto(run, target, durability);
+    const copied = run.kind === 'differential' ? await differentialInto(run, target) : await fullInto(run, target);
     beforeComplete();
+    await target.commitCheckpoints();
+    tally.phase('cleanup');
+    for (const file of copied.stale) {
+      if (await removeFile(target.path(file), durability)) tally.removed(file);
+    }
     await durability.syncAll();
-    await replaceFileDurably(join(destination, MANIFEST_FILE), encodeManifest(manifestOf(run, 'complete')));
-    return copied;
+    const completed = completedManifest(started, await manifestRun(run), copied.checkpoints);
+    await writeManifest(run, completed);
+    return { ...copied, generation: completed.generation!, ...(interrupted ? { completedInterrupted: interrupted } : {}) };
   } finally {
     lock.release();
   }
 }
 
-async function fullInto(run: Run, target: FolderTarget, durability: Durability): Promise<Copied> {
+async function fullInto(run: Run, target: FolderTarget): Promise<FolderCopy> {
   const outcome = await fullCopy(copyContext(run), target);
-  run.tally.phase('cleanup');
   // What an earlier backup into this folder left that the node no longer has.
   const keepChunks = new Set(outcome.chunkFiles);
-  const backupDb = target.path(BACKUP_DB_DIRECTORY);
-  for (const name of await listOrEmpty(backupDb)) {
-    if ((isChunkFile(name) || isOldChunkFile(name)) && !keepChunks.has(name)) {
-      await removeFile(join(backupDb, name), durability);
-      run.tally.removed(dbPath(name));
-    }
-  }
+  const staleChunks = (await listOrEmpty(target.path(BACKUP_DB_DIRECTORY)))
+    .filter((name) => (isChunkFile(name) || isOldChunkFile(name)) && !keepChunks.has(name));
   const keepIndex = new Set(outcome.indexFiles);
-  const backupIndex = target.path(BACKUP_INDEX_DIRECTORY);
-  for (const name of await listIndexDataFiles(backupIndex)) {
-    if (keepIndex.has(name)) continue;
-    await removeFile(join(backupIndex, name), durability);
-    run.tally.removed(indexPath(name));
-  }
-  return { checkpoints: outcome.checkpoints, indexCommitPosition: outcome.indexCommitPosition, chunkFiles: outcome.chunkFiles.length };
+  const staleIndex = (await listIndexDataFiles(target.path(BACKUP_INDEX_DIRECTORY))).filter((name) => !keepIndex.has(name));
+  return {
+    checkpoints: outcome.checkpoints, indexCommitPosition: outcome.indexCommitPosition, chunkFiles: outcome.chunkFiles.length,
+    stale: [...staleChunks.map(dbPath), ...staleIndex.map(indexPath)],
+  };
 }
 
-async function differentialInto(run: Run, target: FolderTarget, durability: Durability): Promise<Copied> {
+async function differentialInto(run: Run, target: FolderTarget): Promise<FolderCopy> {
   const context = copyContext(run);
-  const indexPart = await differentialIndexPart(run.source, target, durability, run.tally);
-  const logPart = await differentialLogPart(
-    run.source, target, durability, run.tally, () => context.beforeDatabaseCheckpoints(indexPart.commitPosition),
-  );
-  return { checkpoints: logPart.checkpoints, indexCommitPosition: indexPart.commitPosition, chunkFiles: logPart.chunkFiles.length };
+  const indexPart = await differentialIndexPart(run.source, target, run.tally);
+  const logPart = await differentialLogPart(run.source, target, run.tally, () => context.beforeDatabaseCheckpoints(indexPart.commitPosition));
+  return {
+    checkpoints: logPart.checkpoints, indexCommitPosition: indexPart.commitPosition, chunkFiles: logPart.chunkFiles.length,
+    stale: [...indexPart.stale, ...logPart.stale],
+  };
 }
 
 async function archiveBackup(run: Run, beforeComplete: () => void): Promise<Copied> {
@@ -226,17 +256,22 @@ async function archiveBackup(run: Run, beforeComplete: () => void): Promise<Copi
     if (existing.nodeId !== run.nodeId) throw Errors.backupOtherNode.create(destination, existing.nodeId, run.nodeId);
   }
   await mkdir(dirname(destination), { recursive: true });
-  const target = ArchiveTarget.create(destination, run.durability);
+  for (const name of await removeStaleArchiveTemps(destination, run.durability)) run.tally.removed(name);
+  const target = await ArchiveTarget.create(destination, run.durability);
   try {
     // The archive appears under its name only when whole, so its manifest says complete from the start.
-    await target.writeBytes(MANIFEST_FILE, encodeManifest(manifestOf(run, 'complete')));
+    const manifest: BackupManifest = {
+      format: MANIFEST_FORMAT, nodeId: run.nodeId, status: 'complete', kind: run.kind, startedAt: run.startedAt.toISOString(),
+      generation: 1, source: { db: run.source.db, index: run.source.index },
+    };
+    await target.writeBytes(MANIFEST_FILE, encodeManifest(manifest));
     const outcome = await fullCopy(copyContext(run), target);
     beforeComplete();
     run.tally.phase('cleanup');
     const archiveBytes = await target.finish();
     return {
       checkpoints: outcome.checkpoints, indexCommitPosition: outcome.indexCommitPosition,
-      chunkFiles: outcome.chunkFiles.length, archiveBytes,
+      chunkFiles: outcome.chunkFiles.length, archiveBytes, generation: 1,
     };
   } catch (error) {
     await target.abort();
@@ -265,16 +300,6 @@ async function listOrEmpty(directory: string): Promise<string[]> {
   }
 }
 
-/** Temp files an interrupted backup left in the destination's db/ and index/ trees. */
-async function removeTempFiles(destination: string, durability: Durability): Promise<void> {
-  for (const part of [BACKUP_DB_DIRECTORY, BACKUP_INDEX_DIRECTORY]) {
-    const entries = await readdir(join(destination, part), { recursive: true, withFileTypes: true }).catch(() => []);
-    for (const entry of entries) {
-      if (entry.isFile() && isTempFile(entry.name)) await removeFile(join(entry.parentPath, entry.name), durability);
-    }
-  }
-}
-
 function resultOf(run: Run, copied: Copied): BackupResult {
   const tally = run.tally.result();
   return {
@@ -283,6 +308,8 @@ function resultOf(run: Run, copied: Copied): BackupResult {
     archive: Boolean(run.request.archive),
     synced: run.durability.synced,
     nodeId: run.nodeId,
+    generation: copied.generation,
+    ...(copied.completedInterrupted ? { completedInterrupted: copied.completedInterrupted } : {}),
     startedAt: run.startedAt.toISOString(),
     finishedAt: new Date().toISOString(),
     writerAtStart: run.writerAtStart,

@@ -67,14 +67,17 @@ export function isSameCompletedChunk(source: ChunkFileState, copy: ChunkFileStat
 }
 
 /**
- * Copies one chunk file into the backup as `file`. `writerPosition` is writer.chk read just
- * before. Returns the bytes read, or undefined when the file vanished.
+ * Copies one chunk file into the backup as `file`, put in place once `after` resolved.
+ * `writerPosition` is writer.chk read just before. Returns the bytes read, or undefined when the
+ * file vanished.
  */
-export async function copyChunk(source: string, file: string, target: BackupTarget, writerPosition: number): Promise<number | undefined> {
+export async function copyChunk(
+  source: string, file: string, target: BackupTarget, writerPosition: number, after?: Promise<unknown>,
+): Promise<number | undefined> {
   const state = await readChunkState(source);
   if (state === undefined) return undefined;
-  if (state.completed) return target.copyFile(source, file);
+  if (state.completed) return target.copyFile(source, file, after);
   const { chunkSize, startNumber } = state.header;
   const dataEnd = Math.min(chunkSize, Math.max(0, writerPosition - startNumber * chunkSize));
-  return target.copyPrefix(source, file, CHUNK_HEADER_BYTES + dataEnd, ongoingFileBytes(chunkSize));
+  return target.copyPrefix(source, file, CHUNK_HEADER_BYTES + dataEnd, ongoingFileBytes(chunkSize), after);
 }

@@ -13,11 +13,17 @@
  * Steps (8) and (9) copy files rewritten in place; they are skipped when the backup's copy still
  * matches by size and modification time (file-copy.ts copyIfChanged), so an unchanged node
  * copies (almost) nothing.
+ *
+ * The source is read in this order. The backup folder is written so that a run killed at any
+ * point leaves a backup that restores (target.ts): the map read in (2) is held in memory and
+ * written once the files it lists are in the backup and (5) found it unchanged, so the backup's
+ * map never names a file the backup lacks; (7) is written when the backup commits, after the
+ * filter it covers; and the deletions of (6) are returned to the caller, which makes them once the
+ * new backup is committed, since the previous backup's map may still name those files until then.
  */
 import { join } from 'node:path';
 import { existsSync } from 'node:fs';
 import { COPY_CONCURRENCY, forEachConcurrently } from './concurrency.js';
-import { removeFile, type Durability } from './file-copy.js';
 import { copyCheckpoint, indexPath } from './full-backup.js';
 import {
   INDEX_ROUNDS_MAX, holdsFiles, indexKeptChanging, listIndexDataFiles, parseIndexMapBytes, readIndexMapBytes,
@@ -33,14 +39,14 @@ export interface IndexPartOutcome {
   indexFiles: string[];
   commitPosition: number;
   rounds: number;
+  /** Step (6): the backup's index files the node no longer has, to delete once the backup is committed. */
+  stale: string[];
 }
 
-export async function differentialIndexPart(
-  source: DataDirectories, target: FolderTarget, durability: Durability, tally: Tally,
-): Promise<IndexPartOutcome> {
+export async function differentialIndexPart(source: DataDirectories, target: FolderTarget, tally: Tally): Promise<IndexPartOutcome> {
   tally.phase('index files');
   // (1)
-  if (!(await holdsFiles(source.index))) return { skipped: true, indexFiles: [], commitPosition: 0, rounds: 0 };
+  if (!(await holdsFiles(source.index))) return { skipped: true, indexFiles: [], commitPosition: 0, rounds: 0, stale: [] };
   const backupIndex = target.path(BACKUP_INDEX_DIRECTORY);
   let indexFiles: string[] = [];
   let map: Buffer | undefined;
@@ -49,9 +55,7 @@ export async function differentialIndexPart(
     if (rounds === INDEX_ROUNDS_MAX) throw indexKeptChanging();
     // (2)
     map = await readSourceIndexMap(source.index);
-    if (map === undefined) return { skipped: true, indexFiles: [], commitPosition: 0, rounds };
-    await target.writeBytes(indexPath(INDEXMAP_FILE), map);
-    tally.copied(indexPath(INDEXMAP_FILE), map.length);
+    if (map === undefined) return { skipped: true, indexFiles: [], commitPosition: 0, rounds, stale: [] };
     // (3)
     indexFiles = await listIndexDataFiles(source.index);
     // (4)
@@ -65,16 +69,14 @@ export async function differentialIndexPart(
     });
     // (5)
     const sourceMap = await readIndexMapBytes(source.index);
-    const backupMap = await readIndexMapBytes(backupIndex);
-    if (sourceMap !== undefined && backupMap !== undefined && sourceMap.equals(backupMap)) break;
+    if (sourceMap !== undefined && sourceMap.equals(map)) break;
   }
+  // (2)'s copy, now that every file the map lists is in the backup.
+  await target.writeBytes(indexPath(INDEXMAP_FILE), map);
+  tally.copied(indexPath(INDEXMAP_FILE), map.length);
   // (6)
   const keep = new Set(indexFiles);
-  for (const name of await listIndexDataFiles(backupIndex)) {
-    if (keep.has(name)) continue;
-    await removeFile(join(backupIndex, name), durability);
-    tally.removed(indexPath(name));
-  }
+  const stale = (await listIndexDataFiles(backupIndex)).filter((name) => !keep.has(name));
   // (7), (8), (9)
   await copyCheckpoint(source.index, EXISTENCE_CHECKPOINT, indexPath(EXISTENCE_CHECKPOINT), target, tally);
   for (const file of [EXISTENCE_DATA, SCAVENGE_STATE]) {
@@ -84,6 +86,5 @@ export async function differentialIndexPart(
     else if (copy) tally.skipped(indexPath(file));
   }
   const commitPosition = parseIndexMapBytes(map, join(source.index, INDEXMAP_FILE)).commitPosition;
-  return { skipped: false, indexFiles, commitPosition, rounds: rounds + 1 };
+  return { skipped: false, indexFiles, commitPosition, rounds: rounds + 1, stale: stale.map(indexPath) };
 }
-

@@ -7,23 +7,25 @@
  *       since no scavenge runs);
  *   (5) delete from the backup every chunk not in chunkFiles, including the .old file.
  *
- * The last chunk was probably still being written when the previous backup copied it; renamed
- * away in (1), it is copied again in (4) with everything written since.
+ * The last chunk was probably still being written when the previous backup copied it; (1) sets it
+ * aside so that (4) copies it again with everything written since. Here (4) decides by content
+ * instead of by name: a chunk the backup has is skipped only when it is the same completed chunk,
+ * same chunk id and hash (chunk-copy.ts). So the backup's last chunk, ongoing when it was copied,
+ * is copied again without being renamed first, and so is a same-named file that differs for any
+ * other reason (a chunk the source rewrote since, a truncation). Renaming it away would leave the
+ * backup without its last chunk, unrestorable, until the run finished.
  *
- * "A name already in the backup" is taken to mean the same chunk file: the backup's file of that
- * name is a completed chunk with the source's chunk id and hash (chunk-copy.ts). The reference
- * compares names only; a same-named file that differs can only be a copy torn by an interrupted
- * run, or a chunk the source rewrote since (a truncation), and skipping it would keep a wrong file.
+ * The source is read in the reference's order; the backup folder is written so that a run killed
+ * at any point leaves a backup that restores (target.ts): (2)'s checkpoints are held and written
+ * after the chunks, chaser.chk last, and the chunks go in in log order, each over its previous
+ * copy by an atomic rename. The deletions of (5) are returned to the caller, which makes them once
+ * the new backup is committed.
  */
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { copyChunkFile, copyCheckpoint, dbPath } from './full-backup.js';
+import { copyCheckpoint, copyChunkFiles, dbPath } from './full-backup.js';
 import { isSameCompletedChunk, readChunkState } from './chunk-copy.js';
-import { COPY_CONCURRENCY, forEachConcurrently } from './concurrency.js';
-import { removeFile, renameFile, type Durability } from './file-copy.js';
-import {
-  BACKUP_DB_DIRECTORY, DIFFERENTIAL_DB_CHECKPOINTS, OLD_SUFFIX, isChunkFile, isOldChunkFile, sortChunkFiles,
-} from './layout.js';
+import { BACKUP_DB_DIRECTORY, DIFFERENTIAL_DB_CHECKPOINTS, isChunkFile, isOldChunkFile } from './layout.js';
 import type { Tally } from './progress.js';
 import { listChunkFiles, type DataDirectories } from './source.js';
 import type { FolderTarget } from './target.js';
@@ -31,8 +33,8 @@ import type { FolderTarget } from './target.js';
 export interface LogPartOutcome {
   chunkFiles: string[];
   checkpoints: Partial<Record<string, number>>;
-  /** The backup's last chunk that step (1) renamed, if any. */
-  renamedLast?: string;
+  /** Step (5): the backup's chunk files the node no longer has, and .old files, to delete once the backup is committed. */
+  stale: string[];
 }
 
 async function listBackupDb(backupDb: string): Promise<string[]> {
@@ -45,14 +47,10 @@ async function listBackupDb(backupDb: string): Promise<string[]> {
 }
 
 export async function differentialLogPart(
-  source: DataDirectories, target: FolderTarget, durability: Durability, tally: Tally,
-  beforeDatabaseCheckpoints: () => Promise<void>,
+  source: DataDirectories, target: FolderTarget, tally: Tally, beforeDatabaseCheckpoints: () => Promise<void>,
 ): Promise<LogPartOutcome> {
   const backupDb = target.path(BACKUP_DB_DIRECTORY);
-  // (1)
-  const backupChunks = sortChunkFiles(await listBackupDb(backupDb));
-  const last = backupChunks.at(-1);
-  if (last !== undefined) await renameFile(join(backupDb, last), join(backupDb, `${last}${OLD_SUFFIX}`), durability);
+  // (1) is (4)'s comparison by content, above.
 
   // (2)
   await beforeDatabaseCheckpoints();
@@ -71,18 +69,12 @@ export async function differentialLogPart(
     if (await isAlreadyInBackup(join(source.db, name), join(backupDb, name))) tally.skipped(dbPath(name));
     else missing.push(name);
   }
-  await forEachConcurrently(missing, COPY_CONCURRENCY, (name) => copyChunkFile(source.db, name, target, tally));
+  await copyChunkFiles(source.db, missing, target, tally);
 
   // (5)
-  tally.phase('cleanup');
   const keep = new Set(chunkFiles);
-  for (const name of await listBackupDb(backupDb)) {
-    const isChunk = isChunkFile(name) || isOldChunkFile(name);
-    if (!isChunk || keep.has(name)) continue;
-    await removeFile(join(backupDb, name), durability);
-    tally.removed(dbPath(name));
-  }
-  return { chunkFiles, checkpoints, renamedLast: last };
+  const stale = (await listBackupDb(backupDb)).filter((name) => (isChunkFile(name) || isOldChunkFile(name)) && !keep.has(name));
+  return { chunkFiles, checkpoints, stale: stale.map(dbPath) };
 }
 
 async function isAlreadyInBackup(sourcePath: string, backupPath: string): Promise<boolean> {

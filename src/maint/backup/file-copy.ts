@@ -2,7 +2,7 @@
  * How backup and restore put a file in place: under a temp name first, fsynced, then renamed, so
  * a name in a backup or a data directory always holds a whole file. A differential backup skips
  * names it already has, so a half-copied file under its real name would never be repaired.
- * Directories are fsynced once at the end (Durability), not after every rename.
+ * Directories are fsynced at a backup's commit points (Durability.syncAll), not after every rename.
  */
 import { randomUUID } from 'node:crypto';
 import { constants } from 'node:fs';
@@ -10,6 +10,7 @@ import { copyFile, mkdir, open, rename, stat, unlink, utimes, type FileHandle } 
 import { dirname } from 'node:path';
 import { Errors, isSvcError } from '../../common/errors.js';
 import { fsyncDirectory } from '../../storage/durable-file.js';
+import { isDiskFull, writeFully } from '../../storage/file-write.js';
 import { TEMP_SUFFIX } from './layout.js';
 
 const COPY_BLOCK_BYTES = 4 * 1024 * 1024;
@@ -32,10 +33,21 @@ const TIME_TOLERANCE_MS = 1;
 export class Durability {
   private readonly dirty = new Set<string>();
 
-  constructor(readonly synced = true) {}
+  /**
+   * `onChange` hears of every change to the destination once it is made (a file put in place or
+   * deleted, an archive entry written): tests stop the process there to kill it at a chosen step.
+   */
+  constructor(readonly synced = true, private readonly onChange: (change: string) => void = () => undefined) {}
 
-  mark(directory: string): void {
-    if (this.synced) this.dirty.add(directory);
+  /** Records a change to `path` (made in its directory) for the final directory fsync. */
+  changed(path: string, change: string): void {
+    if (this.synced) this.dirty.add(dirname(path));
+    this.onChange(`${change} ${path}`);
+  }
+
+  /** Reports a change that touches no directory entry yet (a temp file written whole, an archive entry). */
+  report(change: string): void {
+    this.onChange(change);
   }
 
   async syncAll(): Promise<void> {
@@ -63,40 +75,59 @@ function isMissing(error: unknown): boolean {
   return (error as NodeJS.ErrnoException).code === 'ENOENT';
 }
 
-function ioError(file: string, operation: string, error: unknown): Error {
-  return Errors.backupIo.create(file, operation, (error as Error).message ?? String(error));
+/**
+ * The coded error for a failed file operation of a backup or restore: a full disk or quota gets
+ * its own code (the operator frees space and runs the command again), anything else is an I/O error.
+ */
+export function ioError(file: string, operation: string, error: unknown): Error {
+  const cause = (error as Error).message ?? String(error);
+  if (isDiskFull(error)) return Errors.backupDiskFull.create(file, `${operation}: ${cause}`);
+  if (isSvcError(error)) return error;
+  return Errors.backupIo.create(file, operation, cause);
 }
 
 function tempNameFor(path: string): string {
   return `${path}.${randomUUID()}${TEMP_SUFFIX}`;
 }
 
-/** Writes a new file, fsynced unless `durability` says otherwise (no rename: callers that need one do it). */
+/**
+ * Writes a new file, fsynced unless `durability` says otherwise (no rename: callers that need one
+ * do it). A write that stops short (the disk filled up part way) is never taken for the whole file.
+ */
 export async function writeFileSynced(path: string, contents: Buffer | string, durability = new Durability()): Promise<void> {
+  const bytes = typeof contents === 'string' ? Buffer.from(contents) : contents;
   const handle = await open(path, 'wx');
   try {
-    await handle.writeFile(contents);
+    await writeFully(handle, bytes, 0, bytes.length, 0, path);
     await durability.syncHandle(handle);
   } finally {
     await handle.close();
   }
 }
 
-async function placeTemp(temp: string, path: string, durability: Durability): Promise<void> {
+/**
+ * Renames a whole temp file over `path`, once `after` has resolved (the file before it in an
+ * order the destination must keep, chunk-copy.ts); if `after` rejects, the temp file is dropped.
+ */
+async function placeTemp(temp: string, path: string, durability: Durability, after?: Promise<unknown>): Promise<void> {
   try {
+    durability.report(`staged ${temp}`);
+    await after;
     await rename(temp, path);
   } catch (error) {
     await unlink(temp).catch(() => undefined);
     throw ioError(path, 'rename into place', error);
   }
-  durability.mark(dirname(path));
+  durability.changed(path, 'placed');
 }
 
 /**
  * Copies `source` to `target` whole. Returns the bytes copied, or undefined when the source no
  * longer exists (an index file merged away, for instance): callers decide whether that matters.
  */
-export async function copyFileDurably(source: string, target: string, durability: Durability): Promise<number | undefined> {
+export async function copyFileDurably(
+  source: string, target: string, durability: Durability, after?: Promise<unknown>,
+): Promise<number | undefined> {
   await mkdir(dirname(target), { recursive: true });
   const temp = tempNameFor(target);
   let bytes: number;
@@ -108,9 +139,10 @@ export async function copyFileDurably(source: string, target: string, durability
     await unlink(temp).catch(() => undefined);
     // The target's directory was just made, so a missing file is the source.
     if (isMissing(error)) return undefined;
-    throw ioError(source, 'copy', error);
+    // A full disk is the target's; any other failure is reported against the file being read.
+    throw ioError(isDiskFull(error) ? target : source, 'copy', error);
   }
-  await placeTemp(temp, target, durability);
+  await placeTemp(temp, target, durability, after);
   return bytes;
 }
 
@@ -121,7 +153,7 @@ export async function copyFileDurably(source: string, target: string, durability
  * vanished.
  */
 export async function copyPrefixDurably(
-  source: string, target: string, prefixBytes: number, fileBytes: number, durability: Durability,
+  source: string, target: string, prefixBytes: number, fileBytes: number, durability: Durability, after?: Promise<unknown>,
 ): Promise<number | undefined> {
   await mkdir(dirname(target), { recursive: true });
   let input;
@@ -135,7 +167,7 @@ export async function copyPrefixDurably(
   try {
     const output = await open(temp, 'wx');
     try {
-      await copyRange(input, output, prefixBytes, source);
+      await copyRange(input, output, prefixBytes, source, temp);
       await output.truncate(fileBytes);
       await durability.syncHandle(output);
     } finally {
@@ -143,15 +175,15 @@ export async function copyPrefixDurably(
     }
   } catch (error) {
     await unlink(temp).catch(() => undefined);
-    throw isSvcError(error) ? error : ioError(target, 'copy', error);
+    throw Errors.backupSourceChanged.is(error) ? error : ioError(target, 'copy', error);
   } finally {
     await input.close();
   }
-  await placeTemp(temp, target, durability);
+  await placeTemp(temp, target, durability, after);
   return prefixBytes;
 }
 
-async function copyRange(input: FileHandle, output: FileHandle, length: number, source: string): Promise<void> {
+async function copyRange(input: FileHandle, output: FileHandle, length: number, source: string, target: string): Promise<void> {
   const block = Buffer.allocUnsafe(Math.min(COPY_BLOCK_BYTES, Math.max(length, 1)));
   for (let position = 0; position < length;) {
     const want = Math.min(block.length, length - position);
@@ -159,7 +191,7 @@ async function copyRange(input: FileHandle, output: FileHandle, length: number, 
     if (bytesRead === 0) {
       throw Errors.backupSourceChanged.create(`${source} ended at byte ${position}, before the ${length} bytes writer.chk covers`);
     }
-    await output.write(block, 0, bytesRead, position);
+    await writeFully(output, block, 0, bytesRead, position, target);
     position += bytesRead;
   }
 }
@@ -175,6 +207,16 @@ export async function writeBytesDurably(target: string, bytes: Buffer | string, 
     throw ioError(target, 'write', error);
   }
   await placeTemp(temp, target, durability);
+}
+
+/**
+ * Replaces `target` with `bytes` durably at once, whatever `--no-sync` says: the manifest, whose
+ * word on what the folder holds must never run ahead of the disk.
+ */
+export async function replaceFileNow(target: string, bytes: Buffer | string): Promise<void> {
+  const durability = new Durability(true);
+  await writeBytesDurably(target, bytes, durability);
+  await durability.syncAll();
 }
 
 export interface QuickCopy {
@@ -223,17 +265,8 @@ export async function removeFile(path: string, durability: Durability): Promise<
     if (isMissing(error)) return false;
     throw ioError(path, 'delete', error);
   }
-  durability.mark(dirname(path));
+  durability.changed(path, 'removed');
   return true;
-}
-
-export async function renameFile(from: string, to: string, durability: Durability): Promise<void> {
-  try {
-    await rename(from, to);
-  } catch (error) {
-    throw ioError(from, 'rename', error);
-  }
-  durability.mark(dirname(to));
 }
 
 export async function exists(path: string): Promise<boolean> {

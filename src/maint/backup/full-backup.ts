@@ -52,11 +52,14 @@ export interface CopyOutcome {
 export const indexPath = (name: string) => `${BACKUP_INDEX_DIRECTORY}/${name}`;
 export const dbPath = (name: string) => `${BACKUP_DB_DIRECTORY}/${name}`;
 
-/** Copies the 8 bytes of a checkpoint as read at one moment; returns its value, undefined if absent. */
+/**
+ * Copies the 8 bytes of a checkpoint as read at one moment; returns its value, undefined if
+ * absent. A folder target writes it when the backup commits (target.ts).
+ */
 export async function copyCheckpoint(directory: string, name: string, file: string, target: BackupTarget, tally: Tally): Promise<number | undefined> {
   const bytes = await readCheckpointBytes(directory, name);
   if (bytes === undefined) return undefined;
-  await target.writeBytes(file, bytes);
+  await target.writeCheckpoint(file, bytes);
   tally.copied(file, bytes.length);
   return checkpointValue(bytes);
 }
@@ -118,16 +121,40 @@ export async function fullCopy(context: CopyContext, target: BackupTarget): Prom
 
   tally.phase('chunks');
   const chunkFiles = await listChunkFiles(source.db);
-  await forEachConcurrently(chunkFiles, COPY_CONCURRENCY, (name) => copyChunkFile(source.db, name, target, tally));
+  await copyChunkFiles(source.db, chunkFiles, target, tally);
 
   return { indexFiles: indexSet.files, chunkFiles, checkpoints, indexCommitPosition: indexSet.commitPosition };
 }
 
+/**
+ * Copies chunks of the listing, in log order: a few at a time, but each put in place only after
+ * the one before it (target.ts), so a backup killed part way never holds a chunk after a gap.
+ */
+export async function copyChunkFiles(db: string, names: readonly string[], target: BackupTarget, tally: Tally): Promise<void> {
+  // Each chunk's copy settles with the one before it: a failure fails every later one too.
+  let previous: Promise<void> | undefined;
+  const copies = names.map((name) => {
+    let start!: () => void;
+    const started = new Promise<void>((resolve) => {
+      start = resolve;
+    });
+    const after = previous;
+    const copy = started.then(() => copyChunkFile(db, name, target, tally, after));
+    copy.catch(() => undefined);
+    previous = copy;
+    return { start, copy };
+  });
+  await forEachConcurrently(copies, COPY_CONCURRENCY, async ({ start, copy }) => {
+    start();
+    await copy;
+  });
+}
+
 /** Copies one chunk of the listing; with no scavenge running, none may vanish. */
-export async function copyChunkFile(db: string, name: string, target: BackupTarget, tally: Tally): Promise<void> {
+async function copyChunkFile(db: string, name: string, target: BackupTarget, tally: Tally, after?: Promise<unknown>): Promise<void> {
   tally.working(dbPath(name));
   const writerPosition = await readCheckpoint(db, CheckpointName.writer) ?? 0;
-  const bytes = await copyChunk(join(db, name), dbPath(name), target, writerPosition);
+  const bytes = await copyChunk(join(db, name), dbPath(name), target, writerPosition, after);
   if (bytes === undefined) throw Errors.backupSourceChanged.create(`chunk file ${name} vanished while the backup ran`);
   tally.copied(dbPath(name), bytes);
 }

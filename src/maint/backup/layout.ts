@@ -44,7 +44,11 @@ export const SCAVENGE_STATE = `${SCAVENGE_DIRECTORY}/scavenging.db`;
 export const INDEX_CHECKPOINTS = [EXISTENCE_CHECKPOINT] as const;
 
 const BLOOM_SUFFIX = '.bloomfilter';
-/** The suffix the differential log part gives the backup's last chunk before copying it again. */
+/**
+ * The suffix the reference's differential log part gives the backup's last chunk before copying it
+ * again. svcdb copies it again in place instead (differential-log.ts); a `.old` file in a backup
+ * is deleted by the next backup into it.
+ */
 export const OLD_SUFFIX = '.old';
 /** Files being copied carry this suffix until they are whole; the engine deletes such leftovers too. */
 export const TEMP_SUFFIX = '.tmp';
@@ -62,7 +66,7 @@ export function sortChunkFiles(names: Iterable<string>): string[] {
   });
 }
 
-/** `chunk-X.Y.old`, left by step 1 of the differential log part. */
+/** `chunk-X.Y.old`, as step 1 of the reference's differential log part names a chunk set aside. */
 export function isOldChunkFile(name: string): boolean {
   return name.endsWith(OLD_SUFFIX) && isChunkFile(name.slice(0, -OLD_SUFFIX.length));
 }

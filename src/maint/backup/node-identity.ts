@@ -23,7 +23,7 @@ import { link, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Errors } from '../../common/errors.js';
 import { fsyncDirectory } from '../../storage/durable-file.js';
-import { writeFileSynced } from './file-copy.js';
+import { ioError, writeFileSynced } from './file-copy.js';
 
 export const NODE_IDENTITY_FILE = 'svcdb-node.json';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -65,7 +65,7 @@ export async function nodeIdentity(db: string): Promise<string> {
   try {
     await writeFileSynced(temp, `${JSON.stringify(identity)}\n`);
   } catch (error) {
-    throw Errors.backupIo.create(path, 'write the node identity (the first backup of a node records it in its db directory)', (error as Error).message);
+    throw ioError(path, 'write the node identity (the first backup of a node records it in its db directory)', error);
   }
   try {
     await link(temp, path);

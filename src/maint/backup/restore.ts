@@ -12,6 +12,10 @@
  * cannot start (writer.chk points past the chunks present, or chunk 0 is missing) rather than one
  * that starts on part of the log; run the restore again with --force.
  *
+ * A backup folder that a later, interrupted backup left behind restores as it is: it holds the
+ * previous backup or the interrupted run's new log, whole either way (target.ts); `svcdb backup
+ * verify` says which. A folder another backup is writing right now is refused.
+ *
  * The node identity file (node-identity.ts) is not in a backup, and --force deletes the target's:
  * a restored node is a new node as far as backups are concerned.
  */
@@ -20,16 +24,15 @@ import { mkdir, readdir, rename, rm, unlink } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { Errors } from '../../common/errors.js';
 import { CheckpointName } from '../../storage/checkpoint.js';
-import { replaceFileDurably } from '../../storage/durable-file.js';
-import { DatabaseLock, LOCK_FILE_NAME } from '../../storage/lock.js';
+import { DatabaseLock, LOCK_FILE_NAME, lockOwnerPid } from '../../storage/lock.js';
 import { extractArchive, isArchive, readArchiveManifest } from './archive-reader.js';
 import { COPY_CONCURRENCY, forEachConcurrently } from './concurrency.js';
-import { Durability, copyFileDurably, exists, removeFile } from './file-copy.js';
+import { Durability, copyFileDurably, exists, removeFile, replaceFileNow } from './file-copy.js';
 import {
   BACKUP_DB_DIRECTORY, BACKUP_INDEX_DIRECTORY, EXISTENCE_CHECKPOINT, EXISTENCE_DATA, FULL_DB_CHECKPOINTS, INDEXMAP_FILE,
   SCAVENGE_STATE, isChunkFile, isIndexDataFile, isOldChunkFile, isTempFile, sortChunkFiles,
 } from './layout.js';
-import { checkComplete, readManifest, type BackupManifest } from './manifest.js';
+import { checkComplete, readManifest, type BackupManifest, type RunningBackup } from './manifest.js';
 import { NODE_IDENTITY_FILE } from './node-identity.js';
 import { Tally, type CopiedFile, type ProgressListener } from './progress.js';
 import { readCheckpointBytes, checkpointValue } from './source.js';
@@ -58,6 +61,8 @@ export interface RestoreResult {
   removed: string[];
   /** truncate.chk as written: the next start cuts the log back to this position. */
   truncateTo: number;
+  /** A backup into the folder that began after its last complete one and was interrupted. */
+  interruptedBackup?: RunningBackup;
   restored: CopiedFile[];
 }
 
@@ -77,6 +82,8 @@ export async function restore(request: RestoreRequest): Promise<RestoreResult> {
   if (db === index) throw Errors.optionInvalid.create('--index', 'the index directory must differ from --db');
   const archive = await isArchive(source);
   const manifest = archive ? await readArchiveManifest(source) : checkComplete(await readManifest(source), source);
+  const writer = archive ? undefined : lockOwnerPid(source);
+  if (writer !== undefined) throw Errors.backupDestinationLocked.create(source, String(writer));
   await mkdir(db, { recursive: true });
   await mkdir(index, { recursive: true });
   const lock = DatabaseLock.acquire(db);
@@ -102,7 +109,7 @@ export async function restore(request: RestoreRequest): Promise<RestoreResult> {
       await forEachConcurrently(group, COPY_CONCURRENCY, (placement) => place(placement, archive, tally, durability));
     }
     // (3)
-    await replaceFileDurably(join(db, CheckpointName.truncate), chaser);
+    await replaceFileNow(join(db, CheckpointName.truncate), chaser);
     await durability.syncAll();
     return resultOf(request, source, archive, manifest, db, index, tally, checkpointValue(chaser));
   } finally {
@@ -119,6 +126,7 @@ function resultOf(
   return {
     source, archive, backupNodeId: manifest.nodeId, backupStartedAt: manifest.startedAt, db, index,
     filesRestored: report.copied.length, bytesRestored: report.bytesCopied, removed: report.removed, truncateTo,
+    ...(manifest.running ? { interruptedBackup: manifest.running } : {}),
     restored: report.copied,
   };
 }
@@ -173,7 +181,7 @@ async function place(placement: Placement, move: boolean, tally: Tally, durabili
     const bytes = await durability.syncFileAt(placement.from);
     try {
       await rename(placement.from, placement.to);
-      durability.mark(dirname(placement.to));
+      durability.changed(placement.to, 'placed');
       tally.copied(placement.file, bytes);
       return;
     } catch (error) {

@@ -12,6 +12,11 @@
  *   damaged one is only a warning because the node repairs or rebuilds it;
  * - the scavenge state: SQLite's quick_check on a scratch copy (a read would create files beside it).
  *
+ * It says which backup the folder holds (`holds`): the last one that finished; or, when a later
+ * backup into it was interrupted, that last complete backup (the run had not written its new log
+ * yet) or the new log (it had, and only its clean-up was left). manifest.ts and target.ts explain
+ * why each is whole.
+ *
  * Problems make it fail with SVCDB_ERR_BACKUP_CORRUPT (exit 4) listing each file; warnings are
  * reported with a passing result.
  */
@@ -35,7 +40,8 @@ import {
   BACKUP_DB_DIRECTORY, BACKUP_INDEX_DIRECTORY, EXISTENCE_CHECKPOINT, EXISTENCE_DATA, INDEXMAP_FILE, SCAVENGE_STATE,
   indexFileIdOf, isIndexDataFile, sortChunkFiles,
 } from './layout.js';
-import { checkComplete, readManifest, type BackupManifest } from './manifest.js';
+import { lockOwnerPid } from '../../storage/lock.js';
+import { checkComplete, readManifest, type BackupManifest, type RunningBackup } from './manifest.js';
 import { Tally, type ProgressListener } from './progress.js';
 import { checkpointValue, readCheckpointBytes } from './source.js';
 
@@ -50,12 +56,28 @@ export interface Problem {
   problem: string;
 }
 
+/** Which backup a folder's files hold. */
+export type BackupHeld =
+  /** The last backup that finished; no backup into the folder was interrupted since. */
+  | 'last-backup'
+  /** A later backup was interrupted before it wrote the new log: the folder holds the one before. */
+  | 'previous-backup'
+  /** A later backup was interrupted after it wrote a new log: the folder holds that log. */
+  | 'interrupted-backup';
+
 export interface VerifyResult {
   source: string;
   archive: boolean;
   nodeId: string;
+  /** How the last backup that finished was taken, when it started and finished. */
   kind: BackupManifest['kind'];
   startedAt: string;
+  finishedAt?: string;
+  /** How many backups finished writing the folder (absent in manifests of earlier versions). */
+  generation?: number;
+  holds: BackupHeld;
+  /** The backup into the folder that began after the last complete one and did not finish. */
+  interrupted?: RunningBackup & { stillRunning: boolean };
   checkpoints: Partial<Record<string, number>>;
   chunks: number;
   indexFiles: number;
@@ -90,13 +112,30 @@ export async function verifyBackup(request: VerifyRequest): Promise<VerifyResult
     const chunks = await verifyChunks(join(folder, BACKUP_DB_DIRECTORY), checkpoints, findings, tally);
     const indexFiles = await verifyIndex(join(folder, BACKUP_INDEX_DIRECTORY), checkpoints, findings, tally);
     if (findings.problems.length > 0) throw Errors.backupCorrupt.create(source, findings.problems);
+    const chaser = checkpoints[CheckpointName.chaser];
     return {
-      source, archive, nodeId: manifest.nodeId, kind: manifest.kind, startedAt: manifest.startedAt, checkpoints,
-      chunks, indexFiles, restoreEndsAt: checkpoints[CheckpointName.chaser], warnings: findings.warnings,
+      source, archive, nodeId: manifest.nodeId, kind: manifest.kind, startedAt: manifest.startedAt,
+      ...(manifest.finishedAt ? { finishedAt: manifest.finishedAt } : {}),
+      ...(manifest.generation === undefined ? {} : { generation: manifest.generation }),
+      holds: held(manifest, chaser),
+      ...(manifest.running ? { interrupted: { ...manifest.running, stillRunning: !archive && lockOwnerPid(source) !== undefined } } : {}),
+      checkpoints, chunks, indexFiles, restoreEndsAt: chaser, warnings: findings.warnings,
     };
   } finally {
     if (scratch) await rm(scratch, { recursive: true, force: true });
   }
+}
+
+/**
+ * A run commits its new log by writing chaser.chk last (target.ts): a chaser.chk past the last
+ * complete backup's (or, in a manifest that does not record it, past the one the run found) is a
+ * log an interrupted run wrote.
+ */
+function held(manifest: BackupManifest, chaser: number | undefined): BackupHeld {
+  const running = manifest.running;
+  if (!running) return 'last-backup';
+  const committed = manifest.checkpoints?.[CheckpointName.chaser] ?? running.fromChaser ?? Number.MAX_SAFE_INTEGER;
+  return chaser !== undefined && chaser > committed ? 'interrupted-backup' : 'previous-backup';
 }
 
 const dbFile = (name: string) => `${BACKUP_DB_DIRECTORY}/${name}`;
