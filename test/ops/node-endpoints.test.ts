@@ -263,6 +263,28 @@ t.test('POST /admin/mergeindexes answers with an id', async (t) => {
   t.match(reply.body, { mergeIndexesId: /^[0-9a-f-]{36}$/ });
 });
 
+t.test('/stats and /metrics report the log consumers by name: long polls follow the log once one waits', async (t) => {
+  const poll = adminFetch(`${base}/streams/consumer-probe/0/forward/20`, {
+    headers: { accept: 'application/vnd.svc.atom+json', 'svc-longpoll': '30' },
+  });
+  const deadline = Date.now() + 10_000;
+  let consumers: Json = {};
+  while (consumers['long-polls'] === undefined) {
+    if (Date.now() > deadline) throw new Error('gave up waiting for the long-poll consumer in /stats');
+    consumers = (await getJson('/stats')).body.svc.consumers as Json;
+  }
+  await append('consumer-probe', 1);
+  const answered = await poll;
+  t.equal(answered.status, 200, 'the waiting read was answered');
+  const entry = ((await getJson('/stats')).body.svc.consumers as Json)['long-polls'] as Json;
+  t.match(entry, { state: /^(idle|running)$/, position: Number, behindBytes: Number, pagesHandled: Number });
+  t.notOk('error' in entry, 'a healthy consumer reports no error');
+  const metrics = parsePrometheusTextFormat(await (await adminFetch(`${base}/metrics`)).text());
+  const positions = metrics.find((family) => family.name === 'svcdb_svc_consumers_position')?.metrics ?? [];
+  t.match(positions, [{ labels: { consumer: 'long-polls' } }], 'consumers are labels in /metrics');
+});
+
+
 t.test('POST /admin/shutdown answers 200, then stops the node cleanly', async (t) => {
   const response = await adminFetch(`${base}/admin/shutdown`, { method: 'POST' });
   t.equal(response.status, 200);

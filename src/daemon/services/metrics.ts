@@ -10,14 +10,14 @@ import type { Stats } from './stats.js';
 type Tree = { [key: string]: unknown };
 
 /** Branches whose keys are names (a drive's mount point, a queue's name), not fields. */
-const labelledBranches: Record<string, string> = { 'sys.drive': 'drive', 'svc.queue': 'queue' };
+const labelledBranches: Record<string, string> = { 'sys.drive': 'drive', 'svc.queue': 'queue', 'svc.consumers': 'consumer' };
 
 /** Fields that only grow while the process runs. */
 const totals = new Set([
   'proc.diskIo.readBytes', 'proc.diskIo.writtenBytes', 'proc.diskIo.readOps', 'proc.diskIo.writeOps',
   'proc.gc.gen0ItemsCount', 'proc.gc.gen1ItemsCount', 'proc.gc.gen2ItemsCount',
   'proc.tcp.receivedBytesTotal', 'proc.tcp.sentBytesTotal',
-  'svc.queue.totalItemsProcessed', 'svc.writer.totalFlushes', 'svc.writer.totalFlushedBytes', 'svc.writer.refusedCommits',
+  'svc.queue.totalItemsProcessed', 'svc.writer.totalFlushes', 'svc.writer.totalFlushedBytes', 'svc.writer.refusedCommits', 'svc.consumers.pagesHandled',
   'svc.readIndex.cachedRecord', 'svc.readIndex.notCachedRecord', 'svc.readIndex.cachedStreamInfo',
   'svc.readIndex.notCachedStreamInfo', 'svc.readIndex.cachedTransInfo', 'svc.readIndex.notCachedTransInfo',
   'svc.readIndex.hashCollisions',

@@ -103,9 +103,22 @@ export interface Stats {
     index: { memTableEntries: number; frozenMemTables: number; files: number; commitPosition: number };
     chaserCheckpoint: number;
     chunkCount: number;
+    /**
+     * What follows the log (long polls; later subscriptions and projections), by name: where it
+     * is, how far behind, and its state; a consumer that failed says why.
+     */
+    consumers: Record<string, ConsumerFields>;
     /** Present when the node authenticates (always, in a running node). */
     authentication?: AuthenticationFields;
   };
+}
+
+export interface ConsumerFields {
+  state: string;
+  position: number;
+  behindBytes: number;
+  pagesHandled: number;
+  error?: string;
 }
 
 /** Verifications of credentials the cache did not know, and addresses slowed down for failing. */
@@ -286,6 +299,7 @@ export class StatsService {
       index: storage.index,
       chaserCheckpoint: storage.chaserCheckpoint,
       chunkCount: storage.chunkCount,
+      consumers: Object.fromEntries(storage.consumers.map(({ name, ...fields }) => [name, fields])),
     };
   }
 }
