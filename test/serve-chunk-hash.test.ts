@@ -3,33 +3,19 @@
 // background hash check finds the damage, and the node exits 4 with SVCDB_ERR_STORAGE_CHUNK_HASH,
 // as a start that finds the same damage does. It used to exit 1 with the "closed" error that the
 // next call to the stopped engine met.
-import { closeSync, openSync, readSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { Errors } from '../src/common/errors.js';
-import { CHUNK_HEADER_BYTES, chunkFileName } from '../src/storage/chunk-format.js';
-import { Chunk } from '../src/storage/chunk.js';
+import { CHUNK_HEADER_BYTES } from '../src/storage/chunk-format.js';
 import { CliProcess } from './helpers/cli.js';
-import { SMALL, newEvents, openEngine, tempDirectory } from './helpers/engine.js';
+import { SMALL, flipByteInFirstChunk, newEvents, openEngine, tempDirectory } from './helpers/engine.js';
 
 async function databaseWithDamagedChunk(directory: string): Promise<string> {
   const engine = await openEngine(directory);
   while (engine.status().chunkCount < 3) await engine.append('bytes', -2, newEvents(10));
   await engine.settleIndex();
   await engine.close();
-  const path = join(directory, 'db', chunkFileName(0, 0));
-  const offset = CHUNK_HEADER_BYTES + 5000;
-  const fd = openSync(path, 'r+');
-  const byte = Buffer.alloc(1);
-  readSync(fd, byte, 0, 1, offset);
-  byte[0] ^= 0xff;
-  writeSync(fd, byte, 0, 1, offset);
-  closeSync(fd);
-  const chunk = await Chunk.open(path, SMALL.chunkSizeBytes);
-  const completed = chunk.isCompleted;
-  await chunk.close();
-  if (!completed) throw new Error('the test needs a completed chunk');
-  return path;
+  return flipByteInFirstChunk(directory, CHUNK_HEADER_BYTES + 5000);
 }
 
 t.test('a chunk hash mismatch found in the background makes serve exit 4 with its code', async (t) => {

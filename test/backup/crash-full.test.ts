@@ -10,22 +10,11 @@ import { verifyBackup } from '../../src/maint/backup/verify.js';
 import { dataArgs } from '../helpers/backup.js';
 import { CliProcess } from '../helpers/cli.js';
 import { tempDirectory } from '../helpers/engine.js';
-import { appendUntilChunks, countsOf, leftovers, restoredCounts, waitForStop } from '../helpers/killed-backup.js';
+import { killedBackupScenario, leftovers, restoredCounts, waitForStop } from '../helpers/killed-backup.js';
 
 t.test('a full backup over an earlier one, killed part way, leaves a restorable backup', async (t) => {
   const directory = tempDirectory(t);
-  const source = { db: join(directory, 'db'), index: join(directory, 'index') };
-  await appendUntilChunks(directory, 2);
-  const base = join(directory, 'base');
-  await backup({ ...source, destination: base, differential: false });
-  const before = await countsOf(directory);
-  await appendUntilChunks(directory, 4);
-  const after = await countsOf(directory);
-
-  const probe = join(directory, 'probe');
-  cpSync(base, probe, { recursive: true });
-  const changes: string[] = [];
-  await backup({ ...source, destination: probe, differential: false, onChange: (change) => changes.push(change) });
+  const { source, base, before, after, changes } = await killedBackupScenario(directory, false);
   const steps = changes.flatMap((change, index) => {
     const wanted = (change.startsWith('placed') && change.includes('/db/')) || change.startsWith('removed');
     return wanted ? [index + 1] : [];

@@ -19,23 +19,11 @@ import { verifyBackup, type VerifyResult } from '../../src/maint/backup/verify.j
 import { CliProcess, runCli } from '../helpers/cli.js';
 import { dataArgs, runJson } from '../helpers/backup.js';
 import { tempDirectory } from '../helpers/engine.js';
-import { type Counts, appendUntilChunks, countsOf, leftovers, restoredCounts, waitForStop } from '../helpers/killed-backup.js';
+import { type Counts, appendUntilChunks, killedBackupScenario, leftovers, restoredCounts, waitForStop } from '../helpers/killed-backup.js';
 
 t.test('a differential backup killed at any step leaves a restorable backup, and the next run finishes it', async (t) => {
   const directory = tempDirectory(t);
-  const source = { db: join(directory, 'db'), index: join(directory, 'index') };
-  await appendUntilChunks(directory, 2);
-  const base = join(directory, 'base');
-  await backup({ ...source, destination: base, differential: false });
-  const before = await countsOf(directory);
-  await appendUntilChunks(directory, 4);
-  const after = await countsOf(directory);
-
-  // The steps of the differential backup of this source into a copy of `base`, as it makes them.
-  const probe = join(directory, 'probe');
-  cpSync(base, probe, { recursive: true });
-  const changes: string[] = [];
-  await backup({ ...source, destination: probe, differential: true, onChange: (change) => changes.push(change) });
+  const { source, base, before, after, changes } = await killedBackupScenario(directory, true);
   t.ok(changes.some((change) => change.includes('/db/chunk-')), 'the differential replaces and adds chunks');
   t.ok(changes.some((change) => change.startsWith('removed') && change.includes('/index/')), 'and deletes merged-away index files');
   t.comment(`${changes.length} changes:\n${changes.join('\n')}`);

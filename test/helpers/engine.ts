@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Test } from 'tap';
+import { Chunk } from '../../src/storage/chunk.js';
+import { chunkFileName } from '../../src/storage/chunk-format.js';
 import { Engine } from '../../src/storage/engine.js';
 import type { EngineOptions } from '../../src/storage/engine-options.js';
 import type { NewEvent } from '../../src/storage/writer.js';
@@ -58,4 +60,23 @@ export function withFaults<T extends object>(engine: Engine, faults: Partial<T>)
       return typeof value === 'function' ? value.bind(target) : value;
     },
   }) as Engine & T;
+}
+
+/**
+ * Flips one byte of the first chunk file in `directory`, at file offset `offset`, as a failing
+ * disk would; the chunk must be completed (the damage then lies below writer.chk). Returns its path.
+ */
+export async function flipByteInFirstChunk(directory: string, offset: number, chunkSizeBytes: number = SMALL.chunkSizeBytes): Promise<string> {
+  const path = join(directory, 'db', chunkFileName(0, 0));
+  const fd = openSync(path, 'r+');
+  const byte = Buffer.alloc(1);
+  readSync(fd, byte, 0, 1, offset);
+  byte[0] ^= 0xff;
+  writeSync(fd, byte, 0, 1, offset);
+  closeSync(fd);
+  const chunk = await Chunk.open(path, chunkSizeBytes);
+  const completed = chunk.isCompleted;
+  await chunk.close();
+  if (!completed) throw new Error('the test needs a completed chunk');
+  return path;
 }

@@ -3,8 +3,9 @@
  * wait for a backup child to stop itself at a chosen change (the command's testing hook
  * SVC_TEST_BACKUP_STOP_AFTER), and what a restore of a backup folder holds.
  */
-import { readdirSync } from 'node:fs';
+import { cpSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { backup } from '../../src/maint/backup/backup.js';
 import { restore } from '../../src/maint/backup/restore.js';
 import { readStream } from './backup.js';
 import type { CliProcess } from './cli.js';
@@ -59,4 +60,34 @@ export function leftovers(folder: string): string[] {
 export async function restoredCounts(folder: string, target: string): Promise<Counts> {
   await restore({ source: folder, db: join(target, 'db'), index: join(target, 'index'), force: false });
   return countsOf(target);
+}
+
+export interface KilledBackupScenario {
+  source: { db: string; index: string };
+  /** A full backup of the first two chunks: the backup a killed run starts from. */
+  base: string;
+  /** Stream counts at the base backup, and after two more chunks were written. */
+  before: Counts;
+  after: Counts;
+  /** The changes a run of the same kind makes to a copy of `base`, in order (the steps to kill it at). */
+  changes: string[];
+}
+
+/**
+ * A source of two chunks backed up fully into `base`, two more chunks written after, and the list
+ * of changes a `differential` (or full) backup then makes to a copy of `base`.
+ */
+export async function killedBackupScenario(directory: string, differential: boolean): Promise<KilledBackupScenario> {
+  const source = { db: join(directory, 'db'), index: join(directory, 'index') };
+  await appendUntilChunks(directory, 2);
+  const base = join(directory, 'base');
+  await backup({ ...source, destination: base, differential: false });
+  const before = await countsOf(directory);
+  await appendUntilChunks(directory, 4);
+  const after = await countsOf(directory);
+  const probe = join(directory, 'probe');
+  cpSync(base, probe, { recursive: true });
+  const changes: string[] = [];
+  await backup({ ...source, destination: probe, differential, onChange: (change) => changes.push(change) });
+  return { source, base, before, after, changes };
 }

@@ -7,7 +7,7 @@ import { CHUNK_HEADER_BYTES, chunkFileName, decodeChunkHeader } from '../../src/
 import { silentLogger, type Logger } from '../../src/common/logger.js';
 import { readInt64, writeInt64 } from '../../src/storage/int64.js';
 import type { Engine } from '../../src/storage/engine.js';
-import { SMALL, newEvent, newEvents, openEngine, tempDirectory } from '../helpers/engine.js';
+import { SMALL, flipByteInFirstChunk, newEvent, newEvents, openEngine, tempDirectory } from '../helpers/engine.js';
 
 const CHUNK = SMALL.chunkSizeBytes;
 const HEADER = 128;
@@ -111,32 +111,18 @@ async function directoryWithCompletedChunks(directory: string): Promise<void> {
   await engine.close();
 }
 
-async function flipByte(directory: string, offset: number): Promise<string> {
-  const path = join(directory, 'db', chunkFileName(0, 0));
-  const fd = openSync(path, 'r+');
-  const byte = Buffer.alloc(1);
-  readSync(fd, byte, 0, 1, offset);
-  byte[0] ^= 0xff;
-  writeSync(fd, byte, 0, 1, offset);
-  closeSync(fd);
-  const chunk = await Chunk.open(path, CHUNK);
-  const completed = chunk.isCompleted;
-  await chunk.close();
-  if (!completed) throw new Error('the test needs a completed chunk');
-  return path;
-}
 
 t.test('a corrupt byte in a completed chunk is detected at start and named', async (t) => {
   const directory = tempDirectory(t);
   await directoryWithCompletedChunks(directory);
-  const path = await flipByte(directory, HEADER + 5000);
+  const path = await flipByteInFirstChunk(directory, HEADER + 5000);
   await t.rejects(openEngine(directory), { code: Errors.storageChunkHash.code, details: { file: path } });
 });
 
 t.test('with verification in the background the engine stops and reports the file', async (t) => {
   const directory = tempDirectory(t);
   await directoryWithCompletedChunks(directory);
-  const path = await flipByte(directory, HEADER + 5000);
+  const path = await flipByteInFirstChunk(directory, HEADER + 5000);
   const engine = await openEngine(directory, { verifyChunks: 'background' });
   const fatal = await new Promise<Error>((resolve) => engine.onFatal(resolve));
   t.match(fatal, { code: Errors.storageChunkHash.code, details: { file: path } });
@@ -147,7 +133,7 @@ t.test('with verification in the background the engine stops and reports the fil
 t.test('a corrupt record is never served: the read fails with the checksum error and the engine stops', async (t) => {
   const directory = tempDirectory(t);
   await directoryWithCompletedChunks(directory);
-  const path = await flipByte(directory, HEADER + 5000);
+  const path = await flipByteInFirstChunk(directory, HEADER + 5000);
   const engine = await openEngine(directory, { verifyChunks: 'off' });
   const fatal = new Promise<Error>((resolve) => engine.onFatal(resolve));
   t.throws(() => allEventIds(engine), { code: Errors.storageChecksum.code, details: { file: path } });
