@@ -11,6 +11,7 @@ const certificateHint = 'Fix the file the message names (--cert-file, --cert-pri
 const hintByErrorCode: ReadonlyMap<string, string> = new Map([
   [Errors.storageLocked.code,
     'Another svcdb process is using this database (its pid is in svcdb.lock). Stop it first, or start this one with --db pointing at another directory.'],
+  [Errors.cliUsage.code, 'Run the command with --help for its flags, arguments and allowed values; svcdb --help lists the commands.'],
   [Errors.optionInvalid.code, 'Run the command with --help for its options and their allowed values.'],
   [Errors.optionUnknown.code, 'Config file keys are the PascalCase option names (HttpPort); svcdb serve --help lists the options.'],
   [Errors.optionConflict.code, 'Change one of the two options the message names.'],
@@ -51,4 +52,13 @@ const hintByErrorCode: ReadonlyMap<string, string> = new Map([
 
 export function hintFor(errorCode: string): string {
   return hintByErrorCode.get(errorCode) ?? `See ${errorCode} in the error reference (man/errors.md).`;
+}
+
+// Their fix is on the command line itself, so the hint names the help of the command that was run.
+const fixedByHelp = new Set([Errors.cliUsage.code, Errors.optionInvalid.code]);
+
+/** The hint for an error that exits with the usage code: always the help of `commandLine`. */
+export function usageHintFor(errorCode: string, commandLine: string): string {
+  const help = `See ${commandLine} --help.`;
+  return fixedByHelp.has(errorCode) ? help : `${hintFor(errorCode)} ${help}`;
 }

@@ -293,6 +293,11 @@ export const Errors = {
     (first: string, second: string, why: string) => `options ${first} and ${second} conflict: ${why}`,
     (first: string, second: string) => ({ options: [first, second] }),
   ),
+  cliUsage: define(
+    'SVCDB_ERR_CLI_USAGE', 400, 'the command line is wrong: an unknown command or flag, a missing or extra argument, a bad or repeated flag value',
+    (problem: string, command?: string) => (command === undefined ? problem : `${command}: ${problem}`),
+    (problem: string, command?: string) => (command === undefined ? { problem } : { problem, command }),
+  ),
   optionConfigFile: define(
     'SVCDB_ERR_OPTION_CONFIG_FILE', 400, 'the --config file cannot be read or is not a YAML mapping',
     (file: string, why: string) => `cannot use config file ${file}: ${why}; fix the file or the --config path`,
