@@ -51,7 +51,7 @@ const hintByErrorCode: ReadonlyMap<string, string> = new Map([
 ]);
 
 export function hintFor(errorCode: string): string {
-  return hintByErrorCode.get(errorCode) ?? `See ${errorCode} in the error reference (man/errors.md).`;
+  return hintByErrorCode.get(errorCode) ?? `See ${errorCode} in the error reference (man svcdb-errors).`;
 }
 
 // Their fix is on the command line itself, so the hint names the help of the command that was run.

@@ -13,7 +13,7 @@ export default class Backup extends BaseCommand {
     'acknowledged before the backup started is in the backup. --differential copies only what changed since the',
     'last backup into the same folder. Refused while a scavenge runs, into a folder that holds another node\'s',
     'backup, or from a directory that is not a node\'s. Quiet unless stderr is a terminal; --json prints the',
-    'result (files copied, skipped, removed). Exit codes: man/svcdb-backup.md.',
+    'result (files copied, skipped, removed). Exit codes: man svcdb-backup; every error code: man svcdb-errors.',
   ].join(' ');
 
   static override examples = [

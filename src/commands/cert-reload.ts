@@ -16,7 +16,7 @@ export default class CertReload extends BaseCommand {
     '<db>/svcdb-reload.json. Exits 0 only when the reload took effect. A reload that fails any check changes',
     'nothing on the node, and the command exits with the node\'s error (exit 9 for SVCDB_ERR_CERT_*). Exit 10: the',
     'node could not be reached or did not answer in time; exit 11: it refused the credentials. Quiet unless',
-    'stderr is a terminal; --json prints the result. See man/svcdb-cert-reload.md.',
+    'stderr is a terminal; --json prints the result. Exit codes: man svcdb-cert-reload; every error code: man svcdb-errors.',
   ].join(' ');
 
   static override usage = [

@@ -52,7 +52,7 @@ export default class Serve extends BaseCommand {
     'SIGINT, SIGTERM or POST /admin/shutdown stops the node cleanly (in-flight requests finish, the log is flushed,',
     'the lock released) and exits 0; a second signal exits at once. SIGHUP or POST /admin/reloadconfig reloads the',
     'certificates of --cert-file, --cert-private-key-file and --trusted-root-certificates-path without a restart.',
-    'Exit codes and error codes: svcdb-errors(7).',
+    'Exit codes: man svcdb-serve; every error code: man svcdb-errors.',
   ].join(' ');
 
   static override examples = [

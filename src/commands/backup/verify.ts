@@ -11,6 +11,7 @@ export default class BackupVerify extends BaseCommand {
     'hashes in their footers (and the records of an ongoing last chunk their checksums), and that indexmap and',
     'every index file it lists are intact. It lists every problem with its file and exits 4 if there is any;',
     'damage the node repairs by itself (a bloom filter, the existence filter) is reported as a warning.',
+    'Exit codes: man svcdb-backup-verify; every error code: man svcdb-errors.',
   ].join(' ');
 
   static override examples = [
