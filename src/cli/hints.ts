@@ -43,7 +43,7 @@ const hintByErrorCode: ReadonlyMap<string, string> = new Map([
   [Errors.certRefused.code, certificateHint],
   [Errors.clientUnreachable.code, 'Check that the node is running (its log has a "listening" line with address, port and protocol) and pass that as --url, e.g. https://127.0.0.1:2113.'],
   [Errors.clientTls.code, 'Pass the CA certificate that issued the node\'s certificate with --ca-file, and connect by a name or address the certificate lists (subjectAltName).'],
-  [Errors.clientUnauthorized.code, 'Check --username and --password (or SVC_USERNAME and SVC_PASSWORD); the user must be in $admins or $ops. Or run with --signal on the node\'s machine.'],
+  [Errors.clientUnauthorized.code, 'Check --username and --password or --password-file (or SVC_USERNAME and SVC_PASSWORD or SVC_PASSWORD_FILE); the user must be in $admins or $ops. Or run with --signal on the node\'s machine.'],
   [Errors.clientUnexpectedReply.code, 'Check that --url points at a svcdb node (not a proxy or another service) and that the node is of this version.'],
   [Errors.clientTimeout.code, 'Check the node\'s log for "reload requested" and the reload\'s outcome; raise --timeout-seconds if the node is very busy.'],
   [Errors.clientNodeNotRunning.code, 'Start the node, or pass the --db of the running node (the directory whose svcdb.lock holds its pid).'],

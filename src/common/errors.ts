@@ -379,7 +379,7 @@ export const Errors = {
   clientUnauthorized: define(
     'SVCDB_ERR_CLIENT_UNAUTHORIZED', 401, 'the node refused the credentials',
     (url: string, username: string) =>
-      `the node at ${url} refused the credentials of user ${username}; check --username and --password (SVC_USERNAME, SVC_PASSWORD): the user must be enabled and an admin or ops user`,
+      `the node at ${url} refused the credentials of user ${username}; check --username and --password or --password-file (SVC_USERNAME, SVC_PASSWORD, SVC_PASSWORD_FILE): the user must be enabled and an admin or ops user`,
     (url: string, username: string) => ({ url, username }),
   ),
   clientUnexpectedReply: define(

@@ -72,15 +72,27 @@ export const optionSchema = {
   // Authentication
   defaultAdminPassword: text('string', {
     group: 'Authentication',
-    description: 'Password of the admin user ($admins) created on the first start of a database; later starts ignore it. The log warns while it is changeit.',
+    description: 'Password of the admin user ($admins) created on the first start of a database (changeit unless set); later starts ignore it. The log warns while it is changeit. Prefer --default-admin-password-file or the environment: a command line is visible to every user of the machine.',
     default: 'changeit',
     sensitive: true,
   }),
+  defaultAdminPasswordFile: text('path', {
+    group: 'Authentication',
+    description: 'File that holds the password of --default-admin-password (one trailing line break is ignored). A flag wins over an SVC_* variable; the password and its file given the same way is an error.',
+    default: '',
+    optional: true,
+  }),
   defaultOpsPassword: text('string', {
     group: 'Authentication',
-    description: 'Password of the ops user ($ops) created on the first start of a database; later starts ignore it. The log warns while it is changeit.',
+    description: 'Password of the ops user ($ops) created on the first start of a database (changeit unless set); later starts ignore it. The log warns while it is changeit. Prefer --default-ops-password-file or the environment: a command line is visible to every user of the machine.',
     default: 'changeit',
     sensitive: true,
+  }),
+  defaultOpsPasswordFile: text('path', {
+    group: 'Authentication',
+    description: 'File that holds the password of --default-ops-password (one trailing line break is ignored). A flag wins over an SVC_* variable; the password and its file given the same way is an error.',
+    default: '',
+    optional: true,
   }),
   allowAnonymousEndpointAccess: boolean({
     group: 'Authentication',
