@@ -11,6 +11,8 @@ const GiB = 1024 * MiB;
 
 export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export const chunkVerifications = ['background', 'blocking', 'off'] as const;
+export const logFormats = ['auto', 'json', 'pretty'] as const;
+export type LogFormat = (typeof logFormats)[number];
 
 export const optionSchema = {
   // Application
@@ -180,9 +182,15 @@ export const optionSchema = {
   // Logging
   logLevel: oneOf({
     group: 'Logging',
-    description: 'Least severe level written to the log (JSON lines on stdout).',
+    description: 'Least severe level written to the log (on stdout, in the --log-format).',
     values: logLevels,
     default: 'info',
+  }),
+  logFormat: oneOf({
+    group: 'Logging',
+    description: 'How log lines are written to stdout: json is one JSON object per line, for machines and log collectors; pretty is one readable, coloured line per event (time, level, message, key=value fields); auto is pretty when stdout is a terminal and json otherwise.',
+    values: logFormats,
+    default: 'auto',
   }),
   logHttpRequests: boolean({
     group: 'Logging',
