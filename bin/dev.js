@@ -1,6 +1,11 @@
 #!/usr/bin/env node
 // The svcdb command line, running the TypeScript sources directly (oclif loads them through tsx)
-// with development behaviour: full stack traces and no command cache.
-import { execute } from '@oclif/core';
+// with development behaviour: full stack traces and no command cache. oclif.manifest.json is
+// ignored here: it describes the last build, and help and flags must come from the modules.
+import { fileURLToPath } from 'node:url';
+import { execute, Plugin } from '@oclif/core';
 
-await execute({ development: true, dir: import.meta.url });
+const root = fileURLToPath(new URL('..', import.meta.url));
+const plugin = new Plugin({ root, type: 'core', isRoot: true, ignoreManifest: true });
+await plugin.load();
+await execute({ development: true, dir: import.meta.url, loadOptions: { root, plugins: new Map([[plugin.name, plugin]]) } });

@@ -1,8 +1,37 @@
 #!/usr/bin/env node
 // The svcdb command line, running the compiled code in dist/ (build it with `npm run build`).
-import { execute, settings } from '@oclif/core';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execute, Plugin, settings } from '@oclif/core';
 
 // Always the compiled code, whatever NODE_ENV says; bin/dev.js is the way to run the sources.
 settings.enableAutoTranspile = false;
 
-await execute({ dir: import.meta.url });
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+/**
+ * Whether oclif.manifest.json was written after the compiled commands. tsc rewrites every output
+ * file, so a `tsc` without the manifest step leaves command files newer than the manifest; oclif
+ * would then show the help and flags of the previous build.
+ */
+function manifestIsCurrent() {
+  let written;
+  try {
+    written = statSync(join(root, 'oclif.manifest.json')).mtimeMs;
+  } catch {
+    return true; // No manifest: oclif reads the command modules itself.
+  }
+  const commands = join(root, 'dist', 'src', 'commands');
+  return readdirSync(commands, { recursive: true })
+    .filter((file) => String(file).endsWith('.js'))
+    .every((file) => statSync(join(commands, String(file))).mtimeMs <= written);
+}
+
+let loadOptions;
+if (!manifestIsCurrent()) {
+  const plugin = new Plugin({ root, type: 'core', isRoot: true, ignoreManifest: true });
+  await plugin.load();
+  loadOptions = { root, plugins: new Map([[plugin.name, plugin]]) };
+}
+await execute({ dir: import.meta.url, loadOptions });

@@ -31,6 +31,7 @@ export const ExitCode = {
 } as const;
 
 const exitCodeByErrorCode: ReadonlyMap<string, number> = new Map([
+  [Errors.cliUsage.code, ExitCode.usage],
   [Errors.optionInvalid.code, ExitCode.usage],
   [Errors.optionUnknown.code, ExitCode.usage],
   [Errors.optionConflict.code, ExitCode.usage],

@@ -11,6 +11,7 @@ const certificateHint = 'Fix the file the message names (--cert-file, --cert-pri
 const hintByErrorCode: ReadonlyMap<string, string> = new Map([
   [Errors.storageLocked.code,
     'Another svcdb process is using this database (its pid is in svcdb.lock). Stop it first, or start this one with --db pointing at another directory.'],
+  [Errors.cliUsage.code, 'Run the command with --help for its flags, arguments and allowed values; svcdb --help lists the commands.'],
   [Errors.optionInvalid.code, 'Run the command with --help for its options and their allowed values.'],
   [Errors.optionUnknown.code, 'Config file keys are the PascalCase option names (HttpPort); svcdb serve --help lists the options.'],
   [Errors.optionConflict.code, 'Change one of the two options the message names.'],
@@ -43,7 +44,7 @@ const hintByErrorCode: ReadonlyMap<string, string> = new Map([
   [Errors.certRefused.code, certificateHint],
   [Errors.clientUnreachable.code, 'Check that the node is running (its log has a "listening" line with address, port and protocol) and pass that as --url, e.g. https://127.0.0.1:2113.'],
   [Errors.clientTls.code, 'Pass the CA certificate that issued the node\'s certificate with --ca-file, and connect by a name or address the certificate lists (subjectAltName).'],
-  [Errors.clientUnauthorized.code, 'Check --username and --password (or SVC_USERNAME and SVC_PASSWORD); the user must be in $admins or $ops. Or run with --signal on the node\'s machine.'],
+  [Errors.clientUnauthorized.code, 'Check --username and --password or --password-file (or SVC_USERNAME and SVC_PASSWORD or SVC_PASSWORD_FILE); the user must be in $admins or $ops. Or run with --signal on the node\'s machine.'],
   [Errors.clientUnexpectedReply.code, 'Check that --url points at a svcdb node (not a proxy or another service) and that the node is of this version.'],
   [Errors.clientTimeout.code, 'Check the node\'s log for "reload requested" and the reload\'s outcome; raise --timeout-seconds if the node is very busy.'],
   [Errors.clientNodeNotRunning.code, 'Start the node, or pass the --db of the running node (the directory whose svcdb.lock holds its pid).'],
@@ -51,5 +52,14 @@ const hintByErrorCode: ReadonlyMap<string, string> = new Map([
 ]);
 
 export function hintFor(errorCode: string): string {
-  return hintByErrorCode.get(errorCode) ?? `See ${errorCode} in the error reference (man/errors.md).`;
+  return hintByErrorCode.get(errorCode) ?? `See ${errorCode} in the error reference (man svcdb-errors).`;
+}
+
+// Their fix is on the command line itself, so the hint names the help of the command that was run.
+const fixedByHelp = new Set([Errors.cliUsage.code, Errors.optionInvalid.code]);
+
+/** The hint for an error that exits with the usage code: always the help of `commandLine`. */
+export function usageHintFor(errorCode: string, commandLine: string): string {
+  const help = `See ${commandLine} --help.`;
+  return fixedByHelp.has(errorCode) ? help : `${hintFor(errorCode)} ${help}`;
 }

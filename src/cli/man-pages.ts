@@ -7,7 +7,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Config, type Command } from '@oclif/core';
+import type { Command } from '@oclif/core';
+import { configFromCompiledCommands } from './command-manifest.js';
 import { allErrors } from '../common/errors.js';
 import { ExitCode, exitCodeFor } from './exit-codes.js';
 import { hintFor } from './hints.js';
@@ -156,7 +157,7 @@ function errorsPage(meanings: Map<number, string>): ManPage {
 
 /** Every page, rendered from the commands compiled under `root` (the package directory). */
 export async function renderManPages(root: string): Promise<ManPage[]> {
-  const config = await Config.load(root);
+  const config = await configFromCompiledCommands(root);
   const commands = [...config.commands].filter((command) => !command.hidden).sort((a, b) => a.id.localeCompare(b.id));
   const meanings = exitCodeMeanings(root);
   return [

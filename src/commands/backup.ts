@@ -32,7 +32,7 @@ export default class Backup extends BaseCommand {
     'held, or the new one; backup verify says which) and the next backup into it finishes the work and deletes',
     'what the killed one left. Refused while a scavenge runs, into a folder that holds another node\'s',
     'backup, or from a directory that is not a node\'s. Quiet unless stderr is a terminal; --json prints the',
-    'result (files copied, skipped, removed). Exit codes: man/svcdb-backup.md.',
+    'result (files copied, skipped, removed). Exit codes: man svcdb-backup; every error code: man svcdb-errors.',
   ].join(' ');
 
   static override examples = [

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../cli/base-command.js';
 import { DB_DEFAULT, dataDirectories } from '../cli/data-directories.js';
@@ -5,6 +6,14 @@ import { progressDisplay } from '../cli/progress.js';
 import { reloadOverHttp } from '../maint/cert-reload/http-reload.js';
 import type { CertReloadResult } from '../maint/cert-reload/result.js';
 import { reloadBySignal } from '../maint/cert-reload/signal-reload.js';
+import { readSecretFile } from '../common/options/secret-file.js';
+import { DEFAULT_PASSWORD } from '../daemon/security/default-users.js';
+
+/** The password of the request: from --password-file, --password (or their variables), or the first one. */
+function passwordOf(flags: { password?: string; 'password-file'?: string }): string {
+  if (flags['password-file'] !== undefined) return readSecretFile(resolve(flags['password-file']), '--password-file');
+  return flags.password ?? DEFAULT_PASSWORD;
+}
 
 export default class CertReload extends BaseCommand {
   static override summary = 'Reload a running node\'s certificates from their files, without a restart.';
@@ -16,18 +25,18 @@ export default class CertReload extends BaseCommand {
     '<db>/svcdb-reload.json. Exits 0 only when the reload took effect. A reload that fails any check changes',
     'nothing on the node, and the command exits with the node\'s error (exit 9 for SVCDB_ERR_CERT_*). Exit 10: the',
     'node could not be reached or did not answer in time; exit 11: it refused the credentials. Quiet unless',
-    'stderr is a terminal; --json prints the result. See man/svcdb-cert-reload.md.',
+    'stderr is a terminal; --json prints the result. Exit codes: man svcdb-cert-reload; every error code: man svcdb-errors.',
   ].join(' ');
 
   static override usage = [
-    '<%= command.id %> [--url URL] [--username NAME] [--password PASSWORD] [--ca-file FILE] [--timeout-seconds N] [--json]',
+    '<%= command.id %> [--url URL] [--username NAME] [--password-file FILE | --password PASSWORD] [--ca-file FILE] [--timeout-seconds N] [--json]',
     '<%= command.id %> --signal [--db DIR] [--timeout-seconds N] [--json]',
   ];
 
   static override examples = [
     '<%= config.bin %> <%= command.id %>',
     '<%= config.bin %> <%= command.id %> --url https://node1.example.com:2113 --ca-file /etc/svcdb/ca/ca.pem',
-    'SVC_USERNAME=ops SVC_PASSWORD=secret <%= config.bin %> <%= command.id %> --json',
+    'SVC_USERNAME=ops SVC_PASSWORD_FILE=/etc/svcdb/ops-password <%= config.bin %> <%= command.id %> --json',
     '<%= config.bin %> <%= command.id %> --signal --db /var/lib/svcdb/db',
   ];
 
@@ -43,10 +52,19 @@ export default class CertReload extends BaseCommand {
       env: 'SVC_USERNAME',
       default: 'admin',
     }),
+    // No displayed default: a password, even the well-known first one, is never shown by --help.
     password: Flags.string({
-      summary: 'Password of --username.',
+      summary: 'Password of --username; changeit unless set.',
+      description: 'Prefer --password-file or SVC_PASSWORD: a command line is visible to every user of the machine.',
       env: 'SVC_PASSWORD',
-      default: 'changeit',
+      helpValue: 'PASSWORD',
+      exclusive: ['password-file'],
+    }),
+    'password-file': Flags.string({
+      summary: 'File that holds the password of --username (one trailing line break is ignored).',
+      env: 'SVC_PASSWORD_FILE',
+      helpValue: 'FILE',
+      exclusive: ['password', 'signal'],
     }),
     'ca-file': Flags.string({
       summary: 'PEM file of the CA that issued the node\'s certificate, trusted for this request besides the system\'s CAs.',
@@ -78,7 +96,7 @@ export default class CertReload extends BaseCommand {
     try {
       result = flags.signal
         ? await reloadBySignal({ dbPath: dataDirectories(flags, process.cwd()).db, timeoutMs })
-        : await reloadOverHttp({ url: flags.url, username: flags.username, password: flags.password, caFile: flags['ca-file'], timeoutMs });
+        : await reloadOverHttp({ url: flags.url, username: flags.username, password: passwordOf(flags), caFile: flags['ca-file'], timeoutMs });
     } catch (error) {
       display.fail();
       throw error;

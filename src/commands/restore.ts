@@ -12,7 +12,7 @@ export default class Restore extends BaseCommand {
     '--index, then copies chaser.chk over truncate.chk: the next svcdb serve cuts the log back to that point',
     'and rebuilds what lies above it. The directories must be empty unless --force, which deletes the database',
     'files there first. Any number of nodes may be restored from one backup; each is a new node for backups,',
-    'so take a full backup of it afterwards. Exit codes: man/svcdb-restore.md.',
+    'so take a full backup of it afterwards. Exit codes: man svcdb-restore; every error code: man svcdb-errors.',
   ].join(' ');
 
   static override examples = [

@@ -48,11 +48,12 @@ export default class Serve extends BaseCommand {
     'Takes the database lock, recovers the log, then listens for HTTP. Every option is a flag, an SVC_* environment',
     'variable and a PascalCase key of the YAML file given with --config; a flag wins over the environment, which',
     'wins over the file. Options are checked once at start: a bad value stops the start with exit code 2 and names',
-    'the option. Logs are JSON lines on stdout; the line with "msg":"listening" carries the bound address and port.',
+    'the option. Logs go to stdout: JSON lines, or on a terminal one readable line per event (--log-format);',
+    'the one "listening" line of a start carries the bound address, port and protocol.',
     'SIGINT, SIGTERM or POST /admin/shutdown stops the node cleanly (in-flight requests finish, the log is flushed,',
     'the lock released) and exits 0; a second signal exits at once. SIGHUP or POST /admin/reloadconfig reloads the',
     'certificates of --cert-file, --cert-private-key-file and --trusted-root-certificates-path without a restart.',
-    'Exit codes and error codes: svcdb-errors(7).',
+    'Exit codes: man svcdb-serve; every error code: man svcdb-errors.',
   ].join(' ');
 
   static override examples = [

@@ -324,6 +324,11 @@ export const Errors = {
     (first: string, second: string, why: string) => `options ${first} and ${second} conflict: ${why}`,
     (first: string, second: string) => ({ options: [first, second] }),
   ),
+  cliUsage: define(
+    'SVCDB_ERR_CLI_USAGE', 400, 'the command line is wrong: an unknown command or flag, a missing or extra argument, a bad or repeated flag value',
+    (problem: string, command?: string) => (command === undefined ? problem : `${command}: ${problem}`),
+    (problem: string, command?: string) => (command === undefined ? { problem } : { problem, command }),
+  ),
   optionConfigFile: define(
     'SVCDB_ERR_OPTION_CONFIG_FILE', 400, 'the --config file cannot be read or is not a YAML mapping',
     (file: string, why: string) => `cannot use config file ${file}: ${why}; fix the file or the --config path`,
@@ -405,7 +410,7 @@ export const Errors = {
   clientUnauthorized: define(
     'SVCDB_ERR_CLIENT_UNAUTHORIZED', 401, 'the node refused the credentials',
     (url: string, username: string) =>
-      `the node at ${url} refused the credentials of user ${username}; check --username and --password (SVC_USERNAME, SVC_PASSWORD): the user must be enabled and an admin or ops user`,
+      `the node at ${url} refused the credentials of user ${username}; check --username and --password or --password-file (SVC_USERNAME, SVC_PASSWORD, SVC_PASSWORD_FILE): the user must be enabled and an admin or ops user`,
     (url: string, username: string) => ({ url, username }),
   ),
   clientUnexpectedReply: define(

@@ -20,7 +20,7 @@ export interface RunResult {
 const openEngine: OpenStorage = (options) => Engine.open(options);
 
 export async function runDaemon(options: LoadedOptions, version: string): Promise<RunResult> {
-  const logger = createProcessLogger(options.values.logLevel);
+  const logger = createProcessLogger({ level: options.values.logLevel, format: options.values.logFormat });
   // Deprecated options and unknown SVC_* variables do not stop the node, but the operator should fix them.
   for (const warning of options.warnings) logger.warn({ option: warning.option }, warning.message);
   const signals = new ShutdownSignals(logger);

@@ -132,7 +132,9 @@ export class LogConsumers {
   constructor(private readonly log: ConsumerLog, private readonly logger: Logger) {}
 
   follow(options: ConsumerOptions): LogConsumer {
-    const consumer = new LogConsumer(options, this.log, this.logger.child({ component: 'consumer' }));
+    // The storage logger as it is: its lines name the consumer, and a second `component`
+    // binding would put the key twice on every line.
+    const consumer = new LogConsumer(options, this.log, this.logger);
     this.consumers.add(consumer);
     if (options.fromPosition !== undefined && options.fromPosition < this.log.readableEnd()) consumer.wake();
     return consumer;

@@ -101,12 +101,14 @@ export async function recover(options: ResolvedEngineOptions, logger: Logger): P
     if (log.writerPosition !== checkpoints.writer.value) checkpoints.writer.write(log.writerPosition);
     const index = await TableIndex.open({
       directory: options.indexPath, memTableEntriesMax: options.memTableEntriesMax, hasher: options.streamHasher,
-      logger: logger.child({ component: 'index' }),
+      // Children of the process logger, not of the storage one: a second `component` binding
+      // would put the key twice on every line.
+      logger: options.logger.child({ component: 'index' }),
     });
     opened.push(index);
     const existence = options.existenceFilterSizeBytes === 0 ? disabledExistenceFilter : await StreamExistenceFilter.open({
       directory: join(options.indexPath, 'stream-existence'), sizeBytes: options.existenceFilterSizeBytes,
-      hasher: options.streamHasher, logger: logger.child({ component: 'existence-filter' }),
+      hasher: options.streamHasher, logger: options.logger.child({ component: 'existence-filter' }),
     });
     opened.push(existence);
     await catchUpIndex(log, index, existence, options.memTableEntriesMax, logger);

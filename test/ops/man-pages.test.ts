@@ -33,3 +33,24 @@ t.test('every checked-in page is up to date (run `npm run man` after changing a 
   const extra = readdirSync(manDirectory).filter((file) => /^svcdb.*\.[17]$/.test(file) && !expected.has(file));
   t.same(extra, [], 'no page of a command that no longer exists');
 });
+
+t.test('package.json lists every page in "man", so a global install puts them on man\'s path', async (t) => {
+  const packageJson = JSON.parse(readFileSync(join(repositoryRoot, 'package.json'), 'utf8')) as { man?: string[]; files: string[] };
+  t.same(packageJson.man, pages.map((page) => `./man/${page.file}`), '"man" lists the generated pages (npm run man keeps it)');
+  t.ok(packageJson.files.includes('man'), 'the package ships man/');
+  for (const page of pages) {
+    const section = page.file.slice(page.file.lastIndexOf('.') + 1);
+    t.match(page.content, new RegExp(`^\\.TH \\S+ ${section} `), `${page.file}: its .TH section is its file's (${section}), which npm installs it under`);
+  }
+});
+
+t.test('help texts point at man pages, never at files of the repository', async (t) => {
+  for (const page of pages) {
+    t.notMatch(page.content, /man\/\S+\.md/, `${page.file} names no man/*.md file`);
+  }
+  for (const page of pages.filter((page) => page.file.endsWith('.1') && page.file !== 'svcdb.1')) {
+    const name = page.file.replace(/\.1$/, '');
+    t.ok(page.content.includes(`man ${name.replace(/-/g, '\\-')};`), `${page.file} points at man ${name}`);
+    t.ok(page.content.includes('man svcdb\\-errors.'), `${page.file} points at man svcdb-errors`);
+  }
+});

@@ -28,6 +28,7 @@ export default class BackupVerify extends BaseCommand {
     'damage the node repairs by itself (a bloom filter, the existence filter) is reported as a warning. It says which',
     'backup the folder holds: the last one that finished or, if a later backup into it was interrupted, the one before',
     'that run or the new log that run had written; the next backup into the folder finishes the interrupted one.',
+    'Exit codes: man svcdb-backup-verify; every error code: man svcdb-errors.',
   ].join(' ');
 
   static override examples = [

@@ -100,6 +100,8 @@ export function formatValue(definition: OptionDefinition, value: unknown): strin
 
 /** One line on the allowed values and the default, for help text and man pages. */
 export function describeValues(definition: OptionDefinition): string {
+  // A secret's default is never displayed, even a well-known one; its description says what applies.
+  if (definition.sensitive) return 'The value is never shown.';
   switch (definition.type) {
     case 'integer':
       return `An integer from ${definition.min} to ${definition.max} (${definition.unit}); default ${definition.default}.`;

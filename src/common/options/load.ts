@@ -14,6 +14,7 @@ import {
   configKey, environmentVariable, flagName, type OptionDefinition, type OptionSource,
 } from './definition.js';
 import { optionKeys, optionSchema, type NodeOptions, type OptionKey } from './schema.js';
+import { readSecretFile } from './secret-file.js';
 
 export type RawValue = string | number | boolean;
 
@@ -76,6 +77,7 @@ export function loadOptions(inputs: OptionInputs): LoadedOptions {
     }
   }
   resolvePaths(values, inputs.cwd);
+  readPasswordFiles(values, sources);
   const options = values as unknown as NodeOptions;
   checkCombinations(options);
   return Object.freeze({ values: Object.freeze(options), sources: Object.freeze(sources), warnings: Object.freeze(warnings) });
@@ -189,6 +191,31 @@ function resolvePaths(values: Record<string, unknown>, cwd: string): void {
     }
   }
   values.index ??= path.join(values.db as string, '..', 'index');
+}
+
+/** Each password option and the option that names a file holding it. */
+const passwordFiles = [
+  ['defaultAdminPassword', 'defaultAdminPasswordFile'],
+  ['defaultOpsPassword', 'defaultOpsPasswordFile'],
+] as const satisfies ReadonlyArray<readonly [OptionKey, OptionKey]>;
+
+const precedence: Readonly<Record<OptionSource, number>> = { flag: 0, environment: 1, file: 2, default: 3 };
+
+/**
+ * A password given as a file replaces the password option, unless that option was given in a
+ * form that takes precedence (a flag over SVC_*_FILE); both in the same form is a conflict.
+ */
+function readPasswordFiles(values: Record<string, unknown>, sources: Record<OptionKey, OptionSource>): void {
+  for (const [key, fileKey] of passwordFiles) {
+    const file = values[fileKey] as string;
+    if (file === '' || precedence[sources[key]] < precedence[sources[fileKey]]) continue;
+    if (sources[key] === sources[fileKey]) {
+      throw Errors.optionConflict.create(`--${flagName(key)}`, `--${flagName(fileKey)}`,
+        'give the password or the file that holds it, not both');
+    }
+    values[key] = readSecretFile(file, `--${flagName(fileKey)}`);
+    sources[key] = sources[fileKey];
+  }
 }
 
 const isLoopback = (address: string) => address === '::1' || (net.isIPv4(address) && address.startsWith('127.'));

@@ -11,6 +11,8 @@ const GiB = 1024 * MiB;
 
 export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export const chunkVerifications = ['background', 'blocking', 'off'] as const;
+export const logFormats = ['auto', 'json', 'pretty'] as const;
+export type LogFormat = (typeof logFormats)[number];
 
 export const optionSchema = {
   // Application
@@ -84,15 +86,27 @@ export const optionSchema = {
   // Authentication
   defaultAdminPassword: text('string', {
     group: 'Authentication',
-    description: 'Password of the admin user ($admins) created on the first start of a database; later starts ignore it. The log warns while it is changeit.',
+    description: 'Password of the admin user ($admins) created on the first start of a database (changeit unless set); later starts ignore it. The log warns while it is changeit. Prefer --default-admin-password-file or the environment: a command line is visible to every user of the machine.',
     default: 'changeit',
     sensitive: true,
   }),
+  defaultAdminPasswordFile: text('path', {
+    group: 'Authentication',
+    description: 'File that holds the password of --default-admin-password (one trailing line break is ignored). A flag wins over an SVC_* variable; the password and its file given the same way is an error.',
+    default: '',
+    optional: true,
+  }),
   defaultOpsPassword: text('string', {
     group: 'Authentication',
-    description: 'Password of the ops user ($ops) created on the first start of a database; later starts ignore it. The log warns while it is changeit.',
+    description: 'Password of the ops user ($ops) created on the first start of a database (changeit unless set); later starts ignore it. The log warns while it is changeit. Prefer --default-ops-password-file or the environment: a command line is visible to every user of the machine.',
     default: 'changeit',
     sensitive: true,
+  }),
+  defaultOpsPasswordFile: text('path', {
+    group: 'Authentication',
+    description: 'File that holds the password of --default-ops-password (one trailing line break is ignored). A flag wins over an SVC_* variable; the password and its file given the same way is an error.',
+    default: '',
+    optional: true,
   }),
   allowAnonymousEndpointAccess: boolean({
     group: 'Authentication',
@@ -180,9 +194,15 @@ export const optionSchema = {
   // Logging
   logLevel: oneOf({
     group: 'Logging',
-    description: 'Least severe level written to the log (JSON lines on stdout).',
+    description: 'Least severe level written to the log (on stdout, in the --log-format).',
     values: logLevels,
     default: 'info',
+  }),
+  logFormat: oneOf({
+    group: 'Logging',
+    description: 'How log lines are written to stdout: json is one JSON object per line, for machines and log collectors; pretty is one readable, coloured line per event (time, level, message, key=value fields); auto is pretty when stdout is a terminal and json otherwise.',
+    values: logFormats,
+    default: 'auto',
   }),
   logHttpRequests: boolean({
     group: 'Logging',
