@@ -17,7 +17,8 @@ import { CliProcess, repositoryRoot, runCli, startServer, type CliExit } from '.
 
 const packageVersion: string = JSON.parse(readFileSync(join(repositoryRoot, 'package.json'), 'utf8')).version;
 const silent = pino({ level: 'silent' });
-const features = { projections: false, userManagement: true, atomPub: false };
+// The streams (Atom) and users APIs are served on every node; projections are not.
+const features = { projections: false, userManagement: true, atomPub: true };
 const authentication = { type: 'internal', properties: null };
 
 async function getJson(url: string, init?: RequestInit) {

@@ -145,9 +145,11 @@ export const Errors = {
     (stream: string, expected: number, current: number) => ({ stream, expected, current }),
   ),
   streamDeleted: define(
-    'SVCDB_ERR_STREAM_DELETED', 410, 'the stream was hard deleted',
-    (stream: string) => `stream ${stream} has been deleted permanently; use another stream name`,
-    (stream: string) => ({ stream }),
+    'SVCDB_ERR_STREAM_DELETED', 410, 'the stream was deleted',
+    (stream: string, soft = false) => soft
+      ? `stream ${stream} was deleted; expected version -4 (stream exists) does not hold, append with -2, -1 or its last event number to recreate it`
+      : `stream ${stream} has been deleted permanently; use another stream name`,
+    (stream: string, soft = false) => ({ stream, soft }),
   ),
   streamNotFound: define(
     'SVCDB_ERR_STREAM_NOT_FOUND', 404, 'no such stream',
@@ -186,10 +188,6 @@ export const Errors = {
   appendTooLarge: define(
     'SVCDB_ERR_APPEND_TOO_LARGE', 413, 'an append exceeds what fits in one chunk',
     (bytes: number, limit: number) => `an append of ${bytes} bytes exceeds the limit of ${limit} bytes; send fewer events per request`,
-  ),
-  idempotencyViolation: define(
-    'SVCDB_ERR_STREAM_IDEMPOTENCY', 400, 'some but not all event ids of an append were already written',
-    (stream: string) => `some of the event ids were already written to ${stream} at the expected position but not all; resend the original append unchanged or use new event ids`,
   ),
   // HTTP: the node's own replies to requests it cannot route or parse, and the catch-all.
   httpNotFound: define(

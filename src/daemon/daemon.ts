@@ -8,11 +8,11 @@ import tls from 'node:tls';
 import type { FastifyInstance } from 'fastify';
 import { Errors, isSvcError } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
-import { buildApp } from './http/app.js';
+import { buildApp, SERVED_FEATURES } from './http/app.js';
 import type { ProcessLogger } from './log.js';
 import { engineOptionsOf, type DaemonOptions, type LoadedOptions } from './options.js';
 import type { EngineOptions } from '../storage/engine-options.js';
-import { NodeInfo, type NodeFeatures, type NodeState } from './services/node-info.js';
+import { NodeInfo, type NodeState } from './services/node-info.js';
 import { startSecurity, type Security } from './security/security.js';
 import { StreamsService, type StreamStorage } from './services/streams.js';
 import type { Engine } from '../storage/engine.js';
@@ -53,8 +53,6 @@ export interface StopResult {
 
 const DROPPED_CONNECTIONS_LOG_INTERVAL_MS = 60_000;
 
-// The resources that exist today; each flips on when its plugin is registered.
-const features: NodeFeatures = Object.freeze({ projections: false, userManagement: true, atomPub: false });
 const authentication = Object.freeze({ type: 'internal', properties: null });
 
 export class Daemon {
@@ -114,7 +112,7 @@ export class Daemon {
     loaded: LoadedOptions,
     private readonly certificates: NodeCertificates,
   ) {
-    const nodeInfo = new NodeInfo(context.version, features, authentication, () => this.nodeState);
+    const nodeInfo = new NodeInfo(context.version, SERVED_FEATURES, authentication, () => this.nodeState);
     const streams = new StreamsService(storage, security.access);
     const connections = new ConnectionMeter();
     const operations = this.operations(loaded, connections, security);

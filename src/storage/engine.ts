@@ -12,7 +12,7 @@ import { checkEvents, checkExpectedVersion, checkStreamName, checkCount, checkPo
 import { StreamLookup } from './stream-info.js';
 import {
   DELETED_EVENT_NUMBER, METADATA_EVENT_TYPE, TOMBSTONE_EVENT_TYPE, isMetadataStream, metadataStreamOf,
-  originalStreamOf, validateMetadata, type StreamMetadata,
+  originalStreamOf, metadataProblem, type StreamMetadata,
 } from './stream-metadata.js';
 import type { TransactionLog } from './transaction-log.js';
 import { recover, type Checkpoints, type Recovered } from './recovery.js';
@@ -25,6 +25,7 @@ import type { ReplaceOptions } from './chunk-replacement.js';
 import { writeRewrittenChunk } from './chunk-rewrite.js';
 import { decodeRecord, type LogRecord } from './record.js';
 import { join } from 'node:path';
+import { isJsonText } from '../common/json-scan.js';
 
 export type EngineState = 'open' | 'closing' | 'closed' | 'failed';
 
@@ -174,7 +175,10 @@ export class Engine {
       for (let i = 0; i < positions.length; i++) this.index.add(streamName, firstEventNumber + i, positions[i]);
       this.existence.add(streamName);
       this.streams.committed(streamName, write.lastEventNumber);
-      if (isMetadataStream(streamName)) this.streams.metadataCommitted(originalStreamOf(streamName), events[events.length - 1].data);
+      if (isMetadataStream(streamName)) {
+        const last = events[events.length - 1];
+        this.streams.metadataCommitted(originalStreamOf(streamName), last.data, last.isJson);
+      }
     }
     this.publishPosition(end);
     for (const hook of this.commitHooks) this.runCommitHook(hook, writes);
@@ -271,17 +275,31 @@ export class Engine {
 
   /**
    * Writes a new metadata event to `$$stream`; `expectedVersion` applies to the metadata stream.
-   * The event type is `$metadata` unless the client named another (the wire protocol allows it).
+   * Bytes are stored as sent, flagged JSON when they are JSON; a JSON object whose system
+   * properties do not parse is refused, after the stream's own checks (deleted, expected version).
+   * Anything else that is not a JSON object is stored and means no metadata. An object is the
+   * node's own metadata, serialized here. The event type is `$metadata` unless the client named
+   * another (the wire protocol allows it).
    */
   async setStreamMetadata(
-    streamName: string, expectedVersion: number, metadata: unknown, eventId: string = randomUUID(), eventType: string = METADATA_EVENT_TYPE,
+    streamName: string, expectedVersion: number, metadata: Buffer | Record<string, unknown>, eventId: string = randomUUID(),
+    eventType: string = METADATA_EVENT_TYPE,
   ): Promise<WriteResult> {
     this.checkOpen();
     checkStreamName(streamName);
+    checkExpectedVersion(expectedVersion);
     if (isMetadataStream(streamName)) throw Errors.invalidStreamName.create('a metadata stream has no metadata of its own; drop the leading $$');
-    validateMetadata(metadata);
-    const event: NewEvent = { eventId, eventType, data: Buffer.from(JSON.stringify(metadata)), metadata: Buffer.alloc(0), isJson: true };
-    return this.append(metadataStreamOf(streamName), expectedVersion, [event]);
+    const data = Buffer.isBuffer(metadata) ? metadata : Buffer.from(JSON.stringify(metadata));
+    const text = data.toString('utf8');
+    const isJson = isJsonText(text);
+    const event: NewEvent = { eventId, eventType, data, metadata: Buffer.alloc(0), isJson };
+    const metadataStream = metadataStreamOf(streamName);
+    const framedBytes = checkEvents(metadataStream, [event], this.chunkSizeBytes);
+    const check = () => {
+      const problem = isJson && text.trimStart().startsWith('{') ? metadataProblem(text) : undefined;
+      return problem === undefined ? undefined : Errors.invalidArgument.create('stream metadata', problem);
+    };
+    return this.writer.submit({ kind: 'append', streamName: metadataStream, expectedVersion, events: [event], framedBytes, check });
   }
 
   getStreamMetadata(streamName: string): { metadata: StreamMetadata; metastreamVersion: number; deleted: boolean } {

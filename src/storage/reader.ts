@@ -1,7 +1,7 @@
 import { Errors } from '../common/errors.js';
 import { RecordKind, type EventRecord } from './record.js';
 import type { StreamLookup } from './stream-info.js';
-import { DELETED_EVENT_NUMBER, NO_STREAM, type StreamMetadata } from './stream-metadata.js';
+import { DELETED_EVENT_NUMBER, NO_STREAM, isMetadataStream, originalStreamOf, type StreamMetadata } from './stream-metadata.js';
 import type { TransactionLog } from './transaction-log.js';
 
 export type ReadStatus = 'success' | 'notFound' | 'deleted';
@@ -69,10 +69,15 @@ export class Reader {
       metadata.maxCount === undefined ? 0 : last - metadata.maxCount + 1,
     );
     let status: ReadStatus = 'success';
-    if (last === DELETED_EVENT_NUMBER) status = 'deleted';
+    if (last === DELETED_EVENT_NUMBER || this.originalDeleted(streamName)) status = 'deleted';
     else if (last === NO_STREAM || firstVisible > last) status = 'notFound';
     const oldestTimestamp = metadata.maxAgeSeconds === undefined ? -Infinity : this.now() - metadata.maxAgeSeconds * 1000;
     return { status, last, firstVisible, oldestTimestamp, metadata };
+  }
+
+  /** A hard delete takes the metadata stream with it. */
+  private originalDeleted(streamName: string): boolean {
+    return isMetadataStream(streamName) && this.streams.lastEventNumber(originalStreamOf(streamName)) === DELETED_EVENT_NUMBER;
   }
 
   private visibleEvents(streamName: string, from: number, to: number, view: Visibility): EventRecord[] {

@@ -1,6 +1,7 @@
 import { crc32 } from 'node:zlib';
 import { readInt64, writeInt64 } from './int64.js';
 import { readUuid, writeUuid } from './uuid.js';
+import { DELETED_EVENT_NUMBER } from './stream-metadata.js';
 
 /**
  * Log records. On disk each record is framed `u32 length | payload | u32 length` so the log can
@@ -91,6 +92,24 @@ function writeBytes(buffer: Buffer, offset: number, bytes: Buffer): number {
 }
 
 /**
+ * The tombstone's event number is 9223372036854775807 on disk, as the wire protocol shows it; in
+ * memory it is DELETED_EVENT_NUMBER, the largest number JavaScript holds exactly.
+ */
+function writeEventNumber(buffer: Buffer, offset: number, eventNumber: number): void {
+  if (eventNumber !== DELETED_EVENT_NUMBER) {
+    writeInt64(buffer, offset, eventNumber);
+    return;
+  }
+  buffer.writeUInt32LE(0xffff_ffff, offset);
+  buffer.writeUInt32LE(0x7fff_ffff, offset + 4);
+}
+
+function readEventNumber(buffer: Buffer, offset: number): number {
+  if (buffer.readUInt32LE(offset + 4) === 0x7fff_ffff && buffer.readUInt32LE(offset) === 0xffff_ffff) return DELETED_EVENT_NUMBER;
+  return readInt64(buffer, offset);
+}
+
+/**
  * Encodes a framed event record into `buffer` at `start` and returns the framed length. The
  * buffer must have room for eventRecordBytesMax(...).
  */
@@ -102,7 +121,7 @@ export function encodeEventRecord(buffer: Buffer, start: number, record: EventRe
   buffer.writeUInt16LE(record.flags, p + 14);
   writeInt64(buffer, p + 16, record.transactionPosition);
   buffer.writeInt32LE(record.transactionOffset, p + 24);
-  writeInt64(buffer, p + 28, record.eventNumber);
+  writeEventNumber(buffer, p + 28, record.eventNumber);
   writeInt64(buffer, p + 36, record.timestamp);
   writeUuid(buffer, p + 44, record.eventId);
   writeUuid(buffer, p + 60, record.correlationId);
@@ -184,7 +203,7 @@ export function decodeRecord(buffer: Buffer, offset: number): LogRecord {
     flags: buffer.readUInt16LE(p + 14),
     transactionPosition: readInt64(buffer, p + 16),
     transactionOffset: buffer.readInt32LE(p + 24),
-    eventNumber: readInt64(buffer, p + 28),
+    eventNumber: readEventNumber(buffer, p + 28),
     timestamp: readInt64(buffer, p + 36),
     eventId: readUuid(buffer, p + 44),
     correlationId: readUuid(buffer, p + 60),
@@ -200,7 +219,7 @@ export function peekEventKey(buffer: Buffer, offset: number): { streamName: stri
   const p = offset + 4;
   if (buffer[p + 4] !== RecordKind.event) return undefined;
   const [streamName] = readShortString(buffer, p + 76);
-  return { streamName, eventNumber: readInt64(buffer, p + 28) };
+  return { streamName, eventNumber: readEventNumber(buffer, p + 28) };
 }
 
 export function isJsonEvent(event: EventRecord): boolean {

@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import type { TableIndex } from './index/table-index.js';
 import type { ExistenceFilter } from './existence-filter.js';
-import { RecordKind, type EventRecord } from './record.js';
+import { RecordKind, isJsonEvent, type EventRecord } from './record.js';
 import type { TransactionLog } from './transaction-log.js';
 import { ReadCounters } from './engine-stats.js';
 import {
@@ -68,7 +68,7 @@ export class StreamLookup {
     const last = this.lastEventNumber(metadataStream);
     if (last < 0) return EMPTY_METADATA;
     const record = this.event(metadataStream, last);
-    return record ? parseStoredMetadata(record.data) : EMPTY_METADATA;
+    return record ? parseStoredMetadata(record.data, isJsonEvent(record)) : EMPTY_METADATA;
   }
 
   private recordBelongsTo(position: number, streamName: string): boolean {
@@ -94,12 +94,12 @@ export class StreamLookup {
     return this.events(streamName, eventNumber, eventNumber)[0];
   }
 
-  /** Called once records are durable and indexed. */
   /** Forgets every cached stream: record bytes may have changed under them (a chunk was replaced). */
   forgetAll(): void {
     this.cache.clear();
   }
 
+  /** Called once records are durable and indexed. */
   committed(streamName: string, lastEventNumber: number): void {
     const info = this.cache.get(streamName);
     if (info) info.lastEventNumber = lastEventNumber;
@@ -107,9 +107,9 @@ export class StreamLookup {
   }
 
   /** Called when a new metadata event for `streamName` is durable. */
-  metadataCommitted(streamName: string, data: Buffer): void {
+  metadataCommitted(streamName: string, data: Buffer, isJson: boolean): void {
     const info = this.cache.get(streamName);
-    if (info) info.metadata = parseStoredMetadata(data);
+    if (info) info.metadata = parseStoredMetadata(data, isJson);
   }
 
   /** Forgets everything (after the index was rebuilt). */

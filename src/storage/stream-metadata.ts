@@ -1,4 +1,4 @@
-import { Errors } from '../common/errors.js';
+import { isJsonText, lastMember, objectMembers } from '../common/json-scan.js';
 
 /** Event number of a hard-delete tombstone: no real event can have it. */
 export const DELETED_EVENT_NUMBER = Number.MAX_SAFE_INTEGER;
@@ -18,17 +18,45 @@ export interface StreamAcl {
   $mw?: string | string[];
 }
 
-/** The system properties of a stream's metadata; custom properties are kept in `raw`. */
+/** The system properties of a stream's metadata, and the stored text they were read from. */
 export interface StreamMetadata {
   maxAgeSeconds?: number;
   maxCount?: number;
+  /** Up to DELETED_EVENT_NUMBER, which stands for every larger value (9223372036854775807 among them). */
   truncateBefore?: number;
   cacheControlSeconds?: number;
   acl?: StreamAcl;
-  raw: Record<string, unknown>;
+  /** The metadata as stored: a JSON object's text, or '' when the stream has none that parses. */
+  text: string;
 }
 
-export const EMPTY_METADATA: StreamMetadata = Object.freeze({ raw: {} });
+export const EMPTY_METADATA: StreamMetadata = Object.freeze({ text: '' });
+
+/** The largest event number of the wire protocol (a signed 64-bit integer), as text. */
+export const EVENT_NUMBER_MAX_TEXT = '9223372036854775807';
+const EVENT_NUMBER_MAX = BigInt(EVENT_NUMBER_MAX_TEXT);
+
+/**
+ * Event numbers are JavaScript numbers; DELETED_EVENT_NUMBER stands for 9223372036854775807 (the
+ * tombstone's number, and `$tb` of a soft-deleted stream), which a number cannot hold exactly.
+ */
+export function eventNumberText(eventNumber: number): string {
+  return eventNumber === DELETED_EVENT_NUMBER ? EVENT_NUMBER_MAX_TEXT : String(eventNumber);
+}
+
+/**
+ * A 64-bit integer written in decimal (a header, a path segment, a JSON number's text), exactly:
+ * values above 2^53 - 1 (up to 9223372036854775807) become DELETED_EVENT_NUMBER, which is past
+ * every event. Undefined for anything else.
+ */
+export function parseInt64(text: string): number | undefined {
+  if (!/^[-+]?[0-9]{1,19}$/.test(text)) return undefined;
+  const value = BigInt(text);
+  if (value > EVENT_NUMBER_MAX || value < -EVENT_NUMBER_MAX - 1n) return undefined;
+  if (value > BigInt(DELETED_EVENT_NUMBER)) return DELETED_EVENT_NUMBER;
+  if (value < BigInt(Number.MIN_SAFE_INTEGER)) return Number.MIN_SAFE_INTEGER;
+  return Number(value);
+}
 
 export function metadataStreamOf(streamName: string): string {
   return METADATA_STREAM_PREFIX + streamName;
@@ -42,7 +70,7 @@ export function originalStreamOf(metadataStreamName: string): string {
   return metadataStreamName.slice(METADATA_STREAM_PREFIX.length);
 }
 
-const positiveIntegerKeys = { $maxAge: 'maxAgeSeconds', $maxCount: 'maxCount', $cacheControl: 'cacheControlSeconds' } as const;
+const INTEGER_KEYS = { $maxAge: 'maxAgeSeconds', $maxCount: 'maxCount', $cacheControl: 'cacheControlSeconds', $tb: 'truncateBefore' } as const;
 const ACL_KEYS = ['$r', '$w', '$d', '$mr', '$mw'];
 
 function checkAcl(value: unknown): string | undefined {
@@ -55,45 +83,53 @@ function checkAcl(value: unknown): string | undefined {
   return undefined;
 }
 
-/** Why `raw` is not valid stream metadata, or undefined when it is. */
-export function metadataProblem(raw: unknown): string | undefined {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return 'metadata must be a JSON object';
-  const object = raw as Record<string, unknown>;
-  for (const key of Object.keys(positiveIntegerKeys)) {
-    const value = object[key];
-    if (value !== undefined && !(Number.isSafeInteger(value) && (value as number) > 0)) return `${key} must be a positive integer`;
+/** An integer property's value from its JSON text: exact to 64 bits; a fraction of zero is allowed (`1.0`). */
+function integerOf(text: string): number | undefined {
+  const exact = parseInt64(text);
+  if (exact !== undefined) return exact;
+  const value = Number(text);
+  return Number.isSafeInteger(value) ? value : undefined;
+}
+
+type Parsed = { metadata: StreamMetadata } | { problem: string };
+
+/**
+ * The meaning of metadata text: the system properties are read from their source text (64-bit
+ * values exactly); values <= 0 (`$tb` < 0) are ignored, as custom properties are.
+ */
+function parseMetadataText(text: string): Parsed {
+  const members = isJsonText(text) ? objectMembers(text) : undefined;
+  if (members === undefined) return { problem: 'metadata must be a JSON object' };
+  const metadata: StreamMetadata = { text };
+  for (const [key, field] of Object.entries(INTEGER_KEYS)) {
+    const member = lastMember(members, key);
+    if (member === undefined) continue;
+    const value = integerOf(text.slice(member.value.start, member.value.end));
+    if (value === undefined) return { problem: `${key} must be an integer (at most 9223372036854775807)` };
+    if (value > 0 || (key === '$tb' && value === 0)) metadata[field] = value;
   }
-  const tb = object.$tb;
-  if (tb !== undefined && !(Number.isSafeInteger(tb) && (tb as number) >= 0)) return '$tb must be an integer >= 0';
-  return object.$acl === undefined ? undefined : checkAcl(object.$acl);
+  const acl = lastMember(members, '$acl');
+  if (acl !== undefined) {
+    const value: unknown = JSON.parse(text.slice(acl.value.start, acl.value.end));
+    const problem = checkAcl(value);
+    if (problem) return { problem };
+    metadata.acl = value as StreamAcl;
+  }
+  return { metadata };
 }
 
-/** Validates metadata a client sends; throws a coded error that says what to fix. */
-export function validateMetadata(raw: unknown): StreamMetadata {
-  const problem = metadataProblem(raw);
-  if (problem) throw Errors.invalidArgument.create('stream metadata', problem);
-  return toMetadata(raw as Record<string, unknown>);
-}
-
-function toMetadata(object: Record<string, unknown>): StreamMetadata {
-  const metadata: StreamMetadata = { raw: object };
-  if (object.$maxAge !== undefined) metadata.maxAgeSeconds = object.$maxAge as number;
-  if (object.$maxCount !== undefined) metadata.maxCount = object.$maxCount as number;
-  if (object.$cacheControl !== undefined) metadata.cacheControlSeconds = object.$cacheControl as number;
-  if (object.$tb !== undefined) metadata.truncateBefore = object.$tb as number;
-  if (object.$acl !== undefined) metadata.acl = object.$acl as StreamAcl;
-  return metadata;
+/** Why metadata text is not valid stream metadata, or undefined when it is. */
+export function metadataProblem(text: string): string | undefined {
+  const parsed = parseMetadataText(text);
+  return 'problem' in parsed ? parsed.problem : undefined;
 }
 
 /**
- * Reads stored metadata. Stored metadata was validated when written, but a metadata stream can
- * also be appended to directly; what does not parse is ignored rather than failing reads.
+ * Reads stored metadata. A metadata event that is not a JSON object, or whose system properties
+ * do not parse, means no metadata: reads never fail on it.
  */
-export function parseStoredMetadata(data: Buffer): StreamMetadata {
-  try {
-    const raw: unknown = JSON.parse(data.toString('utf8'));
-    return metadataProblem(raw) ? EMPTY_METADATA : toMetadata(raw as Record<string, unknown>);
-  } catch {
-    return EMPTY_METADATA;
-  }
+export function parseStoredMetadata(data: Buffer, isJson: boolean): StreamMetadata {
+  if (!isJson || data.length === 0) return EMPTY_METADATA;
+  const parsed = parseMetadataText(data.toString('utf8'));
+  return 'problem' in parsed ? EMPTY_METADATA : parsed.metadata;
 }

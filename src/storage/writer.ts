@@ -6,9 +6,10 @@ import type { Checkpoint } from './checkpoint.js';
 import { EventFlags, FRAME_BYTES, encodeEventRecord, type EventRecordInput } from './record.js';
 import type { StreamLookup } from './stream-info.js';
 import {
-  DELETED_EVENT_NUMBER, ExpectedVersion, METADATA_EVENT_TYPE, NO_STREAM, isMetadataStream,
-  metadataStreamOf, originalStreamOf,
+  DELETED_EVENT_NUMBER, EVENT_NUMBER_MAX_TEXT, ExpectedVersion, METADATA_EVENT_TYPE, NO_STREAM, isMetadataStream,
+  metadataStreamOf, originalStreamOf, parseStoredMetadata, type StreamMetadata,
 } from './stream-metadata.js';
+import { withMember } from '../common/json-scan.js';
 import type { TransactionLog } from './transaction-log.js';
 import { FlushMeter, QueueMeter } from './engine-stats.js';
 import { isTransientStorageError } from './file-write.js';
@@ -40,6 +41,8 @@ export interface WriteRequest {
   events: NewEvent[];
   /** The framed size of `events`, when the caller already measured it. */
   framedBytes?: number;
+  /** Checks of the body that come after those of the stream (expected version, deletion). */
+  check?: () => SvcError | undefined;
 }
 
 /** Records committed in one group commit, handed to the engine to index and publish. */
@@ -59,7 +62,7 @@ interface Pending {
 
 interface Planned {
   pending: Pending;
-  write: CommittedWrite;
+  writes: CommittedWrite[];
   result: WriteResult;
 }
 
@@ -105,6 +108,8 @@ export class Writer {
   private readonly pendingLast = new Map<string, number>();
   /** Writes encoded in the commit being built, by stream: a repeat in the same commit sees them. */
   private readonly pendingWrites = new Map<string, CommittedWrite[]>();
+  /** Metadata written in the commit being built, by the stream it describes. */
+  private readonly pendingMetadata = new Map<string, StreamMetadata>();
   private readonly recentIds: LRUCache<string, { streamName: string; eventNumber: number }>;
   private idle: Promise<void> = Promise.resolve();
   private markIdle: () => void = () => undefined;
@@ -204,16 +209,21 @@ export class Writer {
           pending.reject(decision);
           continue;
         }
-        const plan = this.plan(pending.request, decision);
         if (decision.idempotent && decision.logPosition >= commitStart) {
           repeats.push({ pending, result: decision });
           continue;
         }
-        if (decision.idempotent || plan.events.length === 0) {
+        if (decision.idempotent) {
           pending.resolve(decision);
           continue;
         }
-        if (!this.log.fits(used + plan.framedBytes)) {
+        const plans = this.plan(pending.request, decision).filter((plan) => plan.events.length > 0);
+        if (plans.length === 0) {
+          pending.resolve(decision);
+          continue;
+        }
+        const framedBytes = plans.reduce((total, plan) => total + plan.framedBytes, 0);
+        if (!this.log.fits(used + framedBytes)) {
           // The chunk was full: write what was encoded for it, then continue in the next one.
           await this.flushSegment(used, segmentStart, true);
           durable.push(...planned);
@@ -221,12 +231,16 @@ export class Writer {
           segmentStart = this.log.writerPosition;
           used = 0;
         }
-        const write = this.encode(plan, pending.request.kind, segmentStart + used, used, timestamp);
-        used += plan.framedBytes;
+        const writes: CommittedWrite[] = [];
+        for (const plan of plans) {
+          writes.push(this.encode(plan, pending.request.kind, segmentStart + used, used, timestamp));
+          used += plan.framedBytes;
+        }
+        const main = writes[writes.length - 1];
         if (pending.request.kind === 'hardDelete') this.pendingLast.set(pending.request.streamName, DELETED_EVENT_NUMBER);
-        decision.logPosition = write.positions[0];
-        if (pending.request.kind === 'softDelete') Object.assign(decision, { firstEventNumber: write.firstEventNumber, lastEventNumber: write.lastEventNumber });
-        planned.push({ pending, write, result: decision });
+        decision.logPosition = main.positions[0];
+        if (pending.request.kind === 'softDelete') Object.assign(decision, { firstEventNumber: main.firstEventNumber, lastEventNumber: main.lastEventNumber });
+        planned.push({ pending, writes, result: decision });
       }
       if (used > 0 || planned.length > 0) await this.flushSegment(used, segmentStart, false);
       durable.push(...planned);
@@ -241,8 +255,9 @@ export class Writer {
     } finally {
       this.pendingLast.clear();
       this.pendingWrites.clear();
+      this.pendingMetadata.clear();
     }
-    if (durable.length > 0) this.onDurable(durable.map((plan) => plan.write), this.log.writerPosition);
+    if (durable.length > 0) this.onDurable(durable.flatMap((plan) => plan.writes), this.log.writerPosition);
     for (const plan of [...durable, ...repeats]) plan.pending.resolve(plan.result);
   }
 
@@ -262,7 +277,7 @@ export class Writer {
     }
     for (const plan of failed) {
       plan.pending.reject(error);
-      this.recentIds.delete(plan.write.events[0].eventId.toLowerCase());
+      for (const write of plan.writes) for (const event of write.events) this.recentIds.delete(event.eventId.toLowerCase());
     }
     const kept = repeats.filter((repeat) => repeat.result.logPosition < durableEnd);
     for (const repeat of repeats) if (!kept.includes(repeat)) repeat.pending.reject(error);
@@ -288,30 +303,42 @@ export class Writer {
     return this.pendingLast.get(streamName) ?? this.streams.lastEventNumber(streamName);
   }
 
+  private currentMetadata(streamName: string): StreamMetadata {
+    return this.pendingMetadata.get(streamName) ?? this.streams.metadata(streamName);
+  }
+
   /** Checks the request against the stream; returns the result to give or an error. */
   private decide(request: WriteRequest): WriteResult | SvcError {
     const { streamName, expectedVersion, events } = request;
     const guarded = isMetadataStream(streamName) ? originalStreamOf(streamName) : streamName;
     if (this.currentLast(guarded) === DELETED_EVENT_NUMBER) return Errors.streamDeleted.create(guarded);
     const current = this.currentLast(streamName);
-    const softDeleted = current >= 0 && (this.streams.metadata(streamName).truncateBefore ?? -1) > current;
+    const truncateBefore = this.currentMetadata(streamName).truncateBefore ?? -1;
     const idempotent = this.idempotentResult(request, current);
     if (idempotent) return idempotent;
+    if (expectedVersion === ExpectedVersion.streamExists && truncateBefore === DELETED_EVENT_NUMBER) {
+      return Errors.streamDeleted.create(streamName, true);
+    }
     const matches =
       expectedVersion === ExpectedVersion.any ||
-      (expectedVersion === ExpectedVersion.noStream && (current === NO_STREAM || softDeleted)) ||
-      (expectedVersion === ExpectedVersion.streamExists && current !== NO_STREAM && !softDeleted) ||
+      // A stream truncated past its end (soft deleted) may be recreated as a new one.
+      (expectedVersion === ExpectedVersion.noStream && (current === NO_STREAM || truncateBefore > current)) ||
+      // A stream that has only metadata exists.
+      (expectedVersion === ExpectedVersion.streamExists && (current !== NO_STREAM || this.currentLast(metadataStreamOf(streamName)) !== NO_STREAM)) ||
       expectedVersion === current;
     if (!matches) return Errors.wrongExpectedVersion.create(streamName, expectedVersion, current);
-    if (request.kind === 'softDelete' && current === NO_STREAM) return Errors.streamNotFound.create(streamName);
+    const bodyProblem = request.check?.();
+    if (bodyProblem) return bodyProblem;
     const first = request.kind === 'hardDelete' ? DELETED_EVENT_NUMBER : current + 1;
     return { firstEventNumber: first, lastEventNumber: first + Math.max(events.length, 1) - 1, logPosition: -1, idempotent: false };
   }
 
   /**
-   * An append whose event ids were all written already, in order, right after the expected
-   * version (or, for "any", where the recent-id cache saw them) is answered with the original
-   * result. A partial match is an error: the client is mixing old and new events.
+   * An append whose event ids were all written already, in order and contiguous, is answered
+   * with the original result. With an exact expected version N they must be the events from
+   * N+1; otherwise the first id is looked up among recent events, and the rest must follow it
+   * (a later part of the original write is a repeat too). Ids that match only in part are a
+   * wrong expected version: the client is mixing old and new events.
    */
   private idempotentResult(request: WriteRequest, current: number): WriteResult | SvcError | undefined {
     const { streamName, expectedVersion, events } = request;
@@ -332,7 +359,7 @@ export class Writer {
     if (matching === events.length) {
       return { firstEventNumber: first, lastEventNumber: first + events.length - 1, logPosition: stored[0].logPosition, idempotent: true };
     }
-    return matching > 0 ? Errors.idempotencyViolation.create(streamName) : undefined;
+    return matching > 0 ? Errors.wrongExpectedVersion.create(streamName, expectedVersion, current) : undefined;
   }
 
   /**
@@ -349,22 +376,28 @@ export class Writer {
     return stored;
   }
 
-  /** Turns a request that passed its checks into the records it writes. */
-  private plan(request: WriteRequest, decision: WriteResult): Plan {
-    let streamName = request.streamName;
-    let events = request.events;
-    let firstEventNumber = decision.firstEventNumber;
-    if (request.kind === 'softDelete') {
-      // Soft delete truncates everything written so far; a later append revives the stream.
-      const $tb = this.currentLast(streamName) + 1;
-      const body = { ...this.streams.metadata(streamName).raw, $tb };
-      streamName = metadataStreamOf(streamName);
-      firstEventNumber = this.currentLast(streamName) + 1;
-      events = [{ eventId: randomUUID(), eventType: METADATA_EVENT_TYPE, data: Buffer.from(JSON.stringify(body)), metadata: Buffer.alloc(0), isJson: true }];
-    }
+  /**
+   * Turns a request that passed its checks into the records it writes. A soft delete writes
+   * metadata with `$tb` = 9223372036854775807; the first append after one writes metadata with
+   * `$tb` = its first event number before its events. Both keep every other metadata property.
+   */
+  private plan(request: WriteRequest, decision: WriteResult): Plan[] {
+    const { streamName } = request;
+    if (request.kind === 'softDelete') return [this.metadataPlan(streamName, EVENT_NUMBER_MAX_TEXT)];
     let framedBytes = request.kind === 'append' ? request.framedBytes ?? 0 : 0;
-    if (framedBytes === 0) for (const event of events) framedBytes += framedEventBytes(streamName, event);
-    return { streamName, firstEventNumber, events, framedBytes };
+    if (framedBytes === 0) for (const event of request.events) framedBytes += framedEventBytes(streamName, event);
+    const plan: Plan = { streamName, firstEventNumber: decision.firstEventNumber, events: request.events, framedBytes };
+    const revives = request.kind === 'append' && !isMetadataStream(streamName) &&
+      this.currentMetadata(streamName).truncateBefore === DELETED_EVENT_NUMBER;
+    return revives ? [this.metadataPlan(streamName, String(decision.firstEventNumber)), plan] : [plan];
+  }
+
+  /** A metadata event for `streamName`: its present metadata with `$tb` set to `truncateBeforeText`. */
+  private metadataPlan(streamName: string, truncateBeforeText: string): Plan {
+    const text = withMember(this.currentMetadata(streamName).text, '$tb', truncateBeforeText);
+    const metadataStream = metadataStreamOf(streamName);
+    const event: NewEvent = { eventId: randomUUID(), eventType: METADATA_EVENT_TYPE, data: Buffer.from(text), metadata: Buffer.alloc(0), isJson: true };
+    return { streamName: metadataStream, firstEventNumber: this.currentLast(metadataStream) + 1, events: [event], framedBytes: framedEventBytes(metadataStream, event) };
   }
 
   private encode(plan: Plan, kind: WriteKind, position: number, offset: number, timestamp: number): CommittedWrite {
@@ -393,11 +426,15 @@ export class Writer {
       positions.push(record.logPosition);
       cursor += encodeEventRecord(target.buffer, target.offset + cursor, record);
     }
-    // Idempotency with expected version "any" looks up the first id of an append only.
-    this.recentIds.set(events[0].eventId.toLowerCase(), { streamName, eventNumber: first });
+    // Idempotency with expected version "any" looks up the first id of a repeat, which may be any event of a write.
+    for (let i = 0; i < events.length; i++) this.recentIds.set(events[i].eventId.toLowerCase(), { streamName, eventNumber: first + i });
     if (cursor - offset !== plan.framedBytes) throw new TypeError('framed size estimate differs from the encoded size');
     const last = first + events.length - 1;
     this.pendingLast.set(streamName, last);
+    if (isMetadataStream(streamName)) {
+      const lastEvent = events[events.length - 1];
+      this.pendingMetadata.set(originalStreamOf(streamName), parseStoredMetadata(lastEvent.data, lastEvent.isJson));
+    }
     const write: CommittedWrite = { streamName, firstEventNumber: first, lastEventNumber: last, positions, events };
     const pending = this.pendingWrites.get(streamName);
     if (pending === undefined) this.pendingWrites.set(streamName, [write]);

@@ -5,7 +5,7 @@
 import type { Test } from 'tap';
 import pino from 'pino';
 import type { AccessOptions } from '../../src/daemon/http/authentication.js';
-import { buildApp } from '../../src/daemon/http/app.js';
+import { buildApp, SERVED_FEATURES } from '../../src/daemon/http/app.js';
 import { DEFAULT_SECURITY_LIMITS, startSecurity, type Security, type SecurityLimits } from '../../src/daemon/security/security.js';
 import { NodeInfo } from '../../src/daemon/services/node-info.js';
 import { StreamsService } from '../../src/daemon/services/streams.js';
@@ -52,7 +52,7 @@ export async function startNode(t: Test, options: TestNodeOptions = {}): Promise
   t.teardown(async () => app?.close());
   const services = await nodeServices(t, options);
   const { engine, streams, security } = services;
-  const nodeInfo = new NodeInfo('0.0.0-test', { projections: false, userManagement: true, atomPub: true }, { type: 'internal', properties: null }, () => 'leader');
+  const nodeInfo = new NodeInfo('0.0.0-test', SERVED_FEATURES, { type: 'internal', properties: null }, () => 'leader');
   app = buildApp({ logger: silent, nodeInfo, nodeState: () => 'leader', ...services, disableHttpCaching: options.disableHttpCaching });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = app.server.address() as { port: number };

@@ -98,7 +98,6 @@ t.test('routed errors are {code, message}; a missing event has its own code', as
     ['an unoffered type', adminFetch(`${node.url}/streams/present/0`, { headers: { accept: 'image/png' } }), 406, Errors.httpNotAcceptable.code],
     ['an unsupported body type', adminFetch(`${node.url}/streams/present`, { method: 'POST', body: 'x', headers: { 'content-type': 'image/png' } }), 415, Errors.httpMediaType.code],
     ['a batch that is not JSON', adminFetch(`${node.url}/streams/present`, { method: 'POST', body: '[{', headers: { 'content-type': 'application/vnd.svc.events+json' } }), 400, Errors.httpRequestInvalid.code],
-    ['a batch nested 10,000 deep', adminFetch(`${node.url}/streams/present`, { method: 'POST', body: batch, headers: { 'content-type': 'application/vnd.svc.events+json' } }), 400, Errors.invalidEvent.code],
     ['no credentials', fetch(`${node.url}/streams/present`, { headers: { accept: 'application/json' } }), 401, Errors.authRequired.code],
   ];
   for (const [what, pending, status, code] of cases) {
@@ -106,6 +105,9 @@ t.test('routed errors are {code, message}; a missing event has its own code', as
     t.equal(response.status, status, `${what}: ${status}`);
     assertErrorBody(t, await response.text(), code, what);
   }
+  // Batch data is stored as sent, so nesting the serializer could not take is no error.
+  const nested = await adminFetch(`${node.url}/streams/present`, { method: 'POST', body: batch, headers: { 'content-type': 'application/vnd.svc.events+json' } });
+  t.equal(nested.status, 201, 'a batch nested 10,000 deep is stored');
   const missing = await adminFetch(`${node.url}/streams/present/999`, { headers: { accept: 'application/json' } });
   t.equal(missing.statusText, 'Not Found', 'a missing event keeps the reason phrase of the wire protocol');
 });

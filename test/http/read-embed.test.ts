@@ -67,13 +67,13 @@ t.test('rich: the event fields and its position, without content or data', async
   t.match(text, { isJson: false, isMetaData: false });
 });
 
-t.test('body: rich plus the data of JSON events and the metadata, as sent', async (t) => {
+t.test('body: rich plus the data and metadata, as sent; non-JSON data as its text', async (t) => {
   const [json, text, looking, noMeta] = await entries('/streams/e/0/forward/4?embed=Body');
   t.equal(json.data, '{"a":1}');
   t.equal(json.metaData, '{"m":true}');
-  t.notOk('data' in text, 'no data for a non-JSON event');
+  t.equal(text.data, 'plain', 'a non-JSON event carries its data as text');
   t.equal(text.metaData, null);
-  t.notOk('data' in looking);
+  t.equal(looking.data, '{"b":2}', 'as stored, not re-indented');
   t.equal(noMeta.data, '[1,2]');
 });
 
@@ -81,8 +81,8 @@ t.test('pretty: JSON objects re-indented', async (t) => {
   const [json, text, looking, noMeta] = await entries('/streams/e/0/forward/4?embed=pretty');
   t.equal(json.data, '{\n  "a": 1\n}');
   t.equal(json.metaData, '{\n  "m": true\n}');
-  t.notOk('data' in text);
-  t.notOk('data' in looking);
+  t.equal(text.data, 'plain');
+  t.equal(looking.data, '{"b":2}', 'data not flagged JSON is not re-indented');
   t.equal(noMeta.data, '[1,2]', 'only objects are re-indented');
   const [spelledOut] = await entries('/streams/e/0/forward/1?embed=PrettyBody');
   t.same(Object.keys(spelledOut), PLAIN_KEYS, 'the level is spelled pretty; PrettyBody is unknown, so none');
@@ -91,7 +91,7 @@ t.test('pretty: JSON objects re-indented', async (t) => {
 t.test('tryharder: non-JSON data that parses as a JSON object is shown as JSON', async (t) => {
   const [json, text, looking] = await entries('/streams/e/0/forward/4?embed=TryHarder');
   t.equal(json.data, '{\n  "a": 1\n}');
-  t.notOk('data' in text, 'plain text stays without data');
+  t.equal(text.data, 'plain', 'plain text is shown as text');
   t.equal(text.isJson, false);
   t.equal(looking.data, '{\n  "b": 2\n}');
   t.equal(looking.isJson, true);

@@ -177,11 +177,13 @@ t.test('reset-password (admin) and change-password (self) end the old password a
   t.equal((await call('POST', `/users/${login}/command/reset-password`, ADMIN_AUTH, {})).status, 400, 'reset needs a new password');
 });
 
-t.test('delete: 204, the user can no longer sign in, and the login can be created again', async (t) => {
+t.test('delete: 200 with {loginName, success, error}, the user can no longer sign in, and the login can be created again', async (t) => {
   const login = unique('del');
   const auth = await createUser(login, 'pw');
   t.equal((await call('GET', '/users/$current', auth)).status, 200);
-  t.equal((await call('DELETE', `/users/${login}`, ADMIN_AUTH)).status, 204);
+  const deleted = await call('DELETE', `/users/${login}`, ADMIN_AUTH);
+  t.equal(deleted.status, 200);
+  t.same(deleted.body, { loginName: login, success: true, error: 'Success' });
   t.equal((await call('GET', '/users/$current', auth)).status, 401, 'refused at once');
   t.equal((await call('GET', `/users/${login}`, ADMIN_AUTH)).status, 404);
   t.notOk((await call('GET', '/users', ADMIN_AUTH)).body.data.some((user: { loginName: string }) => user.loginName === login), 'not listed');

@@ -10,7 +10,10 @@ import { newEvents, openEngine } from '../helpers/engine.js';
 interface ModelStream {
   ids: string[];
   hardDeleted: boolean;
+  /** `$tb` is Infinity after a soft delete (9223372036854775807 in the engine). */
   metadata: { $tb?: number; $maxCount?: number };
+  /** Whether the metadata stream has events: a stream with only metadata exists. */
+  metadataWritten: boolean;
 }
 
 type Command =
@@ -46,9 +49,9 @@ function expectedVersionFor(model: ModelStream, expected: string): number {
 
 function appendAccepted(model: ModelStream, expectedVersion: number): boolean {
   const current = last(model);
-  const softDeleted = current >= 0 && (model.metadata.$tb ?? -1) > current;
-  return expectedVersion === -2 || (expectedVersion === -1 && (current === -1 || softDeleted)) ||
-    (expectedVersion === -4 && current >= 0 && !softDeleted) || expectedVersion === current;
+  const truncatedPastEnd = (model.metadata.$tb ?? -1) > current;
+  if (expectedVersion === -4) return model.metadata.$tb !== Infinity && (current >= 0 || model.metadataWritten);
+  return expectedVersion === -2 || (expectedVersion === -1 && (current === -1 || truncatedPastEnd)) || expectedVersion === current;
 }
 
 function visibleIds(model: ModelStream): string[] | 'notFound' | 'deleted' {
@@ -67,12 +70,18 @@ async function apply(engine: Engine, models: ModelStream[], cmd: Exclude<Command
       const expectedVersion = expectedVersionFor(model, cmd.expected);
       const events = newEvents(cmd.count);
       const accepted = !model.hardDeleted && appendAccepted(model, expectedVersion);
+      if (accepted && model.metadata.$tb === Infinity) {
+        // The first append after a soft delete truncates before its first event.
+        model.metadata = { ...model.metadata, $tb: model.ids.length };
+        model.metadataWritten = true;
+      }
       if (accepted) model.ids.push(...events.map((e) => e.eventId));
       return [accepted, engine.append(name, expectedVersion, events)] as const;
     }
     if (cmd.kind === 'softDelete') {
-      const accepted = !model.hardDeleted && model.ids.length > 0;
-      if (accepted) model.metadata = { ...model.metadata, $tb: model.ids.length };
+      const accepted = !model.hardDeleted;
+      if (accepted) model.metadata = { ...model.metadata, $tb: Infinity };
+      if (accepted) model.metadataWritten = true;
       return [accepted, engine.deleteStream(name, -2, false)] as const;
     }
     if (cmd.kind === 'hardDelete') {
@@ -82,6 +91,7 @@ async function apply(engine: Engine, models: ModelStream[], cmd: Exclude<Command
     }
     const accepted = !model.hardDeleted;
     if (accepted) model.metadata = { $maxCount: cmd.maxCount };
+    if (accepted) model.metadataWritten = true;
     return [accepted, engine.setStreamMetadata(name, -2, { $maxCount: cmd.maxCount })] as const;
   })();
   const [accepted, promise] = outcome;
@@ -107,7 +117,7 @@ t.test('random appends, deletes and metadata match a simple model, before and af
       const directory = mkdtempSync(join(tmpdir(), 'svcdb-model-'));
       let engine = await openEngine(directory, { memTableEntriesMax: 16, chunkSizeBytes: 64 * 1024 });
       try {
-        const models: ModelStream[] = STREAMS.map(() => ({ ids: [], hardDeleted: false, metadata: {} }));
+        const models: ModelStream[] = STREAMS.map(() => ({ ids: [], hardDeleted: false, metadata: {}, metadataWritten: false }));
         for (const [step, cmd] of commands.entries()) {
           if (cmd.kind === 'reopen') {
             await engine.close();

@@ -6,7 +6,7 @@ import type { SecureContextOptions } from 'node:tls';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { Errors } from '../../common/errors.js';
 import { STREAM_NAME_BYTES_MAX } from '../../storage/request-checks.js';
-import type { NodeInfo, NodeState } from '../services/node-info.js';
+import type { NodeFeatures, NodeInfo, NodeState } from '../services/node-info.js';
 import { clientErrorHandler } from './client-errors.js';
 import { errorHandler, frameworkErrorHandler, notFoundHandler } from './errors.js';
 import { infoRoutes } from './info.js';
@@ -67,6 +67,12 @@ function limitConnections(server: FastifyInstance['server'], limits: ConnectionL
   (server as { connectionsCheckingInterval?: number }).connectionsCheckingInterval =
     Math.min(CONNECTIONS_CHECK_INTERVAL_MS_MAX, Math.ceil(limits.headersTimeoutMs / 2));
 }
+
+/**
+ * The optional parts of the API this app serves, for `/info`: the streams API (Atom feeds) and
+ * the users API are registered below on every node; projections are not served.
+ */
+export const SERVED_FEATURES: NodeFeatures = Object.freeze({ projections: false, userManagement: true, atomPub: true });
 
 export function buildApp({ logger, nodeInfo, nodeState, streams, users, authenticator, access, operations, https, disableHttpCaching, connections }: AppDependencies): FastifyInstance {
   const app = Fastify({

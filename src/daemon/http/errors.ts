@@ -44,8 +44,17 @@ export function errorHandlerWith(extend: ErrorBodyExtension) {
   return (error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): FastifyReply => handleError(error, request, reply, extend);
 }
 
+/** Fastify routes a request before it parses the body: a body's faults never hide a wrong path or method. */
+function routingError(request: FastifyRequest, reply: FastifyReply): SvcError | undefined {
+  if (request.is404) return Errors.httpNotFound.create(request.method, request.url);
+  const allowed = (request.routeOptions.config as { methodsAllowed?: string } | undefined)?.methodsAllowed;
+  if (allowed === undefined) return undefined;
+  reply.header('Allow', `${allowed}, OPTIONS`).header('Access-Control-Allow-Methods', `${allowed}, OPTIONS`);
+  return Errors.httpMethodNotAllowed.create(request.method, allowed);
+}
+
 function handleError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply, extend?: ErrorBodyExtension): FastifyReply {
-  const svcError = toSvcError(error, request);
+  const svcError = routingError(request, reply) ?? toSvcError(error, request);
   // A stopping node refusing requests is expected, not a failure worth an error line each.
   if (svcError.statusCode >= 500 && svcError.code !== Errors.nodeShuttingDown.code) {
     request.log.error({ err: error, code: svcError.code, url: request.url, method: request.method }, 'request failed');

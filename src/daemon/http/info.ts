@@ -1,5 +1,6 @@
 /** `GET /info`: the node's version, state and features, for anyone (no credentials needed). */
 import type { FastifyPluginAsync } from 'fastify';
+import { resource } from './routing.js';
 import type { NodeInfo } from '../services/node-info.js';
 
 export interface InfoRoutesOptions {
@@ -35,5 +36,5 @@ const infoSchema = {
 } as const;
 
 export const infoRoutes: FastifyPluginAsync<InfoRoutesOptions> = async (app, { nodeInfo }) => {
-  app.get('/info', { schema: { response: { 200: infoSchema } } }, async () => nodeInfo.document());
+  resource(app, '/info', { GET: { options: { schema: { response: { 200: infoSchema } } }, handler: async () => nodeInfo.document() } });
 };

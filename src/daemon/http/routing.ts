@@ -30,6 +30,8 @@ export function resource(app: FastifyInstance, url: string, routes: Partial<Reco
   app.route({
     method: others,
     url,
+    // The error handler answers 405 from this when the body fails to parse before the handler runs.
+    config: { methodsAllowed: allowed.join(', ') },
     handler: async (request, reply) => {
       reply.header('Allow', allowHeader).header('Access-Control-Allow-Methods', allowHeader);
       throw Errors.httpMethodNotAllowed.create(request.method, allowed.join(', '));

@@ -23,6 +23,8 @@ export interface UsersRoutesOptions {
 /** The `{login}` of the route; find-my-way has decoded it. */
 const loginOf = (request: FastifyRequest) => (request.params as { login: string }).login;
 
+const CURRENT = '$current';
+
 const ERROR_NAMES = new Map([[401, 'Unauthorized'], [404, 'NotFound'], [408, 'TryAgain'], [409, 'Conflict']]);
 
 function errorFields(error: SvcError): Record<string, unknown> {
@@ -92,10 +94,16 @@ export const usersRoutes: FastifyPluginAsync<UsersRoutesOptions> = async (app, {
     return reply.code(201).header('Location', userUrl(request, user.loginName)).send(success({ loginName: user.loginName }));
   };
   for (const url of ['/users', '/users/']) resource(app, url, { GET: { handler: list }, POST: { handler: create } });
-  resource(app, '/users/$current', { GET: { handler: async (request) => success({ data: document(users.current(principalOf(request))) }) } });
+  const current = async (request: FastifyRequest) => success({ data: document(users.current(principalOf(request))) });
+  resource(app, '/users/$current', { GET: { handler: current } });
 
   resource(app, '/users/:login', {
-    GET: { handler: async (request: FastifyRequest) => success({ data: linked(request, users.get(principalOf(request), loginOf(request))) }) },
+    GET: {
+      // `/users/%24current` reaches this route (the router matches static paths undecoded) and means `$current`.
+      handler: async (request: FastifyRequest) => loginOf(request) === CURRENT
+        ? current(request)
+        : success({ data: linked(request, users.get(principalOf(request), loginOf(request))) }),
+    },
     PUT: {
       handler: async (request: FastifyRequest) => {
         await users.update(principalOf(request), loginOf(request), userChangeOf(request.body));
@@ -103,9 +111,9 @@ export const usersRoutes: FastifyPluginAsync<UsersRoutesOptions> = async (app, {
       },
     },
     DELETE: {
-      handler: async (request: FastifyRequest, reply: FastifyReply) => {
+      handler: async (request: FastifyRequest) => {
         await users.delete(principalOf(request), loginOf(request));
-        return reply.code(204).send();
+        return success({ loginName: loginOf(request) });
       },
     },
   });

@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Errors } from '../../common/errors.js';
+import { withMember } from '../../common/json-scan.js';
 import { ExpectedVersion } from '../../storage/stream-metadata.js';
 import type { NewEvent } from '../../storage/writer.js';
 import type { StreamStorage } from '../services/streams.js';
@@ -63,7 +64,7 @@ export class UserStore {
     const { metadata } = this.storage.getStreamMetadata(stream);
     // Merged, not replaced: after a delete the metadata also holds the $tb that hides the old events.
     if (metadata.acl === undefined) {
-      await this.storage.setStreamMetadata(stream, ExpectedVersion.any, { ...metadata.raw, $acl: USER_STREAM_ACL });
+      await this.storage.setStreamMetadata(stream, ExpectedVersion.any, Buffer.from(withMember(metadata.text, '$acl', JSON.stringify(USER_STREAM_ACL))));
     }
     await this.storage.append(stream, ExpectedVersion.noStream, [newEvent(USER_CREATED, encodeUser(user))]);
     await this.storage.append(USERS_STREAM, ExpectedVersion.any, [newEvent(USER_LISTED, Buffer.from(user.loginName), false)]);

@@ -61,7 +61,7 @@ export class StreamsService {
     return this.storage.deleteStream(streamName, expectedVersion, hard);
   }
 
-  writeMetadata(principal: Principal | undefined, streamName: string, expectedVersion: number, metadata: unknown, eventId: string, eventType?: string): Promise<WriteResult> {
+  writeMetadata(principal: Principal | undefined, streamName: string, expectedVersion: number, metadata: Buffer, eventId: string, eventType?: string): Promise<WriteResult> {
     this.access.check(principal, 'metadataWrite', streamName);
     return this.storage.setStreamMetadata(streamName, expectedVersion, metadata, eventId, eventType);
   }

@@ -7,6 +7,7 @@
  * type and id in headers.
  */
 import { Errors } from '../../../common/errors.js';
+import { arrayElements, lastMember, objectMembers, type Span } from '../../../common/json-scan.js';
 import { isUuid } from '../../../storage/uuid.js';
 import type { NewEvent } from '../../../storage/writer.js';
 import { parseXmlRoot } from '../xml-body.js';
@@ -52,14 +53,17 @@ interface Encoded {
   isJson: boolean;
 }
 
+/** The source text of a value of the batch, where the batch was JSON (an XML batch has none). */
+type SourceText = (() => string) | undefined;
+
 /**
- * `data` / `metadata` of a batch entry: an object or array is stored as JSON; a string that
- * holds a JSON object or array is stored as that JSON; any other string as its UTF-8 bytes;
- * other JSON values as their JSON text; absent or null as nothing.
+ * `data` / `metadata` of a batch entry: an object or array is stored as JSON, as the client wrote
+ * it; a string that holds a JSON object or array is stored as that JSON; any other string as its
+ * UTF-8 bytes; other JSON values as their JSON text; absent or null as nothing.
  */
-function encodeValue(value: unknown): Encoded {
+function encodeValue(value: unknown, source: SourceText): Encoded {
   if (value === undefined || value === null) return { bytes: EMPTY, isJson: false };
-  if (typeof value === 'object') return { bytes: Buffer.from(stringify(value)), isJson: true };
+  if (typeof value === 'object') return { bytes: Buffer.from(source ? source() : stringify(value)), isJson: true };
   if (typeof value === 'string') {
     const trimmed = value.trim();
     if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
@@ -72,10 +76,10 @@ function encodeValue(value: unknown): Encoded {
     }
     return { bytes: Buffer.from(value), isJson: false };
   }
-  return { bytes: Buffer.from(stringify(value)), isJson: false };
+  return { bytes: Buffer.from(source ? source() : stringify(value)), isJson: false };
 }
 
-/** JSON text of a parsed value; a value nested too deeply for the serializer is the client's error. */
+/** JSON text of a value converted from XML; a value nested too deeply for the serializer is the client's error. */
 function stringify(value: unknown): string {
   try {
     return JSON.stringify(value);
@@ -86,15 +90,30 @@ function stringify(value: unknown): string {
   }
 }
 
-function parseJson(body: Buffer): unknown {
+function parseJson(text: string): unknown {
   try {
-    return JSON.parse(body.toString('utf8'));
+    return JSON.parse(text);
   } catch (error) {
     throw Errors.httpRequestInvalid.create(`the body is not valid JSON (${(error as Error).message})`);
   }
 }
 
-function batchEntry(entry: unknown, index: number): NewEvent {
+/** Finds the source text of `data` and `metadata` of each entry of a JSON batch, when asked. */
+class BatchSource {
+  private elements: Span[] | undefined;
+
+  constructor(private readonly text: string) {}
+
+  of(index: number, key: 'data' | 'metadata'): string {
+    this.elements ??= arrayElements(this.text) ?? [];
+    const members = objectMembers(this.text, this.elements[index]) ?? [];
+    const member = lastMember(members, key);
+    if (member === undefined) throw new TypeError(`the scanner lost ${key} of batch entry ${index}`);
+    return this.text.slice(member.value.start, member.value.end);
+  }
+}
+
+function batchEntry(entry: unknown, index: number, source: BatchSource | undefined): NewEvent {
   if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
     throw Errors.invalidEvent.create(`entry ${index} of the batch is not an object`);
   }
@@ -102,8 +121,8 @@ function batchEntry(entry: unknown, index: number): NewEvent {
   if (eventId === undefined || eventId === null || eventId === '') throw Errors.eventIdMissing.create(`entry ${index}`);
   if (typeof eventId !== 'string' || !isUuid(eventId)) throw Errors.invalidEvent.create(`eventId of entry ${index} is not a UUID`);
   if (typeof eventType !== 'string' || eventType === '') throw Errors.invalidEvent.create(`Empty eventType provided (entry ${index})`);
-  const encodedData = encodeValue(data);
-  const encodedMetadata = encodeValue(metadata);
+  const encodedData = encodeValue(data, source && (() => source.of(index, 'data')));
+  const encodedMetadata = encodeValue(metadata, source && (() => source.of(index, 'metadata')));
   return {
     eventId: eventId.toLowerCase(),
     eventType,
@@ -123,15 +142,11 @@ function xmlBatch(body: Buffer): unknown {
 
 /** The events of a batch body of type `mediaType` (one of the batch types). */
 export function batchEvents(body: Buffer, mediaType: string): NewEvent[] {
-  const parsed = XML_BATCH_TYPES.has(mediaType) ? xmlBatch(body) : parseJson(body);
+  const xml = XML_BATCH_TYPES.has(mediaType);
+  const text = xml ? '' : body.toString('utf8');
+  const parsed = xml ? xmlBatch(body) : parseJson(text);
   if (!Array.isArray(parsed)) throw Errors.invalidEvent.create(NOT_A_BATCH);
   if (parsed.length === 0) throw Errors.invalidEvent.create('the batch is empty; send at least one event');
-  return parsed.map(batchEntry);
-}
-
-/** The metadata object of a `POST /streams/{s}/metadata` with a JSON body; it must serialize back. */
-export function metadataObject(body: Buffer): unknown {
-  const metadata = parseJson(body);
-  stringify(metadata);
-  return metadata;
+  const source = xml ? undefined : new BatchSource(text);
+  return parsed.map((entry, index) => batchEntry(entry, index, source));
 }

@@ -3,10 +3,12 @@
  * object is serialized as JSON (`JSON.stringify`) or as Atom XML (atom-xml.ts), which ignores the
  * rich fields the Atom format has no place for.
  */
+import { isUtf8 } from 'node:buffer';
 import { EventFlags, isJsonEvent, type EventRecord } from '../../../storage/record.js';
+import { DELETED_EVENT_NUMBER, EVENT_NUMBER_MAX_TEXT, eventNumberText } from '../../../storage/stream-metadata.js';
 import type { ResolvedEvent } from '../../services/streams.js';
 import { indentJsonObject } from './json-indent.js';
-import { jsonTextOf, type JsonText } from './json-text.js';
+import { JsonText, jsonTextOf } from './json-text.js';
 import { EmbedLevel } from './read-params.js';
 import { streamUrl } from './urls.js';
 
@@ -24,7 +26,7 @@ export const AUTHOR: Author = Object.freeze({ name: 'svcdb' });
 /** An event as a document: the `content` of an entry and the `vnd.svc.event+json` representation. */
 export interface EventDocument {
   eventStreamId: string;
-  eventNumber: number;
+  eventNumber: EventNumberValue;
   eventType: string;
   eventId: string;
   /** JSON data as stored (spliced into JSON replies verbatim), or the text of other data. */
@@ -35,7 +37,7 @@ export interface EventDocument {
 export interface FeedEntry {
   eventId?: string;
   eventType?: string;
-  eventNumber?: number;
+  eventNumber?: EventNumberValue;
   data?: string;
   metaData?: string | null;
   linkMetaData?: string;
@@ -44,7 +46,7 @@ export interface FeedEntry {
   isMetaData?: boolean;
   isLinkMetaData?: boolean;
   isRedacted?: boolean;
-  positionEventNumber?: number;
+  positionEventNumber?: EventNumberValue;
   positionStreamId?: string;
   title: string;
   id: string;
@@ -56,6 +58,15 @@ export interface FeedEntry {
 }
 
 const EMPTY = Buffer.alloc(0);
+
+/** An event number in a JSON reply: a tombstone's is 9223372036854775807, which a number cannot hold. */
+export type EventNumberValue = number | JsonText;
+
+const EVENT_NUMBER_MAX_JSON = new JsonText(EVENT_NUMBER_MAX_TEXT);
+
+export function eventNumberValue(eventNumber: number): EventNumberValue {
+  return eventNumber === DELETED_EVENT_NUMBER ? EVENT_NUMBER_MAX_JSON : eventNumber;
+}
 
 let cachedSecond = Number.NaN;
 let cachedSecondText = '';
@@ -90,7 +101,7 @@ export class EntryUrls {
   }
 
   event(streamName: string, eventNumber: number): string {
-    return `${this.stream(streamName)}/${eventNumber}`;
+    return `${this.stream(streamName)}/${eventNumberText(eventNumber)}`;
   }
 }
 
@@ -106,7 +117,7 @@ export function eventDocument(event: EventRecord): EventDocument {
   const json = isJsonEvent(event);
   return {
     eventStreamId: event.streamName,
-    eventNumber: event.eventNumber,
+    eventNumber: eventNumberValue(event.eventNumber),
     eventType: event.eventType,
     eventId: event.eventId,
     data: json ? jsonTextOf(data) ?? data : data,
@@ -119,6 +130,11 @@ function bodyText(bytes: Buffer, pretty: boolean): string {
   return pretty ? indentJsonObject(text) ?? text : text;
 }
 
+/** Bytes that are not UTF-8 (binary) have no text to show. */
+function textOf(bytes: Buffer): string | undefined {
+  return isUtf8(bytes) ? bytes.toString('utf8') : undefined;
+}
+
 /** The fields of the rich levels (rich, body, pretty, tryharder), ahead of the plain entry's. */
 function richFields(resolved: ResolvedEvent, embed: EmbedLevel): Partial<FeedEntry> {
   const { event, link } = resolved;
@@ -126,27 +142,28 @@ function richFields(resolved: ResolvedEvent, embed: EmbedLevel): Partial<FeedEnt
   const rich: Partial<FeedEntry> = {
     eventId: event.eventId,
     eventType: event.eventType,
-    eventNumber: event.eventNumber,
+    eventNumber: eventNumberValue(event.eventNumber),
     streamId: event.streamName,
     isJson: isJsonEvent(event),
     isMetaData: event.metadata.length > 0,
     isLinkMetaData: link !== undefined && link.metadata.length > 0,
     isRedacted: (event.flags & EventFlags.isRedacted) !== 0,
-    positionEventNumber: position.eventNumber,
+    positionEventNumber: eventNumberValue(position.eventNumber),
     positionStreamId: position.streamName,
   };
   if (embed < EmbedLevel.body) return rich;
   const pretty = embed >= EmbedLevel.prettyBody;
   if (rich.isJson) {
     rich.data = bodyText(dataOf(event), pretty);
-  } else if (embed >= EmbedLevel.tryHarder) {
-    const tried = indentJsonObject(dataOf(event).toString('utf8'));
-    if (tried !== undefined) {
-      rich.data = tried;
-      rich.isJson = true;
-    }
+  } else {
+    // Data that is not flagged JSON is shown as its text; tryharder also reads it as JSON if it is.
+    const text = textOf(dataOf(event));
+    const tried = embed >= EmbedLevel.tryHarder && text !== undefined ? indentJsonObject(text) : undefined;
+    if (tried !== undefined) rich.isJson = true;
+    rich.data = tried ?? text;
   }
-  rich.metaData = event.metadata.length > 0 ? bodyText(event.metadata, pretty) : null;
+  const metadataText = event.metadata.length > 0 ? textOf(event.metadata) : undefined;
+  rich.metaData = metadataText === undefined ? null : bodyText(event.metadata, pretty);
   if (link) rich.linkMetaData = bodyText(link.metadata, pretty);
   return rich;
 }
@@ -161,7 +178,7 @@ export function feedEntry(resolved: ResolvedEvent, urls: EntryUrls, embed: Embed
   const url = urls.event(event.streamName, event.eventNumber);
   const withContent = (single || embed === EmbedLevel.content) && isJsonEvent(event);
   const plain: FeedEntry = {
-    title: `${event.eventNumber}@${event.streamName}`,
+    title: `${eventNumberText(event.eventNumber)}@${event.streamName}`,
     id: url,
     updated: isoDate((link ?? event).timestamp),
     author: AUTHOR,

@@ -12,7 +12,7 @@ import { jsonTextOf, stringifyJson } from './json-text.js';
 import { emptyHtml, entryHtml } from './html-view.js';
 import { MediaType, type MediaTypeName } from './media-types.js';
 import type { EmbedLevel } from './read-params.js';
-import { jsonChildren, jsonElement, parsedOrText } from './xml-text.js';
+import { jsonChildren, jsonElement } from './xml-text.js';
 
 export const SINGLE_EVENT_TYPES: readonly MediaTypeName[] = [
   MediaType.atomXml, MediaType.atomJson, MediaType.json, MediaType.eventJson, MediaType.eventXml,
@@ -22,7 +22,7 @@ export const SINGLE_EVENT_TYPES: readonly MediaTypeName[] = [
 /** The event's data as a JSON value for XML: parsed when it is JSON, its text otherwise. */
 function dataValue(resolved: ResolvedEvent): unknown {
   const text = dataOf(resolved.event).toString('utf8');
-  return isJsonEvent(resolved.event) ? parsedOrText(text) : text;
+  return isJsonEvent(resolved.event) ? jsonTextOf(text) ?? text : text;
 }
 
 /**

@@ -4,6 +4,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import { Errors } from '../../../common/errors.js';
+import { parseInt64 } from '../../../storage/stream-metadata.js';
 import { isUuid } from '../../../storage/uuid.js';
 
 export const Header = {
@@ -32,8 +33,9 @@ function single(request: FastifyRequest, name: string): string | undefined {
 export function expectedVersion(request: FastifyRequest): number {
   const text = single(request, Header.expectedVersion);
   if (text === undefined) return -2;
-  const value = Number(text.trim());
-  if (text.trim() === '' || !Number.isSafeInteger(value) || value < -4 || value === -3) {
+  // Exact to 64 bits: a version above 2^53 - 1 is past every event, and never matches.
+  const value = parseInt64(text.trim());
+  if (value === undefined || value < -4 || value === -3) {
     throw Errors.httpHeaderInvalid.create('Svc-ExpectedVersion', `'${text}'; use -2 (any), -1 (no stream), -4 (stream exists) or an event number`);
   }
   return value;

@@ -4,6 +4,7 @@
  */
 import { Errors } from '../../../common/errors.js';
 import { READ_COUNT_MAX } from '../../../storage/request-checks.js';
+import { parseInt64 } from '../../../storage/stream-metadata.js';
 
 /** Pages hold this many events unless the path names a count. */
 export const PAGE_COUNT_DEFAULT = 20;
@@ -21,10 +22,16 @@ function digits(text: string): number | undefined {
   return Number.isSafeInteger(value) ? value : undefined;
 }
 
+/** Event numbers go up to 9223372036854775807 (a tombstone's); those above 2^53 - 1 are past every event. */
+function eventNumberDigits(text: string): number | undefined {
+  if (text.length <= 16) return digits(text);
+  return /^[0-9]+$/.test(text) ? parseInt64(text) : undefined;
+}
+
 /** An event number, or HEAD for `head` when `headAllowed`. */
 export function eventNumberParam(text: string, headAllowed: boolean): number {
   if (headAllowed && text === 'head') return HEAD;
-  const value = digits(text);
+  const value = eventNumberDigits(text);
   if (value === undefined) {
     const expected = headAllowed ? 'an event number is an integer >= 0 or head' : 'an event number is an integer >= 0 (head is only for backward reads)';
     throw Errors.httpPathInvalid.create(text, expected);

@@ -4,6 +4,7 @@
  * is not a host name, a port or a path is ignored, so a link never leads off to another origin.
  */
 import type { FastifyRequest } from 'fastify';
+import { eventNumberText } from '../../../storage/stream-metadata.js';
 
 // A DNS name or IPv4 address, or an IPv6 address in brackets; an optional port.
 const HOST = /^(?:[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*\.?|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
@@ -62,5 +63,5 @@ export function streamUrl(base: string, streamName: string): string {
 }
 
 export function eventUrl(base: string, streamName: string, eventNumber: number): string {
-  return `${streamUrl(base, streamName)}/${eventNumber}`;
+  return `${streamUrl(base, streamName)}/${eventNumberText(eventNumber)}`;
 }

@@ -9,7 +9,7 @@ import { isMetadataStream, METADATA_EVENT_TYPE } from '../../../storage/stream-m
 import { isUuid } from '../../../storage/uuid.js';
 import type { NewEvent, WriteResult } from '../../../storage/writer.js';
 import type { StreamsService } from '../../services/streams.js';
-import { batchEvents, checkDataSize, isBatchType, isRawType, metadataObject, rawEvent } from './append-body.js';
+import { batchEvents, checkDataSize, isBatchType, isRawType, rawEvent } from './append-body.js';
 import * as headers from './headers.js';
 import { bodyMediaType, MediaType } from './media-types.js';
 import { principalOf } from '../principal.js';
@@ -107,8 +107,9 @@ export function deleteRoute(service: StreamsService): MethodRoute {
 }
 
 /**
- * `POST /streams/{s}/metadata`: with `application/json` the body is the metadata and
- * Svc-EventId is required; with a batch type the one entry's data is the metadata.
+ * `POST /streams/{s}/metadata`: with `application/json` the body is the metadata, stored as sent
+ * (empty, or not JSON at all, it means no metadata), and Svc-EventId is required; with a batch
+ * type the one entry's data is the metadata.
  */
 export function metadataWriteRoute(service: StreamsService): MethodRoute {
   return {
@@ -119,7 +120,7 @@ export function metadataWriteRoute(service: StreamsService): MethodRoute {
       headers.checkRequireLeader(request);
       const expectedVersion = headers.expectedVersion(request);
       const mediaType = bodyMediaType(request.headers['content-type']);
-      let write: { metadata: unknown; eventId: string; eventType: string };
+      let write: { metadata: Buffer; eventId: string; eventType: string };
       if (mediaType === MediaType.json) {
         const eventId = headers.eventIdHeader(request);
         if (!eventId) throw Errors.eventIdMissing.create('Svc-EventId header of a metadata write');
@@ -129,11 +130,11 @@ export function metadataWriteRoute(service: StreamsService): MethodRoute {
         }
         const body = bodyOf(request);
         checkDataSize([{ eventId, eventType: METADATA_EVENT_TYPE, data: body, metadata: Buffer.alloc(0), isJson: true }]);
-        write = { metadata: metadataObject(body), eventId, eventType: METADATA_EVENT_TYPE };
+        write = { metadata: body, eventId, eventType: METADATA_EVENT_TYPE };
       } else if (isBatchType(mediaType)) {
         const entries = checkDataSize(batchEvents(bodyOf(request), mediaType));
         if (entries.length !== 1) throw Errors.invalidEvent.create('a metadata write holds exactly one event');
-        write = { metadata: metadataObject(entries[0].data), eventId: entries[0].eventId, eventType: entries[0].eventType };
+        write = { metadata: entries[0].data, eventId: entries[0].eventId, eventType: entries[0].eventType };
       } else {
         throw Errors.httpMediaType.create(request.headers['content-type'] ?? '');
       }

@@ -3,6 +3,7 @@
  * become child elements, an array property repeated elements, as JSON-to-XML converters do).
  * Characters XML 1.0 cannot carry are dropped.
  */
+import { arrayElements, objectMembers, type Span } from '../../../common/json-scan.js';
 import { JsonText } from './json-text.js';
 
 // Markup characters (values are written in double quotes), the control characters XML forbids,
@@ -70,7 +71,7 @@ export function parsedOrText(text: string): unknown {
 
 /** `<name>…</name>` for a JSON value; `<name />` when it is null or empty. Arrays hold `<item>`s. */
 export function jsonElement(name: string, value: unknown): string {
-  if (value instanceof JsonText) return jsonElement(name, parsedOrText(value.text));
+  if (value instanceof JsonText) return jsonTextElement(name, value.text);
   if (value === null || value === undefined || value === '') return `<${name} />`;
   if (Array.isArray(value)) {
     if (value.length === 0) return `<${name} />`;
@@ -92,4 +93,40 @@ export function jsonChildren(object: Record<string, unknown>): string {
     else xml += jsonElement(name, value);
   }
   return xml;
+}
+
+/**
+ * Stored JSON text as XML, from its source: numbers are written as the client wrote them
+ * (parsing would round 123123123123123123). Text nested too deeply is written as text.
+ */
+function jsonTextElement(name: string, text: string): string {
+  if (!depthWithin(text, JSON_DEPTH_MAX)) return jsonElement(name, text);
+  let start = 0;
+  while (' \t\n\r'.includes(text[start])) start++;
+  let end = text.length;
+  while (end > start && ' \t\n\r'.includes(text[end - 1])) end--;
+  return sourceElement(name, text, { start, end });
+}
+
+function sourceElement(name: string, text: string, span: Span): string {
+  const first = text[span.start];
+  if (first === '{') {
+    let children = '';
+    for (const member of objectMembers(text, span) ?? []) {
+      const child = elementName(member.key);
+      if (text[member.value.start] === '[') {
+        for (const item of arrayElements(text, member.value) ?? []) children += sourceElement(child, text, item);
+      } else {
+        children += sourceElement(child, text, member.value);
+      }
+    }
+    return children === '' ? `<${name} />` : `<${name}>${children}</${name}>`;
+  }
+  if (first === '[') {
+    const items = arrayElements(text, span) ?? [];
+    return items.length === 0 ? `<${name} />` : `<${name}>${items.map((item) => sourceElement('item', text, item)).join('')}</${name}>`;
+  }
+  const literal = text.slice(span.start, span.end);
+  if (first === '"') return jsonElement(name, JSON.parse(literal) as string);
+  return literal === 'null' ? `<${name} />` : `<${name}>${escapeXml(literal)}</${name}>`;
 }
