@@ -3,6 +3,7 @@
  * the command line or one per line in a file. Event numbers are written in decimal; the stream
  * is everything after the first `@`.
  */
+import { readFileSync } from 'node:fs';
 import { Errors } from '../../common/errors.js';
 
 export interface EventReference {
@@ -48,4 +49,16 @@ export function parseEventList(list: string): EventReference[] {
 /** `--events-file FILE`: one event per line; blank lines and lines starting with # are skipped. */
 export function parseEventFile(text: string, file: string): EventReference[] {
   return parseEventItems(text.split(/\r?\n/).filter((line) => !line.trimStart().startsWith('#')), `--events-file ${file}`);
+}
+
+/** The events of `--events` or of the file `--events-file` names. */
+export function eventsFromFlags(list: string | undefined, file: string | undefined): EventReference[] {
+  if (list !== undefined || file === undefined) return parseEventList(list ?? '');
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw Errors.redactEventsInvalid.create(`--events-file ${file}`, `the file cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+  }
+  return parseEventFile(text, file);
 }
