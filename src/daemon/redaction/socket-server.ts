@@ -8,7 +8,7 @@
  *   POST   /positions       {"events":[{"stream","eventNumber"}]} → {"events":[{"stream","eventNumber","positions":[…]}]}
  *   POST   /switch          {"lockId","targetChunkFile","newChunkFile"} → {"chunkFile"}
  *
- * Errors are {"code","message"} with the code's status, as over HTTP.
+ * Errors are {"code","message","details"} with the code's status, as over HTTP.
  */
 import { existsSync, chmodSync, unlinkSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -92,7 +92,7 @@ export class RedactionSocket {
     } catch (error) {
       if (!isSvcError(error)) this.logger.error({ err: error }, 'redaction request failed');
       const coded = isSvcError(error) ? error : Errors.internal.create('redaction socket');
-      this.send(response, coded.statusCode, { code: coded.code, message: coded.message });
+      this.send(response, coded.statusCode, { code: coded.code, message: coded.message, details: coded.details });
     }
   }
 

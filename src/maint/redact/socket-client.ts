@@ -54,7 +54,7 @@ export class RedactionClient {
       throw Errors.clientUnexpectedReply.create(this.socketPath, `answered ${status} with a body that is not JSON`);
     }
     if (status === 200) return value;
-    const revived = typeof value.code === 'string' ? reviveError(value.code, String(value.message ?? ''), {}) : undefined;
+    const revived = typeof value.code === 'string' ? reviveError(value.code, String(value.message ?? ''), (value.details ?? {}) as Record<string, unknown>) : undefined;
     throw revived ?? Errors.clientUnexpectedReply.create(this.socketPath, `answered ${status} ${text.slice(0, 200)}`);
   }
 
