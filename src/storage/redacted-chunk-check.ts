@@ -18,9 +18,20 @@ const HASH_BYTES = 16;
 /** Below this many bytes a differing span is searched byte by byte. */
 const LINEAR_SEARCH_BYTES = 64;
 
+/** Spans compared at once when looking for a difference: each is compared once, however many differ. */
+const WINDOW_BYTES = 64 * 1024;
+
 /** The index of the first byte in from..to where `a` and `b` differ, or -1. */
 export function firstDifference(a: Buffer, b: Buffer, from: number, to: number): number {
-  if (from >= to || a.subarray(from, to).equals(b.subarray(from, to))) return -1;
+  for (let start = from; start < to; start += WINDOW_BYTES) {
+    const end = Math.min(to, start + WINDOW_BYTES);
+    if (!a.subarray(start, end).equals(b.subarray(start, end))) return differenceWithin(a, b, start, end);
+  }
+  return -1;
+}
+
+/** The first differing index in a span known to differ, by halving it. */
+function differenceWithin(a: Buffer, b: Buffer, from: number, to: number): number {
   let low = from;
   let high = to;
   while (high - low > LINEAR_SEARCH_BYTES) {
