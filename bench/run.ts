@@ -1,6 +1,7 @@
 import { backupBenchmarks } from './backup.js';
 import { httpBenchmarks, pinning } from './http.js';
 import { loginFloodBenchmark } from './login-flood.js';
+import { redactionBenchmarks } from './redaction.js';
 import { storageBenchmarks } from './storage.js';
 
 async function floodBenchmarks(): Promise<void> {
@@ -20,6 +21,7 @@ const groups: Record<string, () => Promise<void>> = {
     await floodBenchmarks();
   },
   backup: backupBenchmarks,
+  redaction: redactionBenchmarks,
   // Part of `http` too; by name it runs alone.
   'login-flood': floodBenchmarks,
 };

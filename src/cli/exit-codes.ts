@@ -28,6 +28,10 @@ export const ExitCode = {
   unreachable: 10,
   /** The node refused the command's credentials. */
   unauthorized: 11,
+  /** An event to redact does not exist, or is a tombstone. */
+  eventNotFound: 12,
+  /** An event to redact is still in the chunk the node is writing. */
+  chunkNotCompleted: 13,
 } as const;
 
 const exitCodeByErrorCode: ReadonlyMap<string, number> = new Map([
@@ -74,6 +78,12 @@ const exitCodeByErrorCode: ReadonlyMap<string, number> = new Map([
   [Errors.clientNodeNotRunning.code, ExitCode.unreachable],
   [Errors.clientSignalFailed.code, ExitCode.unreachable],
   [Errors.clientUnauthorized.code, ExitCode.unauthorized],
+  [Errors.chunkSwitchLocked.code, ExitCode.busy],
+  [Errors.redactEventsInvalid.code, ExitCode.usage],
+  [Errors.redactEventNotFound.code, ExitCode.eventNotFound],
+  [Errors.redactChunkNotCompleted.code, ExitCode.chunkNotCompleted],
+  [Errors.redactNoSocket.code, ExitCode.unreachable],
+  [Errors.redactNotDataDirectory.code, ExitCode.refused],
 ]);
 
 export function exitCodeFor(errorCode: string): number {

@@ -49,6 +49,12 @@ const hintByErrorCode: ReadonlyMap<string, string> = new Map([
   [Errors.clientTimeout.code, 'Check the node\'s log for "reload requested" and the reload\'s outcome; raise --timeout-seconds if the node is very busy.'],
   [Errors.clientNodeNotRunning.code, 'Start the node, or pass the --db of the running node (the directory whose svcdb.lock holds its pid).'],
   [Errors.clientSignalFailed.code, 'Run svcdb cert-reload as the user that runs the node (or root), or reload over HTTP without --signal.'],
+  [Errors.chunkSwitchLocked.code, 'A scavenge (or another redaction) holds the chunk-switch lock; wait for it to finish or stop it, then run the command again.'],
+  [Errors.redactEventsInvalid.code, 'List events as eventNumber@stream separated by commas (--events 5@orders-1,7@orders-1), or one per line in --events-file.'],
+  [Errors.redactEventNotFound.code, 'Remove the event from the list (read it with GET /streams/{stream}/{number} to check), then run again; nothing was changed.'],
+  [Errors.redactChunkNotCompleted.code, 'Wait until the node has written enough events after it to complete its chunk (--chunk-size bytes per chunk), then run again; nothing was changed.'],
+  [Errors.redactNoSocket.code, 'Start the node on this --db with --enable-unix-socket (EnableUnixSocket: true, SVC_ENABLE_UNIX_SOCKET=true) and run svcdb redact as the node\'s user.'],
+  [Errors.redactNotDataDirectory.code, 'Point --db at the database directory the running node serves (the --db of svcdb serve).'],
 ]);
 
 export function hintFor(errorCode: string): string {

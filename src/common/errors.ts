@@ -131,6 +131,12 @@ export const Errors = {
     (file: string, why: string) => `the rewritten chunk ${file} was refused and nothing changed: ${why}`,
     (file: string) => ({ file }),
   ),
+  chunkSwitchLocked: define(
+    'SVCDB_ERR_CHUNK_SWITCH_LOCKED', 409, 'another operation holds the chunk-switch lock (a scavenge or a redaction)',
+    (holderKind: string, sinceMs: number) =>
+      `chunk switches are locked by a running ${holderKind} (since ${new Date(sinceMs).toISOString()}); scavenge and redaction exclude each other: wait for the ${holderKind} to finish, or stop it, then run again`,
+    (holderKind: string, sinceMs: number) => ({ holderKind, sinceMs }),
+  ),
   indexCorrupt: define(
     'SVCDB_ERR_INDEX_CORRUPT', 500, 'an index file is malformed',
     (file: string, what: string) => `index file ${file} is corrupt: ${what}; delete the index directory to rebuild it from the log`,
@@ -430,6 +436,41 @@ export const Errors = {
     'SVCDB_ERR_CLIENT_SIGNAL_FAILED', 503, 'the node\'s process cannot be sent a signal',
     (pid: number, cause: string) => `cannot send SIGHUP to process ${pid} (${cause}); run the command as the user that runs the node, or as root`,
     (pid: number) => ({ pid }),
+  ),
+
+  // Redaction (svcdb redact and the node's unix socket). The command runs outside the node, so
+  // the HTTP statuses only classify them; the exit codes are what scripts see.
+  redactEventsInvalid: define(
+    'SVCDB_ERR_REDACT_EVENTS_INVALID', 400, 'the list of events to redact is malformed',
+    (source: string, why: string) => `${source}: ${why}; list events as eventNumber@stream separated by commas (5@orders-1,7@orders-1), or one per line with --events-file`,
+    (source: string) => ({ source }),
+  ),
+  redactEventNotFound: define(
+    'SVCDB_ERR_REDACT_EVENT_NOT_FOUND', 404, 'an event to redact does not exist or is a tombstone',
+    (event: string, why: string) => `event ${event} cannot be redacted: ${why}; nothing was changed: remove it from --events and run again`,
+    (event: string) => ({ event }),
+  ),
+  redactChunkNotCompleted: define(
+    'SVCDB_ERR_REDACT_CHUNK_NOT_COMPLETED', 409, 'an event to redact is still in the active (incomplete) chunk',
+    (event: string, chunkFile: string) =>
+      `event ${event} is in ${chunkFile}, the chunk the node is still writing; only completed chunks can be redacted, and nothing was changed: `
+      + 'run again once the node has written enough events after it to complete that chunk (--chunk-size bytes per chunk)',
+    (event: string, chunkFile: string) => ({ event, chunkFile }),
+  ),
+  redactNoSocket: define(
+    'SVCDB_ERR_REDACT_NO_SOCKET', 503, 'the node\'s redaction socket cannot be reached',
+    (socketPath: string, cause: string) =>
+      `cannot connect to ${socketPath} (${cause}); start the node on this --db with --enable-unix-socket (SVC_ENABLE_UNIX_SOCKET=true), and run svcdb redact as the node's user`,
+    (socketPath: string) => ({ socketPath }),
+  ),
+  redactNotDataDirectory: define(
+    'SVCDB_ERR_REDACT_NOT_DATA_DIRECTORY', 400, 'the --db directory is not a node\'s database directory',
+    (path: string, why: string) => `${path} is not a svcdb database directory: ${why}; point --db at the directory the node serves (its --db)`,
+    (path: string) => ({ path }),
+  ),
+  redactRequestInvalid: define(
+    'SVCDB_ERR_REDACT_REQUEST_INVALID', 400, 'a request on the redaction socket is malformed',
+    (why: string) => `redaction request refused: ${why}`,
   ),
 
   invalidArgument: define(

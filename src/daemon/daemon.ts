@@ -26,9 +26,12 @@ import { ConnectionMeter } from './services/stats-process.js';
 import { StatsService } from './services/stats.js';
 import type { ReloadTrigger } from '../maint/cert-reload/reload-status.js';
 import { NodeCertificates, type ReloadOutcome } from './tls/node-certificates.js';
+import { RedactionService, type RedactionStorage } from './redaction/redaction-service.js';
+import { RedactionSocket, SOCKET_FILE_NAME } from './redaction/socket-server.js';
+import { join } from 'node:path';
 
 /** The part of the storage engine the composition root drives and its services use. */
-export type NodeStorage = StreamStorage & Pick<Engine, 'close' | 'onFatal' | 'stats' | 'mergeIndexes'>;
+export type NodeStorage = StreamStorage & RedactionStorage & Pick<Engine, 'close' | 'onFatal' | 'stats' | 'mergeIndexes'>;
 
 export type OpenStorageOptions = EngineOptions & { logger: Logger };
 
@@ -62,6 +65,7 @@ export class Daemon {
   private resolveStopped!: (result: StopResult) => void;
   private readonly app: FastifyInstance;
   private readonly connectionsMax: number;
+  private redactionSocket: RedactionSocket | undefined;
 
   /** Resolves once the node has stopped, whoever asked it to. */
   readonly stopped = new Promise<StopResult>((resolve) => {
@@ -133,6 +137,8 @@ export class Daemon {
     this.app.addHook('onClose', async () => operations.stats.stop());
     // After in-flight requests: none of them waits for a hash any more.
     this.app.addHook('onClose', async () => security.close());
+    // Before the storage: a switch in progress finishes, and the socket file goes with a clean stop.
+    this.app.addHook('onClose', async () => this.redactionSocket?.close());
     // fastify closes its plugins first and the storage last, after in-flight requests finished.
     this.app.addHook('onClose', async () => this.closeStorage());
   }
@@ -187,9 +193,18 @@ export class Daemon {
     return this.stopping;
   }
 
+  /** With --enable-unix-socket: <db>/svcdb.sock, serving the redaction operations and nothing else. */
+  private async startSocket(): Promise<void> {
+    if (!this.options.enableUnixSocket) return;
+    const logger = this.context.logger.child({ component: 'redaction' });
+    const service = new RedactionService(this.storage, this.options.db, logger);
+    this.redactionSocket = await RedactionSocket.start(join(this.options.db, SOCKET_FILE_NAME), service, logger);
+  }
+
   private async listen(): Promise<void> {
     const { httpIp, httpPort } = this.options;
     try {
+      await this.startSocket();
       await this.app.listen({ host: httpIp, port: httpPort });
     } catch (error) {
       const listenError = toListenError(error, `${httpIp}:${httpPort}`);

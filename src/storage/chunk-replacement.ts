@@ -17,6 +17,11 @@ export interface ReplaceOptions {
   accepts?: (original: Buffer, replacement: Buffer) => boolean;
   /** Hears each step once it is done. */
   onStep?: (step: ReplacementStep) => void | Promise<void>;
+  /**
+   * Replaces the record-by-record check below with another that returns the chunks replaced or
+   * throws the coded refusal (a redacted copy is checked against its one chunk in a single pass).
+   */
+  validate?: (candidate: Chunk, range: ReplacedRange) => Promise<Chunk[]>;
 }
 
 /** The chunks being replaced, as the log holds them. */

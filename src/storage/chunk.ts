@@ -289,6 +289,11 @@ export class Chunk {
     return physical;
   }
 
+  /** Where in the file the record at logical offset `local` starts (its length prefix). */
+  fileOffsetOf(local: number): number {
+    return CHUNK_HEADER_BYTES + this.physicalOf(local);
+  }
+
   /** The record at logical offset `local`, below the logical `limit`. */
   recordAt(local: number, limit: number, verify = false): FrameLocation {
     if (!this.positionMap) return this.frameAt(local, limit, verify);

@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { mkdirSync } from 'node:fs';
+import { unlink } from 'node:fs/promises';
 import { Errors } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
 import { resolveEngineOptions, type EngineOptions, type ResolvedEngineOptions } from './engine-options.js';
@@ -24,7 +25,11 @@ import { LogConsumers, type ConsumerOptions, type LogConsumer } from './log-cons
 import type { ReplaceOptions } from './chunk-replacement.js';
 import { writeRewrittenChunk } from './chunk-rewrite.js';
 import { decodeRecord, type LogRecord } from './record.js';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
+import { ChunkSwitchLock, type ChunkSwitchHold, type ChunkSwitchHolderKind } from './chunk-switch-lock.js';
+import { eventPositions, type EventPosition } from './event-positions.js';
+import { validateRedactedChunk } from './redacted-chunk-check.js';
+import { parseChunkFileName } from './chunk-format.js';
 import { isJsonText } from '../common/json-scan.js';
 
 export type EngineState = 'open' | 'closing' | 'closed' | 'failed';
@@ -65,6 +70,8 @@ export class Engine {
   private readonly consumers: LogConsumers;
   /** Chunk replacements, one after the other. */
   private chunkSwitches: Promise<void> = Promise.resolve();
+  /** Held by a scavenge or a redaction across many switches; they exclude each other. */
+  private readonly switchLock = new ChunkSwitchLock();
 
   private readonly checkpoints: Checkpoints;
   private readonly log: TransactionLog;
@@ -357,28 +364,105 @@ export class Engine {
    * SVCDB_ERR_STORAGE_REPLACEMENT_INVALID and nothing changed otherwise. One replacement at a
    * time: scavenge and redaction exclude each other here.
    */
-  async replaceChunks(tempPath: string, options: ReplaceOptions = {}): Promise<void> {
+  async replaceChunks(tempPath: string, options: ReplaceOptions = {}, hold?: ChunkSwitchHold): Promise<void> {
     this.checkOpen();
+    this.switchLock.checkSwitch(hold);
+    // Without a hold of its own, a switch holds the lock for its own duration, as a scavenge step.
+    const own = hold ?? this.switchLock.take('scavenge');
     const run = this.chunkSwitches.then(async () => {
       this.checkOpen();
+      this.switchLock.checkSwitch(own);
       await this.log.replaceChunks(tempPath, options);
       this.streams.forgetAll();
     });
     this.chunkSwitches = run.catch(() => undefined);
-    await run;
+    try {
+      await run;
+    } finally {
+      if (!hold) this.switchLock.release(own);
+    }
+  }
+
+  /**
+   * Takes the chunk-switch lock for a scavenge or a redaction, to hold across many switches;
+   * refused with SVCDB_ERR_CHUNK_SWITCH_LOCKED, naming the holder's kind, while another holds it.
+   */
+  takeChunkSwitchLock(kind: ChunkSwitchHolderKind): ChunkSwitchHold {
+    this.checkOpen();
+    return this.switchLock.take(kind);
+  }
+
+  /** Releases the lock `hold` (or its id) holds; false when it does not hold it (any more). */
+  releaseChunkSwitchLock(hold: ChunkSwitchHold | string): boolean {
+    return this.switchLock.release(hold);
+  }
+
+  /** Who holds the chunk-switch lock now: a running scavenge or redaction, or nobody. */
+  chunkSwitchHolder(): ChunkSwitchHold | undefined {
+    return this.switchLock.holder;
+  }
+
+  /** The hold an id names, while it holds the lock. */
+  chunkSwitchHoldOf(id: string): ChunkSwitchHold | undefined {
+    return this.switchLock.holdOf(id);
+  }
+
+  /** Every record of the event (duplicates too), with its chunk file and offset: what the redactor edits. */
+  eventPositions(streamName: string, eventNumber: number): EventPosition[] {
+    this.checkOpen();
+    checkStreamName(streamName);
+    checkPosition('event number', eventNumber, 0);
+    return this.guardRead(() => eventPositions(this.log, this.index, streamName, eventNumber));
+  }
+
+  /**
+   * Switches in `tempPath`, a redacted copy of the chunk file `targetFileName`, which must be the
+   * active file for its chunk number and completed. The copy must differ from it only by
+   * redacted event data (redacted-chunk-check.ts). `hold` is the redaction's hold of the lock.
+   */
+  async switchRedactedChunk(targetFileName: string, tempPath: string, hold: ChunkSwitchHold, onStep?: ReplaceOptions['onStep']): Promise<string> {
+    this.checkOpen();
+    this.switchLock.checkSwitch(hold);
+    if (!this.switchLock.holdOf(hold.id)) throw Errors.redactRequestInvalid.create('take the chunk-switch lock before switching a chunk');
+    const refuse = (why: string) => Errors.storageReplacementInvalid.create(basename(tempPath), why);
+    if (dirname(tempPath) !== this.options.dbPath || !tempPath.endsWith('.tmp')) throw refuse('it is not a .tmp file in the database directory');
+    const parsed = parseChunkFileName(targetFileName);
+    if (!parsed) throw refuse(`the target ${targetFileName} is not a chunk file name (chunk-NNNNNN.NNNNNN)`);
+    const active = this.log.chunkAt(parsed.chunkNumber);
+    if (!active || active.fileName !== targetFileName) {
+      throw refuse(`the target ${targetFileName} is not the active file for chunk ${parsed.chunkNumber}${active ? ` (${active.fileName} is)` : ''}`);
+    }
+    if (!active.isCompleted) throw refuse(`the target ${targetFileName} is not completed`);
+    let switched = '';
+    await this.replaceChunks(tempPath, {
+      validate: (candidate, range) => validateRedactedChunk(candidate, range, active),
+      onStep: async (step) => {
+        if (step === 'switched') switched = this.log.chunkAt(parsed.chunkNumber)!.fileName;
+        await onStep?.(step);
+      },
+    }, hold);
+    return switched;
   }
 
   /**
    * Rewrites chunks `startNumber`..`endNumber` (completed) keeping the records `keep` accepts,
    * packed, with a position map, and switches the result in: what a scavenge does to a chunk.
    */
-  async rewriteChunks(startNumber: number, endNumber: number, keep: (record: LogRecord) => boolean, options: ReplaceOptions = {}): Promise<void> {
+  async rewriteChunks(
+    startNumber: number, endNumber: number, keep: (record: LogRecord) => boolean, options: ReplaceOptions = {}, hold?: ChunkSwitchHold,
+  ): Promise<void> {
     this.checkOpen();
+    this.switchLock.checkSwitch(hold);
     const source = this.log.chunkRange(startNumber, endNumber);
     const tempPath = join(this.options.dbPath, `${randomUUID()}.rewrite.tmp`);
     const records = this.guardRead(() => source.records.filter(({ frame }) => keep(decodeRecord(frame, 0))));
     await writeRewrittenChunk({ path: tempPath, header: source.header, logicalDataSize: source.logicalDataSize }, records);
-    await this.replaceChunks(tempPath, options);
+    try {
+      await this.replaceChunks(tempPath, options, hold);
+    } catch (error) {
+      await unlink(tempPath).catch(() => undefined);
+      throw error;
+    }
   }
 
   /** The admin merge: every index file into one. */

@@ -222,6 +222,30 @@ export function peekEventKey(buffer: Buffer, offset: number): { streamName: stri
   return { streamName, eventNumber: readEventNumber(buffer, p + 28) };
 }
 
+/** Where an event record's parts lie in its frame (offsets from the frame's start). */
+export interface EventFrameLayout {
+  flagsOffset: number;
+  checksumOffset: number;
+  /** The data bytes, after their u32 length. */
+  dataOffset: number;
+  dataLength: number;
+}
+
+/** The layout of the event record framed at `offset`; undefined for a system record. */
+export function eventFrameLayout(buffer: Buffer, offset: number): EventFrameLayout | undefined {
+  const p = offset + 4;
+  if (buffer[p + 4] !== RecordKind.event) return undefined;
+  const afterStream = p + 76 + 2 + buffer.readUInt16LE(p + 76);
+  const afterType = afterStream + 2 + buffer.readUInt16LE(afterStream);
+  return { flagsOffset: p + 14 - offset, checksumOffset: 4, dataOffset: afterType + 4 - offset, dataLength: buffer.readUInt32LE(afterType) };
+}
+
+/** Recomputes the checksum of the frame at `offset` after its payload was changed in place. */
+export function resealFrame(buffer: Buffer, offset: number): void {
+  const payloadLength = buffer.readUInt32LE(offset);
+  buffer.writeUInt32LE(crc32(buffer.subarray(offset + 8, offset + 4 + payloadLength)), offset + 4);
+}
+
 export function isJsonEvent(event: EventRecord): boolean {
   return (event.flags & EventFlags.isJson) !== 0;
 }

@@ -408,6 +408,18 @@ export class TransactionLog {
     return { header: { ...first.header, endNumber }, logicalDataSize: end - start, records };
   }
 
+  /** The chunk that holds chunk number `number` now (a merged chunk holds several). */
+  chunkAt(number: number): Chunk | undefined {
+    return this.chunks[number];
+  }
+
+  /** The chunk holding the readable record at `position`, and where in its file the record starts. */
+  locate(position: number): { chunk: Chunk; fileOffset: number } {
+    const chunk = this.chunks[this.chunkNumberOf(position)];
+    if (!chunk || position >= this.published) throw new RangeError(`position ${position} is not in the readable log`);
+    return { chunk, fileOffset: chunk.fileOffsetOf(position - chunk.chunkNumber * this.chunkSize) };
+  }
+
   /** Chunk replacements done since the log was opened: record bytes may have changed with each. */
   get replacementCount(): number {
     return this.replacements;
@@ -427,7 +439,8 @@ export class TransactionLog {
     });
     let replaced: Chunk[];
     try {
-      replaced = await validateReplacement(candidate, { chunkSize: this.chunkSize, chunkAt: (n) => this.chunks[n] }, options);
+      const range = { chunkSize: this.chunkSize, chunkAt: (n: number) => this.chunks[n] };
+      replaced = options.validate ? await options.validate(candidate, range) : await validateReplacement(candidate, range, options);
     } finally {
       await candidate.close();
     }

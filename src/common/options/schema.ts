@@ -59,7 +59,7 @@ export const optionSchema = {
   }),
   enableUnixSocket: boolean({
     group: 'Interface',
-    description: 'Listen on <db>/svcdb.sock (mode 0600) for local tools such as the redactor. Accepted now; the socket service comes with redaction.',
+    description: 'Also listen on <db>/svcdb.sock (mode 0600: only the node\'s user may connect) for svcdb redact. The socket serves the redaction operations only, and the HTTP port never does.',
     default: false,
   }),
 

@@ -1,0 +1,80 @@
+/**
+ * Redaction benchmark: `svcdb redact` of 1,000 events spread over 4 completed chunks of 256 MiB
+ * (through the real socket, in-process node) beside a plain copy of those 4 chunk files followed
+ * by `sync` in the same run (target: within 2x of the copy). The redactor reads and writes each
+ * chunk once and fsyncs it; the node then reads both files once to check the copy.
+ * SVC_BENCH_REDACT_CHUNK_MIB makes the chunks smaller for a quick run.
+ */
+import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { RedactionService } from '../src/daemon/redaction/redaction-service.js';
+import { RedactionSocket, SOCKET_FILE_NAME } from '../src/daemon/redaction/socket-server.js';
+import type { EventReference } from '../src/maint/redact/events-list.js';
+import { redact } from '../src/maint/redact/redact.js';
+import { Engine } from '../src/storage/engine.js';
+import { nowMs, report, section } from './measure.js';
+
+const MiB = 1024 * 1024;
+const CHUNK_BYTES = Number(process.env.SVC_BENCH_REDACT_CHUNK_MIB ?? 256) * MiB;
+const CHUNKS = 4;
+const EVENTS_REDACTED = 1000;
+const EVENT_BYTES = 16 * 1024;
+const EVENTS_PER_APPEND = 64;
+
+/** The first event number of chunk `chunkNumber` (a binary search over positions). */
+function firstEventInChunk(engine: Engine, chunkNumber: number, eventCount: number): number {
+  let low = 0;
+  let high = eventCount;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (engine.eventPositions('bench', middle)[0]!.logPosition >= chunkNumber * CHUNK_BYTES) high = middle;
+    else low = middle + 1;
+  }
+  return low;
+}
+
+export async function redactionBenchmarks(): Promise<void> {
+  section(`redaction (${EVENTS_REDACTED} events over ${CHUNKS} chunks of ${CHUNK_BYTES / MiB} MiB vs cp + sync of those chunks)`);
+  const directory = mkdtempSync(join(process.env.SVC_BENCH_DIR ?? tmpdir(), 'svcdb-bench-redact-'));
+  const db = join(directory, 'db');
+  const logger = pino({ level: 'silent' });
+  const engine = await Engine.open({ dbPath: db, indexPath: join(directory, 'index'), chunkSizeBytes: CHUNK_BYTES, verifyChunks: 'off', logger });
+  try {
+    let appended = 0;
+    while (engine.status().chunkCount <= CHUNKS) {
+      const events = Array.from({ length: EVENTS_PER_APPEND }, (_, i) => ({
+        eventId: randomUUID(), eventType: 'Bench', isJson: false, metadata: Buffer.alloc(0), data: Buffer.alloc(EVENT_BYTES, (appended + i) % 251),
+      }));
+      await engine.append('bench', -2, events);
+      appended += EVENTS_PER_APPEND;
+    }
+    const completed = firstEventInChunk(engine, CHUNKS, appended);
+    const step = Math.max(1, Math.floor(completed / EVENTS_REDACTED));
+    const targets: EventReference[] = Array.from({ length: EVENTS_REDACTED }, (_, i) => ({ streamName: 'bench', eventNumber: i * step }));
+    const chunkFiles = Array.from({ length: CHUNKS }, (_, n) => join(db, `chunk-${String(n).padStart(6, '0')}.000000`));
+
+    spawnSync('sync');
+    const copyStart = nowMs();
+    const copied = spawnSync('cp', ['-t', mkdtempSync(join(directory, 'copy-')), ...chunkFiles]);
+    if (copied.status !== 0) throw new Error(`cp failed: ${copied.stderr}`);
+    spawnSync('sync');
+    const copyMs = nowMs() - copyStart;
+
+    const socket = await RedactionSocket.start(join(db, SOCKET_FILE_NAME), new RedactionService(engine, db, logger), logger);
+    const start = nowMs();
+    const marks: string[] = [];
+    const result = await redact({ dbPath: db, events: targets, onStep: (step) => void marks.push(`${step}@${Math.round(nowMs() - start)}`) });
+    process.stdout.write(`steps: ${marks.join(' ')}\n`);
+    const redactMs = nowMs() - start;
+    await socket.close();
+    report('redaction: cp + sync of the chunks (baseline)', copyMs, 'ms');
+    report('redaction: svcdb redact', redactMs, 'ms', `${result.events.length} events, ${result.chunksSwitched.length} chunks switched; ${(redactMs / copyMs).toFixed(2)}x the copy (target ≤ 2x)`);
+  } finally {
+    await engine.close();
+    rmSync(directory, { recursive: true, force: true });
+  }
+}

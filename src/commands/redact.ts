@@ -1,0 +1,84 @@
+import { Flags } from '@oclif/core';
+import { BaseCommand } from '../cli/base-command.js';
+import { DB_DEFAULT, dataDirectories } from '../cli/data-directories.js';
+import { progressDisplay } from '../cli/progress.js';
+import { eventsFromFlags } from '../maint/redact/events-list.js';
+import { redact, type RedactResult } from '../maint/redact/redact.js';
+
+export default class Redact extends BaseCommand {
+  static override summary = 'Blank the data of listed events on a running node, in place (0xFF bytes, size unchanged).';
+
+  static override description = [
+    'A last resort for data that must go when rewriting the stream is impractical; it can disturb subscriptions',
+    'and projections that read the events again. Run it on the node\'s machine, as the node\'s user, once per node,',
+    'while the node runs with --enable-unix-socket. It overwrites the data of each listed event with 0xFF bytes of',
+    'the same length and sets its IsRedacted flag; event type, metadata and timestamp stay. Readers see the change',
+    'at once: every representation shows the event with isRedacted true and empty data. Only events in completed',
+    'chunks can be redacted. Running it twice is harmless. It refuses, changing nothing: no socket (exit 10), an',
+    'event that does not exist or is a tombstone (exit 12), an event in the chunk still being written (exit 13), a',
+    'scavenge running (exit 7), a malformed --events list (exit 2), a --db that is not a node\'s (exit 8).',
+    'PROTOCOL. <db>/svcdb.sock (mode 0600) speaks JSON over HTTP/1.1 and serves nothing else; the HTTP port never',
+    'serves it. POST /lock takes the node\'s chunk-switch lock (shared with scavenge) for the connection and answers',
+    '{"lockId"}; DELETE /lock/{lockId} releases it, as does closing the connection. POST /positions with',
+    '{"events":[{"stream","eventNumber"}]} answers, per event, every record found through the index and confirmed',
+    'against the log: {"logPosition","chunkFileName","chunkVersion","isCompleted","fileOffset","eventType",',
+    '"isTombstone","isRedacted"}, fileOffset being the byte offset of the record in the chunk file. POST /switch',
+    'with {"lockId","targetChunkFile","newChunkFile"} switches in a .tmp file of the database directory (a plain',
+    'name, no /, \\ or ..) that covers the target\'s chunk range, is completed with a correct MD5, and equals the',
+    'target (the active file for its chunk number) except for redacted data bytes, flags and record checksums; it',
+    'becomes chunk-X.(Y+1) and {"chunkFile"} names it. Errors are {"code","message"} with the code\'s HTTP status.',
+  ].join(' ');
+
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> --db /var/lib/svcdb/db --events 5@orders-1,7@orders-1',
+    '<%= config.bin %> <%= command.id %> --db /var/lib/svcdb/db --events-file events.txt --dry-run',
+    '<%= config.bin %> <%= command.id %> --db /var/lib/svcdb/db --events 0@customer-42 --json',
+  ];
+
+  static override flags = {
+    db: Flags.string({
+      summary: 'Database directory of the running node (its --db); the socket is <db>/svcdb.sock.',
+      env: 'SVC_DB',
+      default: DB_DEFAULT,
+    }),
+    events: Flags.string({
+      summary: 'Events to redact: eventNumber@stream, separated by commas.',
+      helpValue: '5@orders-1,7@orders-1',
+      exactlyOne: ['events', 'events-file'],
+    }),
+    'events-file': Flags.string({
+      summary: 'File listing the events to redact, one eventNumber@stream per line (# starts a comment).',
+      helpValue: 'FILE',
+      exactlyOne: ['events', 'events-file'],
+    }),
+    'dry-run': Flags.boolean({
+      summary: 'Check the events and show where they lie, without changing anything.',
+      default: false,
+    }),
+  };
+
+  async run(): Promise<RedactResult> {
+    const { flags } = await this.parse(Redact);
+    const events = eventsFromFlags(flags.events, flags['events-file']);
+    const display = progressDisplay('Redacting', this.jsonEnabled());
+    let result: RedactResult;
+    try {
+      result = await redact({
+        dbPath: dataDirectories(flags, process.cwd()).db, events, dryRun: flags['dry-run'],
+        onProgress: (progress) => display.update(progress),
+      });
+    } catch (error) {
+      display.fail();
+      throw error;
+    }
+    display.succeed(`${result.dryRun ? 'would redact' : 'redacted'} ${result.events.length} event record(s); ${result.chunksSwitched.length} chunk(s) switched`);
+    if (!this.jsonEnabled()) {
+      for (const event of result.events) {
+        const state = event.alreadyRedacted ? 'already redacted' : result.dryRun ? 'would be redacted' : `redacted, now in ${event.newChunkFile}`;
+        this.log(`${event.eventNumber}@${event.stream}\t${event.chunkFile}\t${state}`);
+      }
+    }
+    return result;
+  }
+}
+

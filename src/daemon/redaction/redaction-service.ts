@@ -1,0 +1,96 @@
+/**
+ * What the redaction socket serves: the chunk-switch lock held by one connection at a time,
+ * event positions, and chunk switches checked by name before the engine checks their contents.
+ * A lock is released when its connection closes (a redactor that dies frees it), and then any
+ * `*.redact.tmp` file a redactor left in the database directory is deleted.
+ */
+import { readdirSync } from 'node:fs';
+import { unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Errors } from '../../common/errors.js';
+import type { Logger } from '../../common/logger.js';
+import type { ReplaceOptions } from '../../storage/chunk-replacement.js';
+import type { ChunkSwitchHold } from '../../storage/chunk-switch-lock.js';
+import type { Engine } from '../../storage/engine.js';
+import type { EventPosition } from '../../storage/event-positions.js';
+
+export type RedactionStorage = Pick<
+  Engine, 'takeChunkSwitchLock' | 'releaseChunkSwitchLock' | 'chunkSwitchHoldOf' | 'eventPositions' | 'switchRedactedChunk'
+>;
+
+/** The suffix of the copies the redactor makes; the service deletes leftovers when a lock ends. */
+export const REDACTED_COPY_SUFFIX = '.redact.tmp';
+
+export interface EventPositions {
+  stream: string;
+  eventNumber: number;
+  positions: EventPosition[];
+}
+
+/** A file name the switch accepts: one plain name in the database directory. */
+function checkFileName(name: unknown, what: string): string {
+  if (typeof name !== 'string' || name.length === 0) throw Errors.redactRequestInvalid.create(`${what} must be a file name`);
+  if (name.includes('/') || name.includes('\\') || name.includes('..')) {
+    throw Errors.storageReplacementInvalid.create(name, `${what} must name a file in the database directory, without /, \\ or ..`);
+  }
+  return name;
+}
+
+export class RedactionService {
+  /** The connection holding the lock, by lock id. */
+  private readonly holders = new Map<string, { connection: number; hold: ChunkSwitchHold }>();
+
+  constructor(
+    private readonly storage: RedactionStorage,
+    private readonly dbPath: string,
+    private readonly logger: Logger,
+    /** Hears each step of a switch (crash tests kill the node there). */
+    private readonly onSwitchStep?: ReplaceOptions['onStep'],
+  ) {}
+
+  lock(connection: number): string {
+    const hold = this.storage.takeChunkSwitchLock('redaction');
+    this.holders.set(hold.id, { connection, hold });
+    this.logger.info({ lockId: hold.id }, 'redaction lock taken');
+    return hold.id;
+  }
+
+  async release(lockId: string): Promise<boolean> {
+    const held = this.holders.get(lockId);
+    if (!held) return false;
+    this.holders.delete(lockId);
+    this.storage.releaseChunkSwitchLock(held.hold);
+    await this.removeCopies();
+    this.logger.info({ lockId }, 'redaction lock released');
+    return true;
+  }
+
+  /** A connection closed: a lock it held ends with it. */
+  async connectionClosed(connection: number): Promise<void> {
+    for (const [lockId, held] of this.holders) {
+      if (held.connection === connection) await this.release(lockId);
+    }
+  }
+
+  positions(events: ReadonlyArray<{ stream: string; eventNumber: number }>): EventPositions[] {
+    return events.map(({ stream, eventNumber }) => ({ stream, eventNumber, positions: this.storage.eventPositions(stream, eventNumber) }));
+  }
+
+  async switchChunk(lockId: string, targetChunkFile: unknown, newChunkFile: unknown): Promise<string> {
+    const target = checkFileName(targetChunkFile, 'targetChunkFile');
+    const copy = checkFileName(newChunkFile, 'newChunkFile');
+    const held = this.holders.get(lockId);
+    if (!held || !this.storage.chunkSwitchHoldOf(lockId)) throw Errors.redactRequestInvalid.create(`lock ${lockId} is not held; take the lock first`);
+    if (!copy.endsWith('.tmp')) throw Errors.storageReplacementInvalid.create(copy, 'the new chunk file must have the .tmp extension');
+    const switched = await this.storage.switchRedactedChunk(target, join(this.dbPath, copy), held.hold, this.onSwitchStep);
+    this.logger.info({ target, chunk: switched }, 'redacted chunk switched in');
+    return switched;
+  }
+
+  /** Deletes the redactor's copies; the lock is free, so none of them is in use. */
+  private async removeCopies(): Promise<void> {
+    for (const name of readdirSync(this.dbPath)) {
+      if (name.endsWith(REDACTED_COPY_SUFFIX)) await unlink(join(this.dbPath, name)).catch(() => undefined);
+    }
+  }
+}
