@@ -27,6 +27,7 @@ export default class Redact extends BaseCommand {
     'name, no /, \\ or ..) that covers the target\'s chunk range, is completed with a correct MD5, and equals the',
     'target (the active file for its chunk number) except for redacted data bytes, flags and record checksums; it',
     'becomes chunk-X.(Y+1) and {"chunkFile"} names it. Errors are {"code","message"} with the code\'s HTTP status.',
+    'More: man svcdb-redact; every error code: man svcdb-errors.',
   ].join(' ');
 
   static override examples = [

@@ -36,6 +36,10 @@ const cases: Record<string, UsageCase[]> = {
     { args: ['restore'], problem: /missing argument SOURCE/, help: 'svcdb restore --help' },
     { args: ['restore', 'one', '--db', 'a', '--db', 'b'], problem: /--db can only be specified once/, help: 'svcdb restore --help' },
   ],
+  redact: [
+    { args: ['redact', '--bogus'], problem: /unknown flag --bogus/, help: 'svcdb redact --help' },
+    { args: ['redact', 'extra'], problem: /unexpected argument extra/, help: 'svcdb redact --help' },
+  ],
   'cert-reload': [
     { args: ['cert-reload', '--bogus'], problem: /unknown flag --bogus/, help: 'svcdb cert-reload --help' },
     { args: ['cert-reload', '--timeout-seconds', 'abc'], problem: /--timeout-seconds: Expected an integer/, help: 'svcdb cert-reload --help' },
