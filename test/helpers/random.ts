@@ -11,7 +11,7 @@ export const SEED_VARIABLE = 'SVC_TEST_SEED';
 const SEED_MAX = 0x7fffffff;
 
 /** A deterministic stream of uint32 values (xorshift32), so failures reproduce. */
-export function randomWords(seed: number): () => number {
+function randomWords(seed: number): () => number {
   let state = seed >>> 0 || 1;
   return () => {
     state ^= state << 13;
