@@ -14,6 +14,9 @@ const node = await startNode(t);
 await node.engine.append('fuzzed', -2, newEvents(30));
 const { port } = new URL(node.url);
 
+/** No fuzzed request asks for a long poll of more than a few seconds. */
+const REPLY_TIMEOUT_MS = 30_000;
+
 interface Reply {
   status: number;
   body: string;
@@ -31,6 +34,8 @@ function send(method: string, path: string, headers: Record<string, string>, bod
       response.on('data', (chunk: string) => (text += chunk));
       response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text }));
     });
+    // A request the node never answers is a hang: it fails naming the request.
+    outgoing.setTimeout(REPLY_TIMEOUT_MS, () => outgoing.destroy(new Error(`no reply within ${REPLY_TIMEOUT_MS} ms to ${method} ${path.slice(0, 200)}`)));
     outgoing.on('error', reject);
     outgoing.end(body);
   });

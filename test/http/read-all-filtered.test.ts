@@ -8,6 +8,7 @@ import { FILTER_SCAN_LIMIT } from '../../src/daemon/services/event-filter.js';
 import { newEvents } from '../helpers/engine.js';
 import { startNode } from '../helpers/node.js';
 import { errorCode, get, getFeed, linksOf, parseXml, titlesOf, type JsonFeed } from '../helpers/read.js';
+import { pollUntil } from '../helpers/wait.js';
 
 const node = await startNode(t);
 await node.engine.append('order-1', -2, newEvents(2, 'OrderPlaced'));
@@ -140,9 +141,8 @@ t.test('a long poll waits past events the filter refuses', async (t) => {
     answered = true;
     return feed;
   });
-  const waitingFor = async (count: number) => {
-    while (node.streams.longPolls.waiting !== count && !answered) await new Promise((resolve) => setTimeout(resolve, 5));
-  };
+  const waitingFor = (count: number) =>
+    pollUntil(`${count} waiting long poll, or the poll's answer`, () => node.streams.longPolls.waiting === count || answered, { intervalMs: 5 });
   await waitingFor(1);
   await node.engine.append('unwatched', -2, newEvents(1));
   await waitingFor(1);
