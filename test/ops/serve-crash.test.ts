@@ -118,6 +118,8 @@ async function checkWithEngine(t: Test, dbPath: string, ledgers: StreamLedger[])
     const all = strangersInAll(engine, new Set(ledgers.map((ledger) => ledger.streamName)));
     t.strictSame(all.strangers, [], 'no event in $all that the test did not send');
     t.equal(all.testEvents, streamEvents, `$all holds the ${streamEvents} events of the streams, each once`);
+    const { chunkCount } = engine.status();
+    t.ok(chunkCount > 1, `the log crossed chunk boundaries (${chunkCount} chunks of ${CHUNK_SIZE_BYTES} bytes)`);
   } finally {
     // Closed here, not at teardown: the test directory goes away at teardown.
     await engine.close();
@@ -136,7 +138,7 @@ t.test(`SIGKILL of svcdb serve under ${APPENDERS} concurrent HTTP appenders, ${K
     const outcome = await appendAndKill(server, ledgers, round, killAt);
     acknowledgedTotal += outcome.acknowledged;
     t.strictSame(outcome.refusals, [], `kill ${kill}: the node refused none of the appends before it`);
-    t.equal(outcome.signal, 'SIGKILL', `kill ${kill}: the node died of the SIGKILL after ${outcome.acknowledged} of ${killAt} acknowledgements`);
+    t.equal(outcome.signal, 'SIGKILL', `kill ${kill}, at 201 number ${killAt}: the node died of the SIGKILL (${outcome.acknowledged} 201s in all, the last read after it)`);
     server = await startServer(t, { dbPath, args: SERVE_ARGS });
     await checkOverHttp(t, server, ledgers, `restart ${kill}`);
   }
