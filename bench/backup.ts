@@ -10,7 +10,7 @@
  * is compared with its like: the default backup with cp followed by `sync -f` on its copy, and
  * `backup --no-sync` with cp alone.
  */
-import { spawnSync } from 'node:child_process';
+import { execaSync } from 'execa';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -50,8 +50,8 @@ async function buildNode(db: string, index: string): Promise<number> {
 
 function timeCommand(command: string, args: string[]): number {
   const start = nowMs();
-  const result = spawnSync(command, args, { stdio: 'inherit' });
-  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} exited with ${result.status}`);
+  const result = execaSync(command, args, { stdio: 'inherit', reject: false });
+  if (result.exitCode !== 0) throw new Error(`${command} ${args.join(' ')} exited with ${result.exitCode ?? result.signal}`);
   return nowMs() - start;
 }
 
@@ -60,7 +60,7 @@ export async function backupBenchmarks(): Promise<void> {
   const directory = scratchDirectory();
   const source = { db: join(directory, 'node', 'db'), index: join(directory, 'node', 'index') };
   await buildNode(source.db, source.index);
-  const bytes = Number(spawnSync('du', ['-sb', join(directory, 'node')], { encoding: 'utf8' }).stdout.split('\t')[0]);
+  const bytes = Number(execaSync('du', ['-sb', join(directory, 'node')]).stdout.split('\t')[0]);
   const copy = join(directory, 'copy');
   const destination = join(directory, 'backup');
 
@@ -68,7 +68,7 @@ export async function backupBenchmarks(): Promise<void> {
   const settle = () => {
     rmSync(copy, { recursive: true, force: true });
     rmSync(destination, { recursive: true, force: true });
-    spawnSync('sync');
+    execaSync('sync');
   };
   const runs: Record<'cp' | 'cpSync' | 'backup' | 'unsynced', number[]> = { cp: [], cpSync: [], backup: [], unsynced: [] };
   const timed = async (name: keyof typeof runs, work: () => unknown) => {

@@ -6,13 +6,12 @@
  * ceiling and the node are measured alike.
  */
 import autocannon from 'autocannon';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execa, execaSync, type ResultPromise } from 'execa';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { report, section } from './measure.js';
 
@@ -20,7 +19,7 @@ const DURATION_SECONDS = Number(process.env.SVC_BENCH_SECONDS ?? 3) + 2;
 const CONNECTIONS = 50;
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
-const pinTo = (cores: string) => spawnSync('taskset', ['-a', '-p', '-c', cores, String(process.pid)], { stdio: 'ignore' }).status === 0;
+const pinTo = (cores: string) => execaSync('taskset', ['-a', '-p', '-c', cores, String(process.pid)], { stdio: 'ignore', reject: false }).exitCode === 0;
 
 /**
  * Moves this process to the first core and returns the command prefix that puts a server on
@@ -34,31 +33,46 @@ export function pinning(): { prefix: string[]; release: () => void } {
 
 export interface Server {
   url: string;
-  child: ChildProcess;
+  child: ResultPromise;
+}
+
+function portOf(line: string): number | undefined {
+  try {
+    return (JSON.parse(line) as { port?: number }).port;
+  } catch {
+    return undefined; // Not a JSON line.
+  }
 }
 
 /** Starts `args` with node and waits for a JSON line with a `port`. */
-export function startServer(args: string[], prefix: string[]): Promise<Server> {
+export async function startServer(args: string[], prefix: string[]): Promise<Server> {
   const [command, ...rest] = [...prefix, process.execPath, ...args];
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, rest, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      try {
-        const { port } = JSON.parse(line) as { port?: number };
-        if (port) resolve({ url: `http://127.0.0.1:${port}`, child });
-      } catch {
-        // Not a JSON line: keep waiting.
-      }
-    });
+  let listening!: (port: number) => void;
+  const portLogged = new Promise<number>((resolve) => {
+    listening = resolve;
   });
+  const child = execa(command!, rest, {
+    cwd: root,
+    stdin: 'ignore',
+    stderr: 'inherit',
+    // Each line is looked at as it arrives and not kept: a server logs for as long as it runs.
+    stdout: function* (line: unknown) {
+      const port = portOf(String(line));
+      if (port) listening(port);
+    },
+    reject: false,
+    forceKillAfterDelay: false,
+  });
+  const exitedFirst = child.then((result) => {
+    throw new Error(`server exited with ${result.exitCode ?? result.signal} before it logged its port`);
+  });
+  const port = await Promise.race([portLogged, exitedFirst]);
+  return { url: `http://127.0.0.1:${port}`, child };
 }
 
 export async function stop(server: Server): Promise<void> {
-  server.child.removeAllListeners('exit');
-  const exited = new Promise((resolve) => server.child.once('exit', resolve));
   server.child.kill('SIGTERM');
-  await exited;
+  await server.child;
 }
 
 export interface Load {

@@ -1,23 +1,23 @@
 import t from 'tap';
 import { BloomFilter, BloomKey, BLOOM_LINE_BYTES } from '../src/storage/bloom-filter.js';
 import { Errors } from '../src/common/errors.js';
-import { randomWords } from './helpers/random.js';
+import { testRandom, type TestRandom } from './helpers/random.js';
 
-function keys(count: number, seed: number): BloomKey[] {
-  const next = randomWords(seed);
-  return Array.from({ length: count }, () => new BloomKey(next(), next()));
+function keys(count: number, random: TestRandom): BloomKey[] {
+  return Array.from({ length: count }, () => new BloomKey(random.word(), random.word()));
 }
 
 t.test('no false negatives over 100k hashes and a false-positive rate near the 2% target', async (t) => {
+  const random = testRandom(t);
   const items = 100_000;
   const filter = BloomFilter.create(BloomFilter.sizeForItems(items));
-  const added = keys(items, 1);
+  const added = keys(items, random);
   for (const key of added) filter.add(key);
   let falseNegatives = 0;
   for (const key of added) if (!filter.mightContain(key)) falseNegatives++;
   t.equal(falseNegatives, 0, 'every added hash is reported as maybe present');
 
-  const probes = keys(100_000, 2);
+  const probes = keys(100_000, random);
   let falsePositives = 0;
   for (const key of probes) if (filter.mightContain(key)) falsePositives++;
   const rate = falsePositives / probes.length;
@@ -34,8 +34,9 @@ t.test('hashes that differ only in one half probe different bits', async (t) => 
 });
 
 t.test('serialize and load round-trip the bits and the header', async (t) => {
+  const random = testRandom(t);
   const filter = BloomFilter.create(10_000, { corruptionRebuildCount: 3 });
-  const added = keys(500, 3);
+  const added = keys(500, random);
   for (const key of added) filter.add(key);
   const { filter: loaded, corruptLines } = BloomFilter.load(Buffer.from(filter.serialize()), 'test');
   t.equal(corruptLines, 0);
@@ -43,13 +44,14 @@ t.test('serialize and load round-trip the bits and the header', async (t) => {
   t.equal(loaded.sizeBytes, Math.floor(10_000 / BLOOM_LINE_BYTES) * BLOOM_LINE_BYTES);
   t.equal(loaded.corruptionRebuildCount, 3);
   t.ok(added.every((key) => loaded.mightContain(key)), 'every added hash survives the round trip');
-  const others = keys(2000, 4);
+  const others = keys(2000, random);
   t.same(others.map((key) => loaded.mightContain(key)), others.map((key) => filter.mightContain(key)), 'same answers for unseen hashes');
 });
 
 t.test('a corrupt line is detected on load and saturated', async (t) => {
+  const random = testRandom(t);
   const filter = BloomFilter.create(4096);
-  const added = keys(200, 5);
+  const added = keys(200, random);
   for (const key of added) filter.add(key);
   const bytes = Buffer.from(filter.serialize());
   const line = 9;
@@ -83,11 +85,12 @@ t.test('a zero-filled file with a valid header is a valid empty filter', async (
 });
 
 t.test('dirty ranges carry exactly the changed pages, with checksums', async (t) => {
+  const random = testRandom(t);
   const filter = BloomFilter.create(64 * 1024, { trackDirty: true });
   const disk = Buffer.from(filter.serialize());
   t.same(filter.takeDirtyRuns(), [], 'nothing dirty after a full serialize');
 
-  const added = keys(300, 6);
+  const added = keys(300, random);
   for (const key of added) filter.add(key);
   const runs = filter.takeDirtyRuns(3);
   t.ok(runs.length > 0);

@@ -1,11 +1,11 @@
 import t from 'tap';
 import { readFile, rm, writeFile } from 'node:fs/promises';
-import { setTimeout as delay } from 'node:timers/promises';
 import { join } from 'node:path';
 import { Errors } from '../src/common/errors.js';
 import { silentLogger, type Logger } from '../src/common/logger.js';
 import { StreamExistenceFilter, type StreamExistenceFilterOptions } from '../src/storage/existence-filter.js';
 import { defaultStreamHasher } from '../src/storage/stream-hash.js';
+import { pollUntil } from './helpers/wait.js';
 
 const SIZE = 64 * 1024;
 
@@ -84,7 +84,7 @@ t.test('commits are persisted in the background after the delay', async (t) => {
   const filter = await StreamExistenceFilter.open(options(directory, { persistDelayMs: 1 }));
   filter.add('orders-7');
   filter.commit(700);
-  while (filter.persistedCheckpoint !== 700) await delay(5);
+  await pollUntil('the background persist of checkpoint 700', () => filter.persistedCheckpoint === 700, { intervalMs: 5 });
   t.equal(await checkpointOnDisk(directory), 700);
   await filter.close();
 });

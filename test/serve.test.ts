@@ -14,6 +14,7 @@ import { NodeInfo, type NodeState } from '../src/daemon/services/node-info.js';
 import { openEngine, tempDirectory, withFaults } from './helpers/engine.js';
 import { nodeServices } from './helpers/node.js';
 import { CliProcess, repositoryRoot, runCli, startServer, type CliExit } from './helpers/cli.js';
+import { withDeadline } from './helpers/wait.js';
 
 const packageVersion: string = JSON.parse(readFileSync(join(repositoryRoot, 'package.json'), 'utf8')).version;
 const silent = pino({ level: 'silent' });
@@ -128,17 +129,17 @@ t.test('an in-flight request finishes when the app closes', async (t) => {
   const { port } = app.server.address() as { port: number };
 
   const inFlight = getJson(`http://127.0.0.1:${port}/test/slow`);
-  await requestArrived;
+  await withDeadline(requestArrived, 'the slow request to reach its handler');
   let closed = false;
   const closing = app.close().then(() => {
     closed = true;
   });
   t.notOk(closed, 'close waits for the request');
   releaseRequest();
-  const reply = await inFlight;
+  const reply = await withDeadline(inFlight, 'the answer to the released request');
   t.equal(reply.status, 200);
   t.same(reply.body, { done: true });
-  await closing;
+  await withDeadline(closing, 'the app to close once the request finished');
   t.ok(closed, 'close completes after the request finished');
 });
 
@@ -163,7 +164,7 @@ t.test('the daemon stops with the fatal error when the storage fails', async (t)
   t.equal((await adminFetch(url)).status, 200, 'it serves before the failure');
   const failure = Errors.storageIo.create('chunk-000000.000000', 'fsync', 'EIO');
   fatal(failure);
-  const result = await daemon.stopped;
+  const result = await withDeadline(daemon.stopped, 'the daemon to stop after the storage\'s fatal error');
   t.equal(result.cause.kind, 'fatal');
   t.equal(result.error, failure, 'the stop reports the fatal error');
   t.equal(daemon.state, 'shutdown');

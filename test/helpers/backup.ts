@@ -8,6 +8,7 @@ import type { Test } from 'tap';
 import type { Engine } from '../../src/storage/engine.js';
 import type { EventRecord } from '../../src/storage/record.js';
 import { runCli, type CliExit } from './cli.js';
+import { withDeadline } from './wait.js';
 
 export interface JsonRun<T = Record<string, unknown>> {
   exit: CliExit;
@@ -79,12 +80,13 @@ export class AppendLoad {
   /** Resolves once `count` events in all were acknowledged. */
   reached(count: number): Promise<void> {
     if (this.total >= count) return Promise.resolve();
-    return new Promise((resolve) => this.waiters.push({ count, resolve }));
+    const reached = new Promise<void>((resolve) => this.waiters.push({ count, resolve }));
+    return withDeadline(reached, `${count} events acknowledged to the load (${this.total} when the wait began)`);
   }
 
   async stop(): Promise<void> {
     this.stopping = true;
-    await Promise.all(this.loops);
+    await withDeadline(Promise.all(this.loops), 'the load\'s appenders to finish their last append');
   }
 
   private async loop(stream: string): Promise<void> {

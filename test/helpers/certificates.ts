@@ -4,13 +4,11 @@
  * a key that belongs to no certificate and an expired node certificate. EC P-256 keys, so a whole
  * set takes a fraction of a second.
  */
-import { execFile } from 'node:child_process';
+import { execa } from 'execa';
 import { X509Certificate, randomBytes } from 'node:crypto';
 import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-
-const run = promisify(execFile);
+import { WAIT_DEADLINE_MS } from './wait.js';
 
 export interface Authority {
   name: string;
@@ -54,10 +52,10 @@ function serial(): string {
 /** Throws with openssl's own output, which says what went wrong. */
 async function openssl(args: string[]): Promise<void> {
   try {
-    await run('openssl', args);
+    await execa('openssl', args, { stdin: 'ignore', timeout: WAIT_DEADLINE_MS });
   } catch (error) {
-    const { stderr, message } = error as { stderr?: string; message: string };
-    throw new Error(`openssl ${args.join(' ')} failed: ${stderr || message}`);
+    const { stderr, shortMessage, message } = error as { stderr?: string; shortMessage?: string; message: string };
+    throw new Error(`openssl ${args.join(' ')} failed: ${stderr || shortMessage || message}`);
   }
 }
 

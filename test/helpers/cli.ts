@@ -3,13 +3,13 @@
  * `node bin/run.js …` on the compiled code (`npm test` builds first). Used by the serve tests and
  * by crash tests that SIGKILL a node and start it again.
  *
- * Nothing here sleeps: a test waits for a log line, or for the process to exit.
+ * Nothing here sleeps: a test waits for a log line, or for the process to exit, each with a
+ * deadline that fails naming what it waited for.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
+import { execa, type ResultPromise } from 'execa';
 import { existsSync } from 'node:fs';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { WAIT_DEADLINE_MS, WaitTimeoutError, withDeadline } from './wait.js';
 
 export const repositoryRoot = fileURLToPath(new URL('../../', import.meta.url));
 export const cliPath = fileURLToPath(new URL('../../bin/run.js', import.meta.url));
@@ -30,6 +30,12 @@ export interface CliOptions {
   cwd?: string;
 }
 
+export interface LogWaitOptions {
+  /** What the awaited line is, for the failure message; the predicate's source by default. */
+  description?: string;
+  timeoutMs?: number;
+}
+
 interface LogWaiter {
   predicate: (line: LogLine) => boolean;
   resolve: (line: LogLine) => void;
@@ -38,7 +44,7 @@ interface LogWaiter {
 
 /** One run of the command line, with its output collected as it arrives. */
 export class CliProcess {
-  readonly child: ChildProcess;
+  readonly child: ResultPromise;
   /** stdout lines that are JSON objects (the daemon's log), in order. */
   readonly logLines: LogLine[] = [];
   stdout = '';
@@ -52,36 +58,57 @@ export class CliProcess {
     if (!existsSync(compiledCommands)) {
       throw new Error(`${compiledCommands} is missing: run \`npm run build\` (npm test does) before these tests`);
     }
-    this.child = spawn(process.execPath, [cliPath, ...args], {
+    const cli = this;
+    this.child = execa(process.execPath, [cliPath, ...args], {
       cwd: options.cwd ?? repositoryRoot,
       env: childEnvironment(options.env ?? {}),
-      stdio: ['ignore', 'pipe', 'pipe'],
+      extendEnv: false,
+      stdin: 'ignore',
+      // Each line is handled as it arrives and not kept by execa: this object keeps the output.
+      stdout: function* (line: unknown) {
+        cli.onStdoutLine(String(line));
+      },
+      stderr: {
+        transform: function* (text: unknown) {
+          cli.stderr += String(text);
+        },
+        preserveNewlines: true,
+      },
+      // A test reads the exit code and signal; it does not want a rejection for them.
+      reject: false,
+      // A node given SIGTERM may take its time to stop cleanly; it is never escalated to SIGKILL.
+      forceKillAfterDelay: false,
     });
-    this.child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
-      this.stderr += chunk;
-    });
-    const lines = createInterface({ input: this.child.stdout!, crlfDelay: Infinity });
-    lines.on('line', (line) => this.onStdoutLine(line));
-    this.exited = Promise.all([once(this.child, 'exit'), once(lines, 'close')]).then(([[code, signal]]) => {
-      this.exit = { code, signal, stdout: this.stdout, stderr: this.stderr };
+    this.exited = this.child.then((result) => {
+      this.exit = { code: result.exitCode ?? null, signal: (result.signal ?? null) as NodeJS.Signals | null, stdout: this.stdout, stderr: this.stderr };
       for (const waiter of this.waiters) waiter.reject(this.exitedBeforeError());
       this.waiters = [];
       return this.exit;
     });
   }
 
-  /** The first log line (already written or still to come) that matches; rejects if the process exits first. */
-  waitForLog(predicate: (line: LogLine) => boolean): Promise<LogLine> {
+  /**
+   * The first log line (already written or still to come) that matches; rejects if the process
+   * exits first, or after `timeoutMs` with a message naming the line.
+   */
+  waitForLog(predicate: (line: LogLine) => boolean, options: LogWaitOptions = {}): Promise<LogLine> {
     const seen = this.logLines.find(predicate);
     if (seen) return Promise.resolve(seen);
     if (this.exit) return Promise.reject(this.exitedBeforeError());
-    return new Promise((resolve, reject) => this.waiters.push({ predicate, resolve, reject }));
+    const timeoutMs = options.timeoutMs ?? WAIT_DEADLINE_MS;
+    const description = options.description ?? `a log line matching ${predicate.toString()}`;
+    const waiter = new Promise<LogLine>((resolve, reject) => this.waiters.push({ predicate, resolve, reject }));
+    return withDeadline(waiter, description, timeoutMs).catch((error: unknown) => {
+      if (!(error instanceof WaitTimeoutError)) throw error;
+      this.waiters = this.waiters.filter((entry) => entry.predicate !== predicate);
+      throw new WaitTimeoutError(`${description} from svcdb ${this.args.join(' ')}`, timeoutMs, this.outputSoFar());
+    });
   }
 
-  /** Sends a signal and waits for the exit. */
-  async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<CliExit> {
+  /** Sends a signal and waits for the exit, at most `timeoutMs`. */
+  async stop(signal: NodeJS.Signals = 'SIGTERM', timeoutMs = WAIT_DEADLINE_MS): Promise<CliExit> {
     if (!this.exit) this.child.kill(signal);
-    return this.exited;
+    return withDeadline(this.exited, `svcdb ${this.args.join(' ')} to exit after ${signal}`, timeoutMs);
   }
 
   private onStdoutLine(line: string): void {
@@ -94,18 +121,23 @@ export class CliProcess {
     for (const waiter of matched) waiter.resolve(parsed);
   }
 
+  private outputSoFar(): string {
+    return `stdout:\n${this.stdout}\nstderr:\n${this.stderr}`;
+  }
+
   private exitedBeforeError(): Error {
     const { code, signal } = this.exit ?? { code: null, signal: null };
-    return new Error(
-      `svcdb ${this.args.join(' ')} exited (code ${code}, signal ${signal}) before the awaited log line\n`
-      + `stdout:\n${this.stdout}\nstderr:\n${this.stderr}`,
-    );
+    return new Error(`svcdb ${this.args.join(' ')} exited (code ${code}, signal ${signal}) before the awaited log line\n${this.outputSoFar()}`);
   }
 }
 
-/** Runs a command to completion. */
-export function runCli(args: readonly string[], options: CliOptions = {}): Promise<CliExit> {
-  return new CliProcess(args, options).exited;
+/** Runs a command to completion, at most `timeoutMs`. */
+export function runCli(args: readonly string[], options: CliOptions = {}, timeoutMs = WAIT_DEADLINE_MS): Promise<CliExit> {
+  const run = new CliProcess(args, options);
+  return withDeadline(run.exited, `svcdb ${args.join(' ')} to exit`, timeoutMs).catch((error: unknown) => {
+    run.child.kill('SIGKILL');
+    throw error;
+  });
 }
 
 export interface TeardownHost {
@@ -132,7 +164,7 @@ export interface RunningServer {
 export async function startServer(t: TeardownHost, options: ServerOptions): Promise<RunningServer> {
   const serve = new CliProcess(['serve', '--db', options.dbPath, '--http-port', '0', ...(options.args ?? [])], options);
   t.teardown(() => serve.stop('SIGKILL'));
-  const listening = await serve.waitForLog((line) => line.msg === 'listening');
+  const listening = await serve.waitForLog((line) => line.msg === 'listening', { description: 'the "listening" log line' });
   const port = listening.port;
   if (typeof port !== 'number') throw new Error(`the listening line has no port: ${JSON.stringify(listening)}`);
   const address = String(listening.address);

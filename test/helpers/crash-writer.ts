@@ -1,6 +1,7 @@
 /**
- * A child process for crash tests: opens the engine on argv[2] and runs `appenders` loops, each
- * appending batches of 1-5 events to its own stream with the exact expected version. After each
+ * A child process for crash tests: opens the engine on argv[2] and runs argv[3] appender loops,
+ * each appending batches of 1-5 events (sizes drawn from the seed in argv[4]) to its own stream
+ * with the exact expected version. After each
  * acknowledged append it prints `ack <stream> <lastEventNumber>`; the parent SIGKILLs it at a
  * random moment. Event ids and bodies derive from (stream, event number), so the parent can
  * tell an event that was sent from one that was invented.
@@ -8,6 +9,7 @@
 import { createHash } from 'node:crypto';
 import { Engine } from '../../src/storage/engine.js';
 import { engineOptions } from './engine.js';
+import { TestRandom } from './random.js';
 
 export function crashEventId(stream: string, eventNumber: number): string {
   const hex = createHash('sha256').update(`${stream}/${eventNumber}`).digest('hex');
@@ -18,10 +20,10 @@ export function crashEventBody(stream: string, eventNumber: number, batchFirst: 
   return Buffer.from(JSON.stringify({ stream, eventNumber, batchFirst, batchSize, pad: 'p'.repeat(eventNumber % 300) }));
 }
 
-async function appendLoop(engine: Engine, stream: string): Promise<void> {
+async function appendLoop(engine: Engine, stream: string, random: TestRandom): Promise<void> {
   let last = engine.readStreamBackward(stream, -1, 1).events[0]?.eventNumber ?? -1;
   for (;;) {
-    const size = 1 + Math.floor(Math.random() * 5);
+    const size = random.integer(1, 5);
     const first = last + 1;
     const events = Array.from({ length: size }, (_, i) => ({
       eventId: crashEventId(stream, first + i),
@@ -37,10 +39,11 @@ async function appendLoop(engine: Engine, stream: string): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const [directory, appenders] = [process.argv[2], Number(process.argv[3] ?? 16)];
+  const [directory, appenders, seed] = [process.argv[2], Number(process.argv[3] ?? 16), Number(process.argv[4] ?? 1)];
+  const random = new TestRandom(seed);
   const engine = await Engine.open(engineOptions(directory, { verifyChunks: 'off' }));
   process.stdout.write('ready\n');
-  await Promise.all(Array.from({ length: appenders }, (_, i) => appendLoop(engine, `crash-${i}`)));
+  await Promise.all(Array.from({ length: appenders }, (_, i) => appendLoop(engine, `crash-${i}`, random.fork(i))));
 }
 
 if (process.argv[1]?.endsWith('crash-writer.ts')) {

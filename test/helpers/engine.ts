@@ -8,6 +8,7 @@ import { chunkFileName } from '../../src/storage/chunk-format.js';
 import { Engine } from '../../src/storage/engine.js';
 import type { EngineOptions } from '../../src/storage/engine-options.js';
 import type { NewEvent } from '../../src/storage/writer.js';
+import { withDeadline } from './wait.js';
 
 /** Small chunks and a small memory table so tests cross chunk ends and write index files. */
 export const SMALL = { chunkSizeBytes: 64 * 1024, memTableEntriesMax: 50, existenceFilterSizeBytes: 64 * 1024 } as const;
@@ -46,6 +47,24 @@ export function newEvent(eventType = 'TestEvent', body: unknown = { value: rando
 
 export function newEvents(count: number, eventType = 'TestEvent'): NewEvent[] {
   return Array.from({ length: count }, (_, i) => newEvent(eventType, { i, pad: 'x'.repeat(i % 50) }));
+}
+
+/** Appends beyond this many without reaching the chunk count mean the log does not grow. */
+const APPENDS_TO_FILL_CHUNKS_MAX = 5000;
+
+/** Appends batches of 10 events to `stream` until the log has `chunkCount` chunks. */
+export async function appendUntilChunks(engine: Engine, stream: string, chunkCount: number): Promise<void> {
+  for (let appends = 0; engine.status().chunkCount < chunkCount; appends++) {
+    if (appends === APPENDS_TO_FILL_CHUNKS_MAX) {
+      throw new Error(`${APPENDS_TO_FILL_CHUNKS_MAX} appends of 10 events did not make ${chunkCount} chunks (${engine.status().chunkCount})`);
+    }
+    await engine.append(stream, -2, newEvents(10));
+  }
+}
+
+/** The error the engine stops with, from now on; fails if it does not stop within the deadline. */
+export function fatalError(engine: Engine): Promise<Error> {
+  return withDeadline(new Promise<Error>((resolve) => engine.onFatal(resolve)), 'the engine to stop with a fatal error');
 }
 
 /**

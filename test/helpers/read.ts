@@ -57,6 +57,19 @@ export function titlesOf(feed: JsonFeed): string[] {
   return feed.entries.map((entry) => entry.title);
 }
 
+/** More pages than any test feed has: links that go on past it run in a circle. */
+const LINKED_PAGES_MAX = 1000;
+
+/** The feed at `path` and every feed reached from it by `relation` links, in order, until a page has none. */
+export async function followLinks(node: TestNode, path: string, relation: 'next' | 'previous'): Promise<Array<JsonFeed & { reply: Reply }>> {
+  const pages = [await getFeed(node, path)];
+  for (let next = linksOf(node, pages[0]!.links)[relation]; next !== undefined; next = linksOf(node, pages.at(-1)!.links)[relation]) {
+    if (pages.length === LINKED_PAGES_MAX) throw new Error(`${relation} links from ${path} still go on after ${LINKED_PAGES_MAX} pages`);
+    pages.push(await getFeed(node, next));
+  }
+  return pages;
+}
+
 /** Parses XML, keeping attributes (`@_name`) and always making `entry` and `link` lists. */
 export function parseXml(text: string): Record<string, any> {
   const parser = new XMLParser({

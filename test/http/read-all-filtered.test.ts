@@ -7,7 +7,8 @@ import { formatAllPosition } from '../../src/daemon/http/streams/all-positions.j
 import { FILTER_SCAN_LIMIT } from '../../src/daemon/services/event-filter.js';
 import { newEvents } from '../helpers/engine.js';
 import { startNode } from '../helpers/node.js';
-import { errorCode, get, getFeed, linksOf, parseXml, titlesOf, type JsonFeed } from '../helpers/read.js';
+import { errorCode, followLinks, get, getFeed, linksOf, parseXml, titlesOf, type JsonFeed } from '../helpers/read.js';
+import { pollUntil } from '../helpers/wait.js';
 
 const node = await startNode(t);
 await node.engine.append('order-1', -2, newEvents(2, 'OrderPlaced'));
@@ -19,16 +20,8 @@ const FILTERED = '/streams/%24all/filtered';
 
 /** Every title of a filtered read, newest first, walking `next` links from the head page. */
 async function walkBackward(query: string, count: number): Promise<{ titles: string[]; pages: JsonFeed[] }> {
-  const titles: string[] = [];
-  const pages: JsonFeed[] = [];
-  let path: string | undefined = `${FILTERED}/head/backward/${count}?${query}`;
-  while (path !== undefined) {
-    const page = await getFeed(node, path);
-    pages.push(page);
-    titles.push(...titlesOf(page));
-    path = linksOf(node, page.links).next;
-  }
-  return { titles, pages };
+  const pages: JsonFeed[] = await followLinks(node, `${FILTERED}/head/backward/${count}?${query}`, 'next');
+  return { titles: pages.flatMap(titlesOf), pages };
 }
 
 t.test('by stream prefix: only those streams, with links that keep the filter', async (t) => {
@@ -73,14 +66,9 @@ t.test('paging both ways over a filter visits each accepted event once, in order
   t.equal(pages.length, 3);
   const last = linksOf(node, pages[0].links).last;
   t.equal(last, `${FILTERED}/${formatAllPosition(0)}/forward/2?${query}`);
-  const forward: string[] = [];
-  let page = await getFeed(node, last);
-  for (;;) {
-    forward.push(...titlesOf(page).reverse());
-    const previous = linksOf(node, page.links).previous;
-    if (previous === undefined) break;
-    page = await getFeed(node, previous);
-  }
+  const newer = await followLinks(node, last!, 'previous');
+  const forward = newer.flatMap((feed) => titlesOf(feed).reverse());
+  const page = newer.at(-1)!;
   t.same(forward, [...titles].reverse(), 'forward by previous links: the same events, oldest first');
   t.equal(page.reply.status, 200);
 });
@@ -140,9 +128,8 @@ t.test('a long poll waits past events the filter refuses', async (t) => {
     answered = true;
     return feed;
   });
-  const waitingFor = async (count: number) => {
-    while (node.streams.longPolls.waiting !== count && !answered) await new Promise((resolve) => setTimeout(resolve, 5));
-  };
+  const waitingFor = (count: number) =>
+    pollUntil(`${count} waiting long poll, or the poll's answer`, () => node.streams.longPolls.waiting === count || answered, { intervalMs: 5 });
   await waitingFor(1);
   await node.engine.append('unwatched', -2, newEvents(1));
   await waitingFor(1);
@@ -164,15 +151,9 @@ t.test('a filter matching rarely ends pages early instead of scanning the whole 
   t.ok(next, 'but the page is not the end: it links on');
   const { titles } = await walkBackward(query, 5);
   t.same(titles, ['0@needle'], 'following the links finds it');
-  const forward: string[] = [];
-  let pages = 0;
-  let path: string | undefined = `${FILTERED}/${formatAllPosition(0)}/forward/5?${query}`;
-  while (path !== undefined) {
-    const page = await getFeed(node, path);
-    pages++;
-    forward.push(...titlesOf(page));
-    path = linksOf(node, page.links).previous;
-  }
+  const forwardPages = await followLinks(node, `${FILTERED}/${formatAllPosition(0)}/forward/5?${query}`, 'previous');
+  const forward = forwardPages.flatMap(titlesOf);
+  const pages = forwardPages.length;
   t.same(forward, ['0@needle'], 'forward from the start: found once, and the walk ends');
   t.ok(pages >= 2, `the log is longer than one scan (${pages} pages)`);
 });

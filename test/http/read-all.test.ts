@@ -4,7 +4,7 @@ import t from 'tap';
 import { formatAllPosition } from '../../src/daemon/http/streams/all-positions.js';
 import { newEvents } from '../helpers/engine.js';
 import { startNode } from '../helpers/node.js';
-import { get, getFeed, linksOf, parseXml, titlesOf, type JsonFeed } from '../helpers/read.js';
+import { followLinks, get, getFeed, linksOf, parseXml, titlesOf, type JsonFeed } from '../helpers/read.js';
 
 const node = await startNode(t);
 await node.engine.append('a', -2, newEvents(3));
@@ -51,14 +51,9 @@ t.test('backward from the head, then by next links to the start', async (t) => {
   t.equal(second.reply.headers.get('cache-control'), 'max-age=31536000, private', 'a page behind the head never changes');
   t.equal(linksOf(node, second.links).previous, `${ALL}/${position(4)}/forward/3`, 'previous: just after the newest event (0@b)');
   // On to the start of the log, through the events of the node's first start.
-  const rest: string[] = [];
-  let page = await getFeed(node, linksOf(node, second.links).next);
-  for (;;) {
-    rest.push(...titlesOf(page));
-    const next = linksOf(node, page.links).next;
-    if (next === undefined) break;
-    page = await getFeed(node, next);
-  }
+  const older = await followLinks(node, linksOf(node, second.links).next!, 'next');
+  const rest = older.flatMap(titlesOf);
+  const page = older.at(-1)!;
   t.same(rest, ['0@a', ...startTitles]);
   t.same(Object.keys(linksOf(node, page.links)), ['self', 'first', 'previous', 'metadata'], 'at the start: no last or next');
   const newestFirst = ['4@a', '3@a', '1@b', '0@b', '2@a', '1@a', '0@a', ...startTitles];

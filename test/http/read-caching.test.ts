@@ -6,6 +6,7 @@ import { ADMIN_AUTH } from '../helpers/auth.js';
 import { newEvents } from '../helpers/engine.js';
 import { startNode } from '../helpers/node.js';
 import { ATOM_JSON, get, getFeed, titlesOf } from '../helpers/read.js';
+import { pollUntil } from '../helpers/wait.js';
 
 const node = await startNode(t);
 await node.engine.append('c', -2, newEvents(10));
@@ -14,8 +15,8 @@ const IMMUTABLE = 'max-age=31536000, private';
 const REVALIDATE = 'max-age=0, no-cache, must-revalidate';
 
 /** Resolves once `count` requests are held by long polls (checked every turn of the event loop). */
-async function waiting(count: number): Promise<void> {
-  while (node.streams.longPolls.waiting !== count) await new Promise((resolve) => setImmediate(resolve));
+function waiting(count: number): Promise<void> {
+  return pollUntil(`${count} long polls to be waiting (${node.streams.longPolls.waiting} when the wait began)`, () => node.streams.longPolls.waiting === count);
 }
 
 t.test('pages that cannot change are cacheable for a year, without an ETag', async (t) => {

@@ -6,7 +6,7 @@ import { silentLogger } from '../../src/common/logger.js';
 import { TableIndex } from '../../src/storage/index/table-index.js';
 import type { IndexEntry, StreamHasher, TableIndexOptions } from '../../src/storage/index/types.js';
 import { defaultStreamHasher } from '../../src/storage/stream-hash.js';
-import { randomWords } from '../helpers/random.js';
+import { testRandom, type TestRandom } from '../helpers/random.js';
 
 /** One event record of a pretend log. */
 interface LogRecord {
@@ -50,14 +50,13 @@ function options(directory: string, extra: Partial<TableIndexOptions> = {}): Tab
 }
 
 /** Appends `count` events over `streamCount` streams to the model and the index, committing in small batches. */
-function appendEvents(index: TableIndex, model: IndexModel, count: number, streamCount: number, seed: number): void {
-  const next = randomWords(seed);
+function appendEvents(index: TableIndex, model: IndexModel, count: number, streamCount: number, random: TestRandom): void {
   let written = 0;
   while (written < count) {
-    const batch = Math.min(count - written, 1 + (next() % 5));
+    const batch = Math.min(count - written, 1 + (random.word() % 5));
     let end = 0;
     for (let i = 0; i < batch; i++) {
-      const record = model.append(`stream-${next() % streamCount}`);
+      const record = model.append(`stream-${random.word() % streamCount}`);
       index.add(record.streamName, record.eventNumber, record.logPosition);
       end = record.endPosition;
     }
@@ -81,19 +80,18 @@ function catchUp(index: TableIndex, model: IndexModel): number {
 }
 
 /** Checks range() and descending() of every stream against the model, with some sub-ranges. */
-function checkAgainstModel(t: Test, index: TableIndex, model: IndexModel, seed: number): void {
-  const next = randomWords(seed);
+function checkAgainstModel(t: Test, index: TableIndex, model: IndexModel, random: TestRandom): void {
   let mismatches = 0;
   for (const [streamName, records] of model.streams) {
     const last = records.length - 1;
     const whole = index.range(streamName, 0, last + 10);
     if (JSON.stringify(pairs(whole)) !== JSON.stringify(model.range(streamName, 0, last))) mismatches++;
-    const from = next() % (last + 1);
-    const to = from + (next() % 25);
+    const from = random.word() % (last + 1);
+    const to = from + (random.word() % 25);
     if (JSON.stringify(pairs(index.range(streamName, from, to))) !== JSON.stringify(model.range(streamName, from, to))) mismatches++;
     const descending = pairs(index.descending(streamName));
     if (JSON.stringify(descending) !== JSON.stringify(model.range(streamName, 0, last).reverse())) mismatches++;
-    const before = next() % (last + 2);
+    const before = random.word() % (last + 2);
     const below = pairs(index.descending(streamName, before));
     if (JSON.stringify(below) !== JSON.stringify(model.range(streamName, 0, before - 1).reverse())) mismatches++;
   }
@@ -103,12 +101,13 @@ function checkAgainstModel(t: Test, index: TableIndex, model: IndexModel, seed: 
 }
 
 t.test('thousands of entries across many levels, then a reopen', async (t) => {
+  const random = testRandom(t);
   const directory = t.testdir();
   const model = new IndexModel();
   let index = await TableIndex.open(options(directory));
-  appendEvents(index, model, 4000, 60, 11);
+  appendEvents(index, model, 4000, 60, random);
   // Lookups while flushes and merges are still running in the background.
-  checkAgainstModel(t, index, model, 12);
+  checkAgainstModel(t, index, model, random);
   await index.waitForBackgroundWork();
 
   const stats = index.stats();
@@ -119,7 +118,7 @@ t.test('thousands of entries across many levels, then a reopen', async (t) => {
   t.equal(fileEntries + stats.memTableEntries, 4000, 'every entry is in a file or a memory table');
   t.ok(stats.commitPosition > 0 && stats.commitPosition <= model.log[model.log.length - 1]!.endPosition);
   t.ok(model.log.some((record) => record.endPosition === stats.commitPosition), 'the commit position is a commit boundary');
-  checkAgainstModel(t, index, model, 13);
+  checkAgainstModel(t, index, model, random);
   const fromFiles = index.range('stream-1', 0, 1_000_000);
   t.ok(fromFiles.some((entry) => !entry.exact), 'entries from files are not exact');
 
@@ -131,30 +130,32 @@ t.test('thousands of entries across many levels, then a reopen', async (t) => {
   t.same(index.stats().files, stats.files, 'the same files at the same levels');
   const added = catchUp(index, model);
   t.ok(added < 4000, `only the ${added} records above the commit position are re-added`);
-  checkAgainstModel(t, index, model, 14);
-  appendEvents(index, model, 500, 60, 15);
+  checkAgainstModel(t, index, model, random);
+  appendEvents(index, model, 500, 60, random);
   await index.waitForBackgroundWork();
-  checkAgainstModel(t, index, model, 16);
+  checkAgainstModel(t, index, model, random);
   await index.close();
 });
 
 t.test('maxAutoMergeLevel caps automatic merges', async (t) => {
+  const random = testRandom(t);
   const index = await TableIndex.open(options(t.testdir(), { maxAutoMergeLevel: 1 }));
   const model = new IndexModel();
-  appendEvents(index, model, 1000, 20, 21);
+  appendEvents(index, model, 1000, 20, random);
   await index.waitForBackgroundWork();
   const levels = index.stats().files.map((file) => file.level);
   t.ok(levels.every((level) => level <= 1), 'no file above level 1');
   t.ok(levels.filter((level) => level === 1).length > 2, 'level 1 files accumulate');
-  checkAgainstModel(t, index, model, 22);
+  checkAgainstModel(t, index, model, random);
   await index.close();
 });
 
 t.test('mergeAll leaves one file with the same answers and deletes the old files', async (t) => {
+  const random = testRandom(t);
   const directory = t.testdir();
   const index = await TableIndex.open(options(directory));
   const model = new IndexModel();
-  appendEvents(index, model, 3000, 40, 31);
+  appendEvents(index, model, 3000, 40, random);
   await index.waitForBackgroundWork();
   t.ok(index.stats().files.length > 1, 'several files before');
   const before = new Map([...model.streams.keys()].map((name) => [name, pairs(index.range(name, 0, 10_000))]));
@@ -164,7 +165,7 @@ t.test('mergeAll leaves one file with the same answers and deletes the old files
   t.equal(files.length, 1, 'one file after');
   const after = new Map([...model.streams.keys()].map((name) => [name, pairs(index.range(name, 0, 10_000))]));
   t.same(after, before, 'identical lookup results');
-  checkAgainstModel(t, index, model, 32);
+  checkAgainstModel(t, index, model, random);
 
   const names = (await readdir(directory)).sort();
   t.same(names, [files[0]!.name, `${files[0]!.name}.bloomfilter`, 'indexmap'].sort(), 'only the merged file, its filter and the map remain');
@@ -233,9 +234,10 @@ t.test('a hash collision: files answer by hash (not exact), memory tables by nam
 });
 
 t.test('a tampered indexmap is reported as index corruption', async (t) => {
+  const random = testRandom(t);
   const directory = t.testdir();
   const index = await TableIndex.open(options(directory));
-  appendEvents(index, new IndexModel(), 100, 5, 41);
+  appendEvents(index, new IndexModel(), 100, 5, random);
   await index.waitForBackgroundWork();
   await index.close();
   const path = join(directory, 'indexmap');
@@ -247,9 +249,10 @@ t.test('a tampered indexmap is reported as index corruption', async (t) => {
 });
 
 t.test('an index file with a flipped byte is refused at open unless verification is skipped', async (t) => {
+  const random = testRandom(t);
   const directory = t.testdir();
   const index = await TableIndex.open(options(directory));
-  appendEvents(index, new IndexModel(), 100, 5, 51);
+  appendEvents(index, new IndexModel(), 100, 5, random);
   await index.waitForBackgroundWork();
   const name = index.stats().files[0]!.name;
   await index.close();
@@ -264,9 +267,10 @@ t.test('an index file with a flipped byte is refused at open unless verification
 });
 
 t.test('files the map does not reference are removed at open; foreign files stay', async (t) => {
+  const random = testRandom(t);
   const directory = t.testdir({ 'notes.txt': 'not ours' });
   const index = await TableIndex.open(options(directory));
-  appendEvents(index, new IndexModel(), 50, 5, 61);
+  appendEvents(index, new IndexModel(), 50, 5, random);
   await index.waitForBackgroundWork();
   const kept = index.stats().files.map((file) => file.name);
   await index.close();
@@ -282,9 +286,10 @@ t.test('files the map does not reference are removed at open; foreign files stay
 });
 
 t.test('clear drops every file and memory table and persists an empty map', async (t) => {
+  const random = testRandom(t);
   const directory = t.testdir();
   const index = await TableIndex.open(options(directory));
-  appendEvents(index, new IndexModel(), 300, 10, 71);
+  appendEvents(index, new IndexModel(), 300, 10, random);
   await index.clear();
   t.equal(index.commitPosition, 0);
   t.same(index.stats().files, []);
@@ -299,13 +304,14 @@ t.test('clear drops every file and memory table and persists an empty map', asyn
 });
 
 t.test('a failed background flush is not swallowed: later calls throw it', async (t) => {
+  const random = testRandom(t);
   const directory = t.testdir();
   const errors: object[] = [];
   const logger = { ...silentLogger, error: (object: object) => void errors.push(object), child: () => logger };
   const index = await TableIndex.open(options(directory, { logger }));
   // Fault injection: the directory disappears, so writing the level-0 file fails.
   await rm(directory, { recursive: true });
-  appendEvents(index, new IndexModel(), 12, 3, 81);
+  appendEvents(index, new IndexModel(), 12, 3, random);
   await t.rejects(index.waitForBackgroundWork(), { code: Errors.storageIo.code });
   t.throws(() => index.add('stream-1', 99, 99_999), { code: Errors.storageIo.code }, 'add throws the failure');
   t.throws(() => index.commit(100_000), { code: Errors.storageIo.code }, 'commit throws it');

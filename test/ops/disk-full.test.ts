@@ -5,7 +5,7 @@
  * Mounting needs root, as CI runs.
  */
 import t, { type Test } from 'tap';
-import { execFileSync } from 'node:child_process';
+import { execaSync } from 'execa';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,9 +22,9 @@ const REFUSALS_IN_A_ROW = 5;
 
 function mountTmpfs(t: Test, sizeBytes: number): string {
   const directory = mkdtempSync(join(tmpdir(), 'svcdb-tmpfs-'));
-  execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${sizeBytes}`, 'tmpfs', directory]);
+  execaSync('mount', ['-t', 'tmpfs', '-o', `size=${sizeBytes}`, 'tmpfs', directory]);
   t.teardown(() => {
-    execFileSync('umount', ['-l', directory]);
+    execaSync('umount', ['-l', directory]);
     rmSync(directory, { recursive: true, force: true });
   });
   return directory;
@@ -83,7 +83,7 @@ t.test('a node on a full disk refuses writes with 507, serves reads, takes write
   t.equal(read.status, 200, 'reads go on while the disk is full');
   t.equal(await read.text(), eventBody(0), 'and return what was written');
 
-  execFileSync('mount', ['-o', 'remount,size=64m', directory]);
+  execaSync('mount', ['-o', 'remount,size=64m', directory]);
   for (let i = 0; i < 20; i++) {
     const outcome = await append(first.url, next);
     t.equal(outcome.status, 201, `append ${next} is accepted once space is back`);

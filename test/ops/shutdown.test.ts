@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { Engine } from '../../src/storage/engine.js';
 import { startServer } from '../helpers/cli.js';
+import { withDeadline } from '../helpers/wait.js';
 
 const STREAMS = 8;
 const APPENDS_PER_STREAM_MAX = 400;
@@ -54,11 +55,11 @@ t.test('graceful shutdown under load loses no acknowledged append and leaves no 
 
   const streams = Array.from({ length: STREAMS }, (_, index) => `load-${index}`);
   const appenders = Promise.all(streams.map(appender));
-  await enoughAcks;
+  await withDeadline(enoughAcks, `${ACKS_BEFORE_SHUTDOWN} acknowledged appends`);
   const shutdown = await adminFetch(`${server.url}/admin/shutdown`, { method: 'POST' });
   t.equal(shutdown.status, 200, 'the shutdown request is answered');
-  await appenders;
-  const exit = await server.process.exited;
+  await withDeadline(appenders, 'the appenders to stop once the node stops taking appends');
+  const exit = await withDeadline(server.process.exited, 'svcdb serve to exit after POST /admin/shutdown');
   t.equal(exit.code, 0, 'exit code 0');
   t.ok(server.process.logLines.some((line) => line.msg === 'stopped' && line.clean === true && line.cause === 'request'),
     'a clean stop caused by the request');

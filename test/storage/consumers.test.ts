@@ -2,18 +2,12 @@ import t from 'tap';
 import type { AllPage } from '../../src/storage/reader.js';
 import { LongPollHub } from '../../src/daemon/services/long-poll.js';
 import { newEvent, openEngine, tempDirectory } from '../helpers/engine.js';
+import { pollUntil } from '../helpers/wait.js';
 
 const APPENDERS = 50;
 const APPENDS_EACH = 8;
 
-/** Resolves when `check` holds, polling each turn of the event loop; fails after `deadlineMs`. */
-async function until(what: string, check: () => boolean, deadlineMs = 20_000): Promise<void> {
-  const deadline = Date.now() + deadlineMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
+const until = (what: string, check: () => boolean) => pollUntil(what, check, { intervalMs: 5 });
 
 t.test('a throwing and a stalled consumer never hold up the writer; a healthy one sees every event in order', async (t) => {
   const engine = await openEngine(tempDirectory(t));

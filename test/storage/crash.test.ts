@@ -1,40 +1,44 @@
 import t from 'tap';
-import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
+import { execa } from 'execa';
 import { fileURLToPath } from 'node:url';
 import { crashEventBody, crashEventId } from '../helpers/crash-writer.js';
 import { newEvent, openEngine, tempDirectory } from '../helpers/engine.js';
+import { testRandom } from '../helpers/random.js';
+import { withDeadline } from '../helpers/wait.js';
 
 const CHILD = fileURLToPath(new URL('../helpers/crash-writer.ts', import.meta.url));
 const APPENDERS = 16;
 const ROUNDS = 10;
 
 /** Runs the writer child, kills it with SIGKILL after `acksBeforeKill` acks, returns the acks. */
-function runAndKill(directory: string, acksBeforeKill: number): Promise<Map<string, number>> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, directory, String(APPENDERS)], { stdio: ['ignore', 'pipe', 'pipe'] });
-    const acked = new Map<string, number>();
-    let count = 0;
-    let stderr = '';
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    createInterface({ input: child.stdout }).on('line', (line) => {
-      const [word, stream, last] = line.split(' ');
+async function runAndKill(directory: string, acksBeforeKill: number, seed: number): Promise<Map<string, number>> {
+  const acked = new Map<string, number>();
+  let count = 0;
+  const child = execa(process.execPath, ['--import', 'tsx', CHILD, directory, String(APPENDERS), String(seed)], {
+    stdin: 'ignore',
+    // Each `ack <stream> <last>` line is counted as it arrives; none is kept.
+    stdout: function* (line: unknown) {
+      const [word, stream, last] = String(line).split(' ');
       if (word !== 'ack') return;
-      acked.set(stream, Math.max(acked.get(stream) ?? -1, Number(last)));
+      acked.set(stream!, Math.max(acked.get(stream!) ?? -1, Number(last)));
       if (++count === acksBeforeKill) child.kill('SIGKILL');
-    });
-    child.on('exit', (code, signal) => {
-      if (signal === 'SIGKILL') resolve(acked);
-      else reject(new Error(`child exited with ${code}: ${stderr}`));
-    });
+    },
+    reject: false,
   });
+  const exit = await withDeadline(child, `the writer child to acknowledge ${acksBeforeKill} appends`).catch((error: unknown) => {
+    child.kill('SIGKILL');
+    throw error;
+  });
+  if (exit.signal !== 'SIGKILL') throw new Error(`the writer child exited with ${exit.exitCode} before it was killed: ${exit.stderr}`);
+  return acked;
 }
 
 t.test('SIGKILL under concurrent appends loses nothing acknowledged and invents nothing', async (t) => {
+  const random = testRandom(t);
   const directory = tempDirectory(t);
   const everAcked = new Map<string, number>();
   for (let round = 0; round < ROUNDS; round++) {
-    const acks = await runAndKill(directory, 20 + Math.floor(Math.random() * 600));
+    const acks = await runAndKill(directory, random.integer(20, 619), random.word());
     for (const [stream, last] of acks) everAcked.set(stream, Math.max(everAcked.get(stream) ?? -1, last));
     const engine = await openEngine(directory);
     let problems = 0;

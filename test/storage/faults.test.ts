@@ -2,7 +2,7 @@ import t, { type Test } from 'tap';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Errors } from '../../src/common/errors.js';
-import { newEvent, newEvents, openEngine, tempDirectory } from '../helpers/engine.js';
+import { fatalError, newEvent, newEvents, openEngine, tempDirectory } from '../helpers/engine.js';
 
 /**
  * Fault injection: make the next FileHandle.datasync fail with EIO, as a disk would. The
@@ -28,7 +28,7 @@ t.test('a failed fsync stops the engine: nothing acknowledged, a coded error nam
   const directory = tempDirectory(t);
   const engine = await openEngine(directory);
   await engine.append('before', -1, newEvents(3));
-  const fatal = new Promise<Error>((resolve) => engine.onFatal(resolve));
+  const fatal = fatalError(engine);
   await failNextDatasync(t);
   await t.rejects(engine.append('doomed', -1, [newEvent()]), { code: Errors.storageClosed.code });
   t.match(await fatal, { code: Errors.storageIo.code, details: { operation: 'fsync', file: join(directory, 'db', 'chunk-000000.000000') } });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import type { Engine } from '../../src/storage/engine.js';
 import { newEvents, openEngine } from '../helpers/engine.js';
+import { testSeed } from '../helpers/random.js';
 
 /** The whole behaviour of a stream, kept simply: every id ever written, and its metadata. */
 interface ModelStream {
@@ -136,7 +137,7 @@ t.test('random appends, deletes and metadata match a simple model, before and af
         rmSync(directory, { recursive: true, force: true });
       }
     }),
-    { numRuns: 40 },
+    { numRuns: 40, seed: testSeed(t) },
   );
   t.equal(runs, 40, 'every generated scenario ran and matched');
 });

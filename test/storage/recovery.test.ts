@@ -7,7 +7,7 @@ import { CHUNK_HEADER_BYTES, chunkFileName, decodeChunkHeader } from '../../src/
 import { silentLogger, type Logger } from '../../src/common/logger.js';
 import { readInt64, writeInt64 } from '../../src/storage/int64.js';
 import type { Engine } from '../../src/storage/engine.js';
-import { SMALL, flipByteInFirstChunk, newEvent, newEvents, openEngine, tempDirectory } from '../helpers/engine.js';
+import { SMALL, appendUntilChunks, fatalError, flipByteInFirstChunk, newEvent, newEvents, openEngine, tempDirectory } from '../helpers/engine.js';
 
 const CHUNK = SMALL.chunkSizeBytes;
 const HEADER = 128;
@@ -94,7 +94,7 @@ t.test('truncate.chk cuts the log back, rebuilds the index and resets itself', a
 t.test('truncate.chk on a chunk boundary removes that chunk and everything after', async (t) => {
   const directory = tempDirectory(t);
   let engine = await openEngine(directory);
-  while (engine.status().chunkCount < 3) await engine.append('boundary', -2, newEvents(10));
+  await appendUntilChunks(engine, 'boundary', 3);
   await engine.close();
   writeCheckpoint(directory, 'truncate.chk', CHUNK);
   engine = await openEngine(directory);
@@ -107,7 +107,7 @@ t.test('truncate.chk on a chunk boundary removes that chunk and everything after
 
 async function directoryWithCompletedChunks(directory: string): Promise<void> {
   const engine = await openEngine(directory);
-  while (engine.status().chunkCount < 3) await engine.append('bytes', -2, newEvents(10));
+  await appendUntilChunks(engine, 'bytes', 3);
   await engine.close();
 }
 
@@ -124,7 +124,7 @@ t.test('with verification in the background the engine stops and reports the fil
   await directoryWithCompletedChunks(directory);
   const path = await flipByteInFirstChunk(directory, HEADER + 5000);
   const engine = await openEngine(directory, { verifyChunks: 'background' });
-  const fatal = await new Promise<Error>((resolve) => engine.onFatal(resolve));
+  const fatal = await fatalError(engine);
   t.match(fatal, { code: Errors.storageChunkHash.code, details: { file: path } });
   await t.rejects(engine.append('bytes', -2, [newEvent()]), { code: Errors.storageClosed.code });
   await engine.close();
@@ -135,7 +135,7 @@ t.test('a corrupt record is never served: the read fails with the checksum error
   await directoryWithCompletedChunks(directory);
   const path = await flipByteInFirstChunk(directory, HEADER + 5000);
   const engine = await openEngine(directory, { verifyChunks: 'off' });
-  const fatal = new Promise<Error>((resolve) => engine.onFatal(resolve));
+  const fatal = fatalError(engine);
   t.throws(() => allEventIds(engine), { code: Errors.storageChecksum.code, details: { file: path } });
   t.match(await fatal, { code: Errors.storageChecksum.code }, 'the engine stops');
   t.throws(() => engine.readAllForward(0, 10), { code: Errors.storageClosed.code });
