@@ -91,7 +91,7 @@ export async function backupBenchmarks(): Promise<void> {
   // The disk's writeback state swings single copies by several times, cp's most of all: the best
   // round and the median round are both shown, each compared with the same statistic of its baseline.
   const best = (name: keyof typeof runs) => Math.min(...runs[name]);
-  const median = (name: keyof typeof runs) => [...runs[name]].sort((a, b) => a - b)[Math.floor(ROUNDS / 2)]!;
+  const median = (name: keyof typeof runs) => [...runs[name]].sort((a, b) => a - b)[Math.floor(ROUNDS / 2)];
   const rate = (ms: number) => bytes / MiB / (ms / 1000);
   const rounds = (name: keyof typeof runs) => runs[name].map((ms) => (ms / 1000).toFixed(2)).join(' / ');
   const share = (baseline: keyof typeof runs, name: keyof typeof runs) =>

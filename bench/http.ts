@@ -51,7 +51,7 @@ export async function startServer(args: string[], prefix: string[]): Promise<Ser
   const portLogged = new Promise<number>((resolve) => {
     listening = resolve;
   });
-  const child = execa(command!, rest, {
+  const child = execa(command, rest, {
     cwd: root,
     stdin: 'ignore',
     stderr: 'inherit',

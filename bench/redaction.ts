@@ -31,7 +31,7 @@ function firstEventInChunk(engine: Engine, chunkNumber: number, eventCount: numb
   let high = eventCount;
   while (low < high) {
     const middle = (low + high) >>> 1;
-    if (engine.eventPositions('bench', middle)[0]!.logPosition >= chunkNumber * CHUNK_BYTES) high = middle;
+    if (engine.eventPositions('bench', middle)[0].logPosition >= chunkNumber * CHUNK_BYTES) high = middle;
     else low = middle + 1;
   }
   return low;
@@ -60,7 +60,7 @@ export async function redactionBenchmarks(): Promise<void> {
     spawnSync('sync');
     const copyStart = nowMs();
     const copied = spawnSync('cp', ['-t', mkdtempSync(join(directory, 'copy-')), ...chunkFiles]);
-    if (copied.status !== 0) throw new Error(`cp failed: ${copied.stderr}`);
+    if (copied.status !== 0) throw new Error(`cp failed: ${String(copied.stderr)}`);
     spawnSync('sync');
     const copyMs = nowMs() - copyStart;
 

@@ -56,7 +56,7 @@ t.test('a corrupt line is detected on load and saturated', async (t) => {
   const bytes = Buffer.from(filter.serialize());
   const line = 9;
   const offset = line * BLOOM_LINE_BYTES + 17;
-  bytes[offset] = bytes[offset]! ^ 0x40;
+  bytes[offset] = bytes[offset] ^ 0x40;
 
   const { filter: loaded, corruptLines } = BloomFilter.load(bytes, 'test');
   t.equal(corruptLines, 1, 'exactly the damaged line is reported');
@@ -69,7 +69,7 @@ t.test('a corrupt line is detected on load and saturated', async (t) => {
 t.test('a damaged header or a wrong size is reported as index corruption', async (t) => {
   const bytes = Buffer.from(BloomFilter.create(1024).serialize());
   const header = Buffer.from(bytes);
-  header[8] = header[8]! ^ 1;
+  header[8] = header[8] ^ 1;
   t.throws(() => BloomFilter.load(header, 'f.bloomfilter'), { code: Errors.indexCorrupt.code });
   t.throws(() => BloomFilter.load(bytes.subarray(0, 1000), 'f.bloomfilter'), { code: Errors.indexCorrupt.code });
   t.throws(() => BloomFilter.load(Buffer.concat([bytes, Buffer.alloc(64)]), 'f.bloomfilter'), { code: Errors.indexCorrupt.code });
@@ -104,6 +104,6 @@ t.test('dirty ranges carry exactly the changed pages, with checksums', async (t)
   t.equal(corruptLines, 0, 'pages written back carry valid checksums');
   t.ok(added.every((key) => loaded.mightContain(key)));
   t.same(filter.takeDirtyRuns(), [], 'taken pages are forgotten');
-  t.equal(filter.add(added[0]!), false, 'adding a present hash changes nothing');
+  t.equal(filter.add(added[0]), false, 'adding a present hash changes nothing');
   t.same(filter.takeDirtyRuns(), []);
 });

@@ -116,7 +116,7 @@ t.test('a corrupt line is saturated; a corrupt header rebuilds', async (t) => {
   const original = await readFile(path);
 
   const oneLine = Buffer.from(original);
-  oneLine[64 * 10 + 5] = oneLine[64 * 10 + 5]! ^ 0xff;
+  oneLine[64 * 10 + 5] = oneLine[64 * 10 + 5] ^ 0xff;
   await writeFile(path, oneLine);
   const logger = recordingLogger();
   const patched = await StreamExistenceFilter.open(options(directory, { logger }));
@@ -126,7 +126,7 @@ t.test('a corrupt line is saturated; a corrupt header rebuilds', async (t) => {
   await patched.close();
 
   const header = Buffer.from(original);
-  header[8] = header[8]! ^ 0x01;
+  header[8] = header[8] ^ 0x01;
   await writeFile(path, header);
   const rebuilt = await StreamExistenceFilter.open(options(directory));
   t.equal(rebuilt.checkpoint, -1, 'a bad header starts over');

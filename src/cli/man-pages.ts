@@ -105,7 +105,7 @@ function commandPage(bin: string, command: Command.Loadable, meanings: Map<numbe
     `[\\fIOPTIONS\\fR]${args.length > 0 ? ` ${roff(args.join(' '))}` : ''}`,
   ];
   if (command.description) lines.push('.SH DESCRIPTION', roff(command.description));
-  lines.push(...optionsSection(command.flags as Record<string, Flag>));
+  lines.push(...optionsSection(command.flags));
   const examples = (command.examples ?? []).map((example) => (typeof example === 'string' ? example : example.command));
   if (examples.length > 0) {
     lines.push('.SH EXAMPLES', '.nf');
@@ -161,7 +161,7 @@ export async function renderManPages(root: string): Promise<ManPage[]> {
   const commands = [...config.commands].filter((command) => !command.hidden).sort((a, b) => a.id.localeCompare(b.id));
   const meanings = exitCodeMeanings(root);
   return [
-    overviewPage(config.bin, config.pjson.description ?? '', commands, meanings),
+    overviewPage(config.bin, String(config.pjson.description ?? ''), commands, meanings),
     ...commands.map((command) => commandPage(config.bin, command, meanings)),
     errorsPage(meanings),
   ];

@@ -43,7 +43,7 @@ function define<A extends unknown[]>(
     create: (...args: A) => new SvcError(code, statusCode, format(...args), details?.(...args) ?? {}),
     is: (error: unknown): error is SvcError => error instanceof SvcError && error.code === code,
   };
-  registry.set(code, definition as ErrorDefinition<never>);
+  registry.set(code, definition);
   return definition;
 }
 

@@ -33,8 +33,9 @@ function formatValue(value: unknown): string {
     // pino's error serializer: the type, code and message, without the stack.
     const error = value as { type?: unknown; message?: unknown; stack?: unknown; code?: unknown };
     if (typeof error.message === 'string' && typeof error.stack === 'string') {
-      const code = error.code === undefined ? '' : ` ${String(error.code)}`;
-      return JSON.stringify(`${String(error.type ?? 'Error')}${code}: ${error.message}`);
+      const code = typeof error.code === 'string' || typeof error.code === 'number' ? ` ${error.code}` : '';
+      const type = typeof error.type === 'string' ? error.type : 'Error';
+      return JSON.stringify(`${type}${code}: ${error.message}`);
     }
     return JSON.stringify(value);
   }
@@ -53,7 +54,7 @@ export function prettyLine(line: string, chalk: ChalkInstance): string {
   const fields = Object.entries(record)
     .filter(([key, value]) => !omitted.has(key) && value !== undefined)
     .map(([key, value]) => `${chalk.dim(`${key}=`)}${formatValue(value)}`);
-  const message = String(record.msg ?? '').replace(/\s*\n\s*/g, ' ');
+  const message = (typeof record.msg === 'string' ? record.msg : '').replace(/\s*\n\s*/g, ' ');
   return [chalk.dim(clock(record.time)), level.paint(chalk)(level.name.padEnd(5)), chalk.bold(message), ...fields].join(' ');
 }
 

@@ -59,7 +59,7 @@ export class BloomKey {
     const probes = mix(high, low, 0x5bd1_e995);
     // Double hashing inside the line: first + i·step (mod the bits of a line).
     const first = probes % BITS_PER_LINE;
-    const step = STEPS[(probes >>> 24) % STEPS.length]!;
+    const step = STEPS[(probes >>> 24) % STEPS.length];
     for (let probe = 0; probe < PROBES; probe++) this.bits[probe] = (first + probe * step) % BITS_PER_LINE;
     return this;
   }
@@ -180,10 +180,10 @@ export class BloomFilter {
     const bits = key.bits;
     let changed = false;
     for (let probe = 0; probe < PROBES; probe++) {
-      const bit = bits[probe]!;
+      const bit = bits[probe];
       const offset = lineOffset + (bit >>> 3);
       const mask = 1 << (bit & 7);
-      const current = this.bytes[offset]!;
+      const current = this.bytes[offset];
       if ((current & mask) === 0) {
         this.bytes[offset] = current | mask;
         changed = true;
@@ -198,8 +198,8 @@ export class BloomFilter {
     const lineOffset = this.lineOffsetOf(key);
     const bits = key.bits;
     for (let probe = 0; probe < PROBES; probe++) {
-      const bit = bits[probe]!;
-      if ((this.bytes[lineOffset + (bit >>> 3)]! & (1 << (bit & 7))) === 0) return false;
+      const bit = bits[probe];
+      if ((this.bytes[lineOffset + (bit >>> 3)] & (1 << (bit & 7))) === 0) return false;
     }
     return true;
   }

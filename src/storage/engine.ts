@@ -16,7 +16,7 @@ import {
   originalStreamOf, metadataProblem, type StreamMetadata,
 } from './stream-metadata.js';
 import type { TransactionLog } from './transaction-log.js';
-import { recover, type Checkpoints, type Recovered } from './recovery.js';
+import { checkpointList, recover, type Checkpoints, type Recovered } from './recovery.js';
 import { Writer, type CommittedWrite, type NewEvent, type WriteResult } from './writer.js';
 import type { EngineStatistics } from './engine-stats.js';
 import { randomUUID } from 'node:crypto';
@@ -542,7 +542,7 @@ export class Engine {
     await this.index.close();
     if (!failed) await this.existence.close();
     await this.log.close();
-    for (const checkpoint of Object.values(this.checkpoints)) await checkpoint.close();
+    for (const checkpoint of checkpointList(this.checkpoints)) await checkpoint.close();
     this.lock.release();
     this.state = 'closed';
   }

@@ -25,7 +25,7 @@ export class PositionMap {
     const logicals = new Float64Array(entries.length);
     const physicals = new Uint32Array(entries.length);
     entries.forEach((entry, i) => {
-      if (i > 0 && entry.logical <= entries[i - 1]!.logical) throw new TypeError('position map entries must ascend by logical offset');
+      if (i > 0 && entry.logical <= entries[i - 1].logical) throw new TypeError('position map entries must ascend by logical offset');
       logicals[i] = entry.logical;
       physicals[i] = entry.physical;
     });
@@ -38,7 +38,7 @@ export class PositionMap {
     const entries: MappedRecord[] = [];
     for (let offset = 0; offset < bytes.length; offset += POSITION_MAP_ENTRY_BYTES) {
       const entry = { physical: bytes.readUInt32LE(offset), logical: readInt64(bytes, offset + 4) };
-      if (entries.length > 0 && entry.logical <= entries[entries.length - 1]!.logical) return 'position map entries do not ascend';
+      if (entries.length > 0 && entry.logical <= entries[entries.length - 1].logical) return 'position map entries do not ascend';
       entries.push(entry);
     }
     return PositionMap.fromEntries(entries);
@@ -47,8 +47,8 @@ export class PositionMap {
   encode(): Buffer {
     const bytes = Buffer.alloc(this.size * POSITION_MAP_ENTRY_BYTES);
     for (let i = 0; i < this.size; i++) {
-      bytes.writeUInt32LE(this.physicals[i]!, i * POSITION_MAP_ENTRY_BYTES);
-      writeInt64(bytes, i * POSITION_MAP_ENTRY_BYTES + 4, this.logicals[i]!);
+      bytes.writeUInt32LE(this.physicals[i], i * POSITION_MAP_ENTRY_BYTES);
+      writeInt64(bytes, i * POSITION_MAP_ENTRY_BYTES + 4, this.logicals[i]);
     }
     return bytes;
   }
@@ -58,7 +58,7 @@ export class PositionMap {
   }
 
   entry(index: number): MappedRecord {
-    return { logical: this.logicals[index]!, physical: this.physicals[index]! };
+    return { logical: this.logicals[index], physical: this.physicals[index] };
   }
 
   /** The index of the first entry at or after `logical`; `size` when there is none. */
@@ -67,7 +67,7 @@ export class PositionMap {
     let high = this.logicals.length;
     while (low < high) {
       const middle = (low + high) >>> 1;
-      if (this.logicals[middle]! < logical) low = middle + 1;
+      if (this.logicals[middle] < logical) low = middle + 1;
       else high = middle;
     }
     return low;

@@ -32,6 +32,11 @@ export interface Recovered {
   close(): Promise<void>;
 }
 
+/** Every checkpoint, to close them all. */
+export function checkpointList({ writer, chaser, epoch, proposal, truncate }: Checkpoints): Checkpoint[] {
+  return [writer, chaser, epoch, proposal, truncate];
+}
+
 function openCheckpoints(dbPath: string): Checkpoints {
   return {
     writer: Checkpoint.open(dbPath, CheckpointName.writer, 0, true),
@@ -90,7 +95,7 @@ export async function recover(options: ResolvedEngineOptions, logger: Logger): P
   };
   try {
     const checkpoints = openCheckpoints(options.dbPath);
-    opened.push(...Object.values(checkpoints));
+    opened.push(...checkpointList(checkpoints));
     const logOptions: LogOpenOptions = {
       dbPath: options.dbPath, chunkSizeBytes: databaseChunkSize(options, logger), cachedChunksMax: options.cachedChunksMax, logger,
     };

@@ -1,6 +1,6 @@
 import { readdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { Errors, isSvcError } from '../common/errors.js';
+import { Errors } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
 import { Chunk, type FrameLocation } from './chunk.js';
 import { chunkFileName, parseChunkFileName, type ChunkHeader } from './chunk-format.js';

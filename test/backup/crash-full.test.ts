@@ -18,11 +18,11 @@ t.test('a full backup over an earlier one, killed part way, leaves a restorable 
   const steps = changes.flatMap((change, index) => {
     const wanted = (change.startsWith('placed') && change.includes('/db/')) || change.startsWith('removed');
     return wanted ? [index + 1] : [];
-  }).filter((step, position, all) => !changes[step - 1]!.startsWith('removed') || !changes[all[position - 1]! - 1]?.startsWith('removed'));
+  }).filter((step, position, all) => !changes[step - 1].startsWith('removed') || !changes[all[position - 1] - 1]?.startsWith('removed'));
   t.ok(steps.length >= 8, `${steps.length} steps: every chunk and checkpoint put in place, and the first deletion`);
 
   for (const step of steps) {
-    await t.test(`killed after change ${step}: ${changes[step - 1]!.replace(directory, '')}`, async (t) => {
+    await t.test(`killed after change ${step}: ${changes[step - 1].replace(directory, '')}`, async (t) => {
       const folder = join(directory, `killed-${step}`);
       cpSync(base, folder, { recursive: true });
       const child = new CliProcess(['backup', folder, ...dataArgs(directory)], { env: { SVC_TEST_BACKUP_STOP_AFTER: String(step) } });

@@ -41,8 +41,8 @@ t.test('a differential backup killed at any step leaves a restorable backup, and
   // The last change before the new log is committed, and the commit: a child verifies these.
   const committing = (change: string) => change.endsWith('/db/chaser.chk') || change.endsWith('/db/proposal.chk');
   for (const step of steps) {
-    const change = changes[step - 1]!;
-    await t.test(`killed after change ${step}: ${changes[step - 1]!.replace(directory, '')}`, async (t) => {
+    const change = changes[step - 1];
+    await t.test(`killed after change ${step}: ${changes[step - 1].replace(directory, '')}`, async (t) => {
       const folder = join(directory, `killed-${step}`);
       cpSync(base, folder, { recursive: true });
       const child = new CliProcess(['backup', folder, '--differential', ...dataArgs(directory)], {

@@ -54,8 +54,8 @@ t.test('restore of a backup taken while the last chunk was being written cuts th
   const backup = await runJson<BackupJson>(['backup', destination, ...dataArgs(join(directory, 'source'))]);
   t.equal(backup.code, 0, `backup exits 0 ${backup.exit.stderr}`);
   await load.stop();
-  const chaser = backup.json.checkpoints[CheckpointName.chaser]!;
-  t.comment(`the backup holds ${backup.json.checkpoints[CheckpointName.writer]! - chaser} bytes of log past chaser.chk`);
+  const chaser = backup.json.checkpoints[CheckpointName.chaser];
+  t.comment(`the backup holds ${backup.json.checkpoints[CheckpointName.writer] - chaser} bytes of log past chaser.chk`);
 
   const restore = await runJson<RestoreJson>(['restore', destination, ...dataArgs(join(directory, 'restored'))]);
   t.equal(restore.code, 0, `restore exits 0 ${restore.exit.stderr}`);
@@ -83,7 +83,7 @@ t.test('restore cuts the log back to chaser.chk when the backup holds writes pas
   const destination = join(directory, 'backup');
   const backup = await runJson<BackupJson>(['backup', destination, ...dataArgs(source)]);
   t.equal(backup.code, 0, `backup exits 0 ${backup.exit.stderr}`);
-  t.ok(backup.json.checkpoints[CheckpointName.writer]! > cut, 'the backup holds writes past chaser.chk');
+  t.ok(backup.json.checkpoints[CheckpointName.writer] > cut, 'the backup holds writes past chaser.chk');
   t.match(backup.json.warnings.join('\n'), /chaser\.chk \(\d+\) stayed below \d+ \(the node is not running\)/, 'the backup says how far a restore reaches');
 
   const restore = await runJson<RestoreJson>(['restore', destination, ...dataArgs(join(directory, 'restored'))]);

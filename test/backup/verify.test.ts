@@ -21,7 +21,7 @@ function flipByte(path: string, offset: number): void {
   const fd = openSync(path, 'r+');
   try {
     const byte = Buffer.alloc(1);
-    byte[0] = readFileSync(path)[offset]! ^ 0x5a;
+    byte[0] = readFileSync(path)[offset] ^ 0x5a;
     writeSync(fd, byte, 0, 1, offset);
   } finally {
     closeSync(fd);
@@ -80,10 +80,10 @@ t.test('backup verify', async (t) => {
 
   await t.test('a corrupted byte in a completed chunk is found', async (t) => {
     const [problem] = await damaged(t, 'bad-chunk', (copy) => {
-      flipByte(join(copy, 'db', chunks[1]!), CHUNK_HEADER_BYTES + 1000);
+      flipByte(join(copy, 'db', chunks[1]), CHUNK_HEADER_BYTES + 1000);
       return `db/${chunks[1]}`;
     });
-    t.match(problem!.problem, /hash mismatch/);
+    t.match(problem.problem, /hash mismatch/);
   });
 
   await t.test('a corrupted record in the ongoing last chunk is found', async (t) => {
@@ -91,13 +91,13 @@ t.test('backup verify', async (t) => {
       flipByte(join(copy, 'db', chunks.at(-1)!), CHUNK_HEADER_BYTES + 20);
       return `db/${chunks.at(-1)}`;
     });
-    t.match(problem!.problem, /checksum|corrupt/);
+    t.match(problem.problem, /checksum|corrupt/);
   });
 
   await t.test('a corrupted index file is found', async (t) => {
     await damaged(t, 'bad-index', (copy) => {
       const map = parseIndexMap(readFileSync(join(copy, 'index', 'indexmap'), 'latin1'), 'indexmap');
-      const file = map.files[0]!.id;
+      const file = map.files[0].id;
       t.ok(readdirSync(join(copy, 'index')).filter(isIndexDataFile).includes(file), 'the map lists a file the backup has');
       flipByte(join(copy, 'index', file), 200);
       return `index/${file}`;

@@ -143,7 +143,7 @@ export async function checkRestoredNode(t: Test, restored: Engine, source: Engin
     const original = readStream(source, stream);
     if (copy.length < acknowledgedCount) missing += acknowledgedCount - copy.length;
     copy.forEach((event, number) => {
-      const same = event.eventNumber === number && event.eventId === original[number]?.eventId && event.data.equals(original[number]!.data);
+      const same = event.eventNumber === number && event.eventId === original[number]?.eventId && event.data.equals(original[number].data);
       if (!same) different++;
     });
   }

@@ -58,6 +58,8 @@ export class CliProcess {
     if (!existsSync(compiledCommands)) {
       throw new Error(`${compiledCommands} is missing: run \`npm run build\` (npm test does) before these tests`);
     }
+    // execa's transforms are called with their own `this`: they reach the process object by name.
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
     const cli = this;
     this.child = execa(process.execPath, [cliPath, ...args], {
       cwd: options.cwd ?? repositoryRoot,
@@ -80,7 +82,7 @@ export class CliProcess {
       forceKillAfterDelay: false,
     });
     this.exited = this.child.then((result) => {
-      this.exit = { code: result.exitCode ?? null, signal: (result.signal ?? null) as NodeJS.Signals | null, stdout: this.stdout, stderr: this.stderr };
+      this.exit = { code: result.exitCode ?? null, signal: (result.signal ?? null), stdout: this.stdout, stderr: this.stderr };
       for (const waiter of this.waiters) waiter.reject(this.exitedBeforeError());
       this.waiters = [];
       return this.exit;

@@ -53,7 +53,7 @@ function appendRequest(events: SentEvent[], expectedVersion: number, asBatch: bo
   const expected = { 'svc-expectedversion': String(expectedVersion) };
   if (!asBatch) {
     const [event] = events;
-    return { headers: { ...expected, 'content-type': 'application/json', 'svc-eventid': event!.eventId, 'svc-eventtype': event!.eventType }, body: event!.data };
+    return { headers: { ...expected, 'content-type': 'application/json', 'svc-eventid': event.eventId, 'svc-eventtype': event.eventType }, body: event.data };
   }
   // A string holding JSON is stored as that string's bytes, not parsed and written again.
   const document = events.map((event) => ({

@@ -94,7 +94,7 @@ export class StreamLedger {
     let eventNumber = this.durable.length;
     while (eventNumber < events.length) {
       const batch = this.sent.get(eventNumber);
-      if (!batch) return [...problems, `${this.streamName}/${eventNumber} (${events[eventNumber]!.eventId}) was never sent at that number`];
+      if (!batch) return [...problems, `${this.streamName}/${eventNumber} (${events[eventNumber].eventId}) was never sent at that number`];
       batch.events.forEach((expected, offset) => {
         const difference = differenceFrom(events[eventNumber + offset], expected);
         if (difference) problems.push(`${this.streamName}/${eventNumber + offset}, event ${offset} of a batch of ${batch.events.length}, is ${difference}`);

@@ -21,7 +21,7 @@ export type Counts = Map<string, number>;
 /** Appends until the log has `chunks` chunks, then merges the index files (so a backup has some to delete). */
 export async function appendUntilChunks(directory: string, chunks: number): Promise<void> {
   const engine = await openEngine(directory, ENGINE);
-  for (let round = 0; engine.status().chunkCount < chunks; round++) await engine.append(STREAMS[round % STREAMS.length]!, -2, newEvents(10));
+  for (let round = 0; engine.status().chunkCount < chunks; round++) await engine.append(STREAMS[round % STREAMS.length], -2, newEvents(10));
   await engine.mergeIndexes();
   await engine.settleIndex();
   await engine.close();

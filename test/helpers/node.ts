@@ -59,7 +59,12 @@ export async function startNode(t: Test, options: TestNodeOptions = {}): Promise
   return { url: `http://127.0.0.1:${port}`, engine, streams, security };
 }
 
+/** A body for fetch: bytes as a plain Uint8Array view of them (fetch's types take no Buffer). */
+export function requestBody(body: string | Buffer): string | Uint8Array<ArrayBuffer> {
+  return typeof body === 'string' ? body : new Uint8Array(body.buffer as ArrayBuffer, body.byteOffset, body.length);
+}
+
 /** A raw single-event append with the usual headers, as the default admin unless they say otherwise. */
 export function postEvent(url: string, body: string | Buffer, headers: Record<string, string>): Promise<Response> {
-  return adminFetch(url, { method: 'POST', body, headers, redirect: 'manual' });
+  return adminFetch(url, { method: 'POST', body: requestBody(body), headers, redirect: 'manual' });
 }

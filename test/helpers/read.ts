@@ -63,7 +63,7 @@ const LINKED_PAGES_MAX = 1000;
 /** The feed at `path` and every feed reached from it by `relation` links, in order, until a page has none. */
 export async function followLinks(node: TestNode, path: string, relation: 'next' | 'previous'): Promise<Array<JsonFeed & { reply: Reply }>> {
   const pages = [await getFeed(node, path)];
-  for (let next = linksOf(node, pages[0]!.links)[relation]; next !== undefined; next = linksOf(node, pages.at(-1)!.links)[relation]) {
+  for (let next = linksOf(node, pages[0].links)[relation]; next !== undefined; next = linksOf(node, pages.at(-1)!.links)[relation]) {
     if (pages.length === LINKED_PAGES_MAX) throw new Error(`${relation} links from ${path} still go on after ${LINKED_PAGES_MAX} pages`);
     pages.push(await getFeed(node, next));
   }

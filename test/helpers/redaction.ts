@@ -55,10 +55,10 @@ export function completedEvents(engine: Engine, perStream: number): EventReferen
   const picked: EventReference[] = [];
   for (const stream of REDACTION_STREAMS) {
     const events = engine.readStreamForward(stream, 0, 4096).events;
-    const completed = events.filter((event) => engine.eventPositions(stream, event.eventNumber)[0]!.isCompleted);
+    const completed = events.filter((event) => engine.eventPositions(stream, event.eventNumber)[0].isCompleted);
     const step = Math.max(1, Math.floor(completed.length / perStream));
     for (let i = 0; i < completed.length && picked.length < perStream * REDACTION_STREAMS.length; i += step) {
-      picked.push({ streamName: stream, eventNumber: completed[i]!.eventNumber });
+      picked.push({ streamName: stream, eventNumber: completed[i].eventNumber });
     }
   }
   return picked;

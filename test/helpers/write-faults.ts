@@ -54,7 +54,7 @@ function siteOf(stack: string | undefined): string {
     if (line.includes('/src/storage/file-write.ts')) continue;
     const match = /at (?:async )?(\S+) \(.*\/src\/([^:]+)/.exec(line) ?? /at .*\/src\/([^:]+)/.exec(line);
     if (match && match.length === 3) return `${match[2]}:${match[1]}`;
-    if (match) return match[1]!;
+    if (match) return match[1];
   }
   return 'outside src';
 }

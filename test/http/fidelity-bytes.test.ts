@@ -5,7 +5,7 @@
 import t from 'tap';
 import { randomUUID } from 'node:crypto';
 import { adminFetch } from '../helpers/auth.js';
-import { startNode, type TestNode } from '../helpers/node.js';
+import { requestBody, startNode, type TestNode } from '../helpers/node.js';
 
 const DATA = '{"n":123123123123123123,  "f":1.0, "s":"\\u00e9"}';
 const METADATA = '{ "$r" : "role", "big": 9223372036854775807 }';
@@ -101,7 +101,7 @@ t.test('metadata writes: not JSON is stored raw (not JSON), empty is empty metad
 t.test('embed=body and tryharder carry the text of non-JSON data and metadata; binary that is not UTF-8 is left out', async (t) => {
   const node = await startNode(t);
   const post = (body: string | Buffer, type: string) => adminFetch(`${node.url}/streams/text`, {
-    method: 'POST', body, headers: { 'content-type': type, 'svc-eventtype': 'T', 'svc-eventid': randomUUID() },
+    method: 'POST', body: requestBody(body), headers: { 'content-type': type, 'svc-eventtype': 'T', 'svc-eventid': randomUUID() },
   });
   await post('plain text é', 'application/octet-stream');
   await post('{"looks":"like json"}', 'application/octet-stream');

@@ -66,7 +66,7 @@ t.test('paging both ways over a filter visits each accepted event once, in order
   t.equal(pages.length, 3);
   const last = linksOf(node, pages[0].links).last;
   t.equal(last, `${FILTERED}/${formatAllPosition(0)}/forward/2?${query}`);
-  const newer = await followLinks(node, last!, 'previous');
+  const newer = await followLinks(node, last, 'previous');
   const forward = newer.flatMap((feed) => titlesOf(feed).reverse());
   const page = newer.at(-1)!;
   t.same(forward, [...titles].reverse(), 'forward by previous links: the same events, oldest first');

@@ -23,7 +23,7 @@ await node.engine.append('ev', -2, [
 ]);
 
 t.test('no Accept (or */*): the Atom entry in XML, with the content of a JSON event', async (t) => {
-  for (const headers of [{}, { accept: '*/*' }, { accept: ATOM_XML }]) {
+  for (const headers of [{}, { accept: '*/*' }, { accept: ATOM_XML }] as Array<Record<string, string>>) {
     const reply = await get(node, '/streams/ev/0', headers);
     t.equal(reply.status, 200);
     t.equal(reply.headers.get('content-type'), 'application/atom+xml; charset=utf-8');

@@ -107,7 +107,7 @@ t.test('a byte flipped anywhere in a file fails verification', async (t) => {
   const original = await readFile(path);
   for (const offset of [0, 130, original.length - 200, original.length - 100, original.length - 1]) {
     const bytes = Buffer.from(original);
-    bytes[offset] = bytes[offset]! ^ 0x10;
+    bytes[offset] = bytes[offset] ^ 0x10;
     await writeFile(path, bytes);
     await t.rejects(IndexFile.open(directory, file.id, { verify: true, logger: silentLogger }), { code: Errors.indexCorrupt.code }, `flip at ${offset}`);
   }

@@ -37,7 +37,7 @@ t.test('any change to the text is caught by the checksum', async (t) => {
 });
 
 t.test('a well-checksummed map with bad content is still refused', async (t) => {
-  const withDuplicate = serializeIndexMap({ ...map, files: [map.files[0]!, map.files[0]!] });
+  const withDuplicate = serializeIndexMap({ ...map, files: [map.files[0], map.files[0]] });
   t.throws(() => parseIndexMap(withDuplicate, 'indexmap'), { code: Errors.indexCorrupt.code }, 'a file listed twice');
   const badName = serializeIndexMap({ ...map, files: [{ level: 0, commitPosition: 1, id: '../../etc/passwd' }] });
   t.throws(() => parseIndexMap(badName, 'indexmap'), { code: Errors.indexCorrupt.code }, 'a file name that is not an index file');

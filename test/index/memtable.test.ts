@@ -68,8 +68,8 @@ t.test('the radix sort orders streams by unsigned (high, low) like a comparison 
   const ids = await table.sortedStreamIds();
   let ordered = true;
   for (let index = 1; index < ids.length; index++) {
-    const a = ids[index - 1]!;
-    const b = ids[index]!;
+    const a = ids[index - 1];
+    const b = ids[index];
     if ((table.hashHigh(a) - table.hashHigh(b) || table.hashLow(a) - table.hashLow(b)) > 0) ordered = false;
   }
   t.ok(ordered, '60,000 streams in hash order');

@@ -36,7 +36,7 @@ function xxHash32Bytes(bytes: Buffer, seed: number): number {
     hash = Math.imul(rotl((hash + Math.imul(word(bytes, offset), P3)) | 0, 17), P4);
   }
   for (; offset < bytes.length; offset++) {
-    hash = Math.imul(rotl((hash + Math.imul(bytes[offset]!, P5)) | 0, 11), P1);
+    hash = Math.imul(rotl((hash + Math.imul(bytes[offset], P5)) | 0, 11), P1);
   }
   hash ^= hash >>> 15;
   hash = Math.imul(hash, P2);
@@ -56,7 +56,7 @@ function murmur3Bytes(bytes: Buffer, seed: number): number {
     hash = (Math.imul(rotl(hash, 13), 5) + 0xe6546b64) | 0;
   }
   let tail = 0;
-  for (let i = bytes.length - 1; i >= offset; i--) tail = (tail << 8) | bytes[i]!;
+  for (let i = bytes.length - 1; i >= offset; i--) tail = (tail << 8) | bytes[i];
   if (bytes.length > offset) hash ^= scramble(tail);
   hash ^= bytes.length;
   hash ^= hash >>> 16;

@@ -116,7 +116,7 @@ t.test('thousands of entries across many levels, then a reopen', async (t) => {
   t.equal(new Set(levels).size, levels.length, 'after the merges no level holds two files');
   const fileEntries = stats.files.reduce((sum, file) => sum + file.entries, 0);
   t.equal(fileEntries + stats.memTableEntries, 4000, 'every entry is in a file or a memory table');
-  t.ok(stats.commitPosition > 0 && stats.commitPosition <= model.log[model.log.length - 1]!.endPosition);
+  t.ok(stats.commitPosition > 0 && stats.commitPosition <= model.log[model.log.length - 1].endPosition);
   t.ok(model.log.some((record) => record.endPosition === stats.commitPosition), 'the commit position is a commit boundary');
   checkAgainstModel(t, index, model, random);
   const fromFiles = index.range('stream-1', 0, 1_000_000);
@@ -168,9 +168,9 @@ t.test('mergeAll leaves one file with the same answers and deletes the old files
   checkAgainstModel(t, index, model, random);
 
   const names = (await readdir(directory)).sort();
-  t.same(names, [files[0]!.name, `${files[0]!.name}.bloomfilter`, 'indexmap'].sort(), 'only the merged file, its filter and the map remain');
+  t.same(names, [files[0].name, `${files[0].name}.bloomfilter`, 'indexmap'].sort(), 'only the merged file, its filter and the map remain');
   const map = await readFile(join(directory, 'indexmap'), 'latin1');
-  t.match(map, `,${files[0]!.name}\n`, 'the map lists the merged file');
+  t.match(map, `,${files[0].name}\n`, 'the map lists the merged file');
   await index.close();
 });
 
@@ -254,11 +254,11 @@ t.test('an index file with a flipped byte is refused at open unless verification
   const index = await TableIndex.open(options(directory));
   appendEvents(index, new IndexModel(), 100, 5, random);
   await index.waitForBackgroundWork();
-  const name = index.stats().files[0]!.name;
+  const name = index.stats().files[0].name;
   await index.close();
   const path = join(directory, name);
   const bytes = await readFile(path);
-  bytes[128 + 24 * 3 + 10] = bytes[128 + 24 * 3 + 10]! ^ 0x01;
+  bytes[128 + 24 * 3 + 10] = bytes[128 + 24 * 3 + 10] ^ 0x01;
   await writeFile(path, bytes);
   await t.rejects(TableIndex.open(options(directory)), { code: Errors.indexCorrupt.code, details: { file: path } });
   const unverified = await TableIndex.open(options(directory, { skipIndexVerify: true }));

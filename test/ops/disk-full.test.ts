@@ -100,8 +100,8 @@ t.test('a node on a full disk refuses writes with 507, serves reads, takes write
   const engine = await openEngine(directory, { chunkSizeBytes: 1048576 });
   const events = engine.readStreamForward(STREAM, 0, 4096).events;
   t.equal(events.length, acknowledged.length, 'the stream holds exactly the acknowledged events');
-  const intact = events.every((event, i) => event.eventNumber === i && event.eventId === eventId(acknowledged[i]!) &&
-    event.data.toString() === eventBody(acknowledged[i]!));
+  const intact = events.every((event, i) => event.eventNumber === i && event.eventId === eventId(acknowledged[i]) &&
+    event.data.toString() === eventBody(acknowledged[i]));
   t.ok(intact, 'in order, each with its id and data');
   await engine.close();
 });

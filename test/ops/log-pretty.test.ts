@@ -24,6 +24,7 @@ t.test('each level has its name; text that is not a record is kept as it is', as
   const names = [10, 20, 30, 40, 50, 60].map((level) => prettyLine(JSON.stringify({ level, time, msg: 'm' }), plain).split(' ')[1]);
   t.same(names, ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'FATAL']);
   t.equal(prettyLine('not json\n', plain), 'not json');
+  // eslint-disable-next-line no-control-regex -- the escape that starts a colour
   t.match(prettyLine(JSON.stringify({ level: 40, time, msg: 'm' }), new Chalk({ level: 1 })), /\u001b\[33mWARN/, 'WARN in yellow when colours are on');
 });
 

@@ -28,8 +28,8 @@ const DEADLINE_MS = 30_000;
 function spawnChild(path: string, args: string[]): ChildProcess & { output: () => string } {
   const child = spawn(process.execPath, ['--import', 'tsx', path, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
-  child.stdout!.on('data', (part) => (output += part));
-  child.stderr!.on('data', (part) => (output += part));
+  child.stdout.on('data', (part) => (output += part));
+  child.stderr.on('data', (part) => (output += part));
   return Object.assign(child, { output: () => output });
 }
 

@@ -83,10 +83,10 @@ t.test('a cache hit reads no user and runs no scrypt; a change drops the cache',
 
 t.test('concurrent requests with the same new credentials share one verification', async (t) => {
   const { authenticator, lookups } = await countingAuthenticator(t, [{ login: 'fay', password: 'pw' }]);
-  const principals = await Promise.all(Array.from({ length: 20 }, () => authenticator.authenticate(basicAuth('fay', 'pw'))));
+  const principals = await Promise.all(Array.from({ length: 20 }, async () => authenticator.authenticate(basicAuth('fay', 'pw'))));
   t.equal(lookups(), 1, 'one verification for twenty requests');
   t.ok(principals.every((principal) => principal.name === 'fay'));
-  const wrong = await Promise.allSettled(Array.from({ length: 5 }, () => authenticator.authenticate(basicAuth('fay', 'nope'))));
+  const wrong = await Promise.allSettled(Array.from({ length: 5 }, async () => authenticator.authenticate(basicAuth('fay', 'nope'))));
   t.ok(wrong.every((result) => result.status === 'rejected'), 'a shared failed verification fails every request');
   await t.rejects(Promise.resolve().then(() => authenticator.authenticate(basicAuth('fay', 'nope'))), { code: 'SVCDB_ERR_AUTH_CREDENTIALS_INVALID' },
     'and is not remembered: the next request is verified again');
@@ -182,7 +182,7 @@ t.test('a source past its failures is refused before any hash, cached credential
   const proven = {};
   await authenticator.authenticate(kim, proven, '10.0.0.1');
   // The connection remembers the header from its next request on, answered from the cache.
-  authenticator.authenticate(kim, proven, '10.0.0.1');
+  void authenticator.authenticate(kim, proven, '10.0.0.1');
   for (const guess of ['a', 'b']) {
     await t.rejects(Promise.resolve().then(() => authenticator.authenticate(basicAuth('kim', guess), {}, '10.0.0.1')), { code: 'SVCDB_ERR_AUTH_CREDENTIALS_INVALID' });
   }

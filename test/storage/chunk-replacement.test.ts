@@ -95,7 +95,7 @@ t.test('a chunk rewritten without some records, and two chunks merged into one, 
   const reopened = await openEngine(directory);
   t.same(snapshot(reopened), before, 'and after a restart, which verifies every chunk hash');
   await reopened.append('alpha', -2, newEvents(5));
-  t.equal(reopened.readStreamBackward('alpha', -1, 1).events[0]!.eventNumber, (before as { streams: Array<{ forward: unknown[] }> }).streams[0]!.forward.length + 4);
+  t.equal(reopened.readStreamBackward('alpha', -1, 1).events[0].eventNumber, (before as { streams: Array<{ forward: unknown[] }> }).streams[0].forward.length + 4);
 });
 
 t.test('a rewritten chunk with a bad hash, a changed record or a moved record is refused and changes nothing', async (t) => {
@@ -118,10 +118,10 @@ t.test('a rewritten chunk with a bad hash, a changed record or a moved record is
   await attempt('bad-hash', source.records, (bytes) => (bytes[300] ^= 0xff));
   const changed = source.records.map((record) => ({ ...record, frame: Buffer.from(record.frame) }));
   const victim = changed.findIndex((record) => decodeRecord(record.frame, 0).kind === RecordKind.event);
-  const event = decodeRecord(changed[victim]!.frame, 0) as EventRecord;
+  const event = decodeRecord(changed[victim].frame, 0) as EventRecord;
   const altered = Buffer.from(event.data);
   altered[0] = altered[0] === 0x7b ? 0x5b : 0x7b;
-  encodeEventRecord(changed[victim]!.frame, 0, { ...event, data: altered });
+  encodeEventRecord(changed[victim].frame, 0, { ...event, data: altered });
   await attempt('changed-record', changed);
   const moved = source.records.map((record, i) => (i === victim ? { ...record, logical: record.logical + 1 } : record));
   await attempt('moved-record', moved);

@@ -31,7 +31,7 @@ t.test('a throwing and a stalled consumer never hold up the writer; a healthy on
     for (let i = 0; i < APPENDS_EACH; i++) {
       const event = newEvent('Appended', { appender, i });
       await engine.append(`appender-${appender}`, i - 1, [event]);
-      written[appender]!.push(event.eventId);
+      written[appender].push(event.eventId);
     }
   }));
   t.equal(outcomes.filter((outcome) => outcome.status === 'fulfilled').length, APPENDERS, 'every append is acknowledged');
@@ -50,8 +50,8 @@ t.test('a throwing and a stalled consumer never hold up the writer; a healthy on
   await until('the healthy consumer to catch up', () => seen.length === allEvents.length);
   t.same(seen, allEvents, 'the healthy consumer saw every event, in log order');
   for (let appender = 0; appender < APPENDERS; appender++) {
-    const order = seen.filter((id) => written[appender]!.includes(id));
-    if (order.join() !== written[appender]!.join()) t.fail(`appender ${appender}: events out of order`);
+    const order = seen.filter((id) => written[appender].includes(id));
+    if (order.join() !== written[appender].join()) t.fail(`appender ${appender}: events out of order`);
   }
 
   const statuses = new Map(engine.stats().consumers.map((status) => [status.name, status]));

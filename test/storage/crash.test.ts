@@ -20,7 +20,7 @@ async function runAndKill(directory: string, acksBeforeKill: number, seed: numbe
     stdout: function* (line: unknown) {
       const [word, stream, last] = String(line).split(' ');
       if (word !== 'ack') return;
-      acked.set(stream!, Math.max(acked.get(stream!) ?? -1, Number(last)));
+      acked.set(stream, Math.max(acked.get(stream) ?? -1, Number(last)));
       if (++count === acksBeforeKill) child.kill('SIGKILL');
     },
     reject: false,

@@ -37,7 +37,7 @@ async function appendRounds(engine: Engine, outcome: Outcome, rounds = ROUNDS): 
     const writes = Array.from({ length: STREAMS }, (_, stream) => ({ streamName: `filled-${stream}`, events: eventsFor(round, stream) }));
     const results = await Promise.allSettled(writes.map((write) => engine.append(write.streamName, -2, write.events)));
     results.forEach((result, i) => {
-      if (result.status === 'fulfilled') outcome.acknowledged.push({ ...writes[i]!, firstEventNumber: result.value.firstEventNumber });
+      if (result.status === 'fulfilled') outcome.acknowledged.push({ ...writes[i], firstEventNumber: result.value.firstEventNumber });
       else outcome.refusedCodes.push(String((result.reason as { code?: string }).code));
     });
   }
@@ -54,7 +54,7 @@ function checkStreams(t: Test, engine: Engine, acknowledged: Acknowledged[], lab
     const read = engine.readStreamForward(streamName, 0, 4096);
     const events = read.status === 'success' ? read.events : [];
     const same = events.length === expected.length && events.every((event, i) =>
-      event.eventNumber === i && event.eventId === expected[i]!.eventId && event.data.equals(expected[i]!.data));
+      event.eventNumber === i && event.eventId === expected[i].eventId && event.data.equals(expected[i].data));
     if (!same) {
       t.fail(`${label}: ${streamName} holds ${events.length} events, ${expected.length} were acknowledged`, {
         found: events.map((event) => event.eventId), expected: expected.map((event) => event.eventId),

@@ -1,3 +1,4 @@
+import type { EventRecord } from '../../src/storage/record.js';
 import t from 'tap';
 import { Errors } from '../../src/common/errors.js';
 import { DELETED_EVENT_NUMBER } from '../../src/storage/stream-metadata.js';
@@ -74,7 +75,7 @@ t.test('an append of many events is one transaction in one chunk', async (t) => 
 t.test('$all reads forwards and backwards are mirror images and skip epoch records', async (t) => {
   const engine = await openEngine(tempDirectory(t));
   for (let i = 0; i < 200; i++) await engine.append(`all-${i % 7}`, -2, newEvents(1 + (i % 4)));
-  const forward = [];
+  const forward: EventRecord[] = [];
   for (let page = engine.readAllForward(0, 33); ; page = engine.readAllForward(page.nextPosition, 33)) {
     forward.push(...page.events);
     if (page.isEnd) break;
@@ -239,7 +240,7 @@ t.test('a repeat that joins the same group commit as its original is idempotent 
   t.match(repeat, { firstEventNumber: 0, idempotent: true, logPosition: first.logPosition }, 'expected version "no stream"');
   t.equal(engine.readStreamForward('twice-new', 0, 10).events.length, 1, 'written once');
 
-  const mixed = await Promise.allSettled([engine.append('twice-mixed', -1, expected.slice(0, 1)), engine.append('twice-mixed', -1, [expected[0]!, ...newEvents(1)])]);
+  const mixed = await Promise.allSettled([engine.append('twice-mixed', -1, expected.slice(0, 1)), engine.append('twice-mixed', -1, [expected[0], ...newEvents(1)])]);
   t.equal(mixed[0].status, 'fulfilled');
   t.match(mixed[1], { status: 'rejected', reason: { code: Errors.wrongExpectedVersion.code } }, 'a partial repeat in the same commit is a wrong expected version');
 });

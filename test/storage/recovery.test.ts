@@ -1,6 +1,5 @@
 import t from 'tap';
 import { closeSync, openSync, readFileSync, readSync, writeFileSync, writeSync, readdirSync } from 'node:fs';
-import { Chunk } from '../../src/storage/chunk.js';
 import { join } from 'node:path';
 import { Errors } from '../../src/common/errors.js';
 import { CHUNK_HEADER_BYTES, chunkFileName, decodeChunkHeader } from '../../src/storage/chunk-format.js';

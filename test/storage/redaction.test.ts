@@ -23,7 +23,7 @@ t.test('redacting events in several chunks and streams changes their data and fl
   const engine = await openEngine(directory);
   const before = storedEvents(engine);
   const targets = completedEvents(engine, 4);
-  const chunks = new Set(targets.map((event) => engine.eventPositions(event.streamName, event.eventNumber)[0]!.chunkFileName));
+  const chunks = new Set(targets.map((event) => engine.eventPositions(event.streamName, event.eventNumber)[0].chunkFileName));
   t.ok(chunks.size >= 2, `the events lie in ${chunks.size} chunks`);
   const switched = await redactThroughEngine(engine, dbPath, targets);
   t.equal(switched.length, chunks.size, 'one switch per chunk');
@@ -61,14 +61,14 @@ t.test('a switch with a changed non-data byte, a wrong hash, a wrong range, a st
   const before = storedEvents(engine);
   const files = chunkFilesOf(directory);
   const [event] = completedEvents(engine, 1);
-  const position = engine.eventPositions(event!.streamName, event!.eventNumber)[0]!;
+  const position = engine.eventPositions(event.streamName, event.eventNumber)[0];
   const target = position.chunkFileName;
-  const otherChunk = files.find((name) => name !== target && !name.startsWith(files[files.length - 1]!.slice(0, 12)))!;
+  const otherChunk = files.find((name) => name !== target && !name.startsWith(files[files.length - 1].slice(0, 12)))!;
   const hold = engine.takeChunkSwitchLock('redaction');
 
   const copy = async (name: string, damage?: (bytes: Buffer) => void) => {
     const temp = join(dbPath, name);
-    await writeRedactedCopy(join(dbPath, target), temp, [{ event: event!, fileOffset: position.fileOffset }]);
+    await writeRedactedCopy(join(dbPath, target), temp, [{ event: event, fileOffset: position.fileOffset }]);
     if (damage) {
       const bytes = readFileSync(temp);
       damage(bytes);

@@ -187,7 +187,7 @@ function resolvePaths(values: Record<string, unknown>, cwd: string): void {
   for (const key of optionKeys) {
     const definition = optionSchema[key];
     if (definition.type === 'path' && typeof values[key] === 'string' && values[key] !== '') {
-      values[key] = path.resolve(cwd, values[key] as string);
+      values[key] = path.resolve(cwd, values[key]);
     }
   }
   values.index ??= path.join(values.db as string, '..', 'index');

@@ -86,7 +86,7 @@ export function buildApp({ logger, nodeInfo, nodeState, streams, users, authenti
     logController: new LogController({ disableRequestLogging: true }),
     // fastify's own 503 body has no error code; the onRequest hook below answers instead.
     return503OnClosing: false,
-    frameworkErrors: frameworkErrorHandler,
+    frameworkErrors: (error, request, reply) => void frameworkErrorHandler(error, request, reply),
     clientErrorHandler: clientErrorHandler(logger, connections?.headersTimeoutMs ?? NODE_HEADERS_TIMEOUT_MS),
   });
 

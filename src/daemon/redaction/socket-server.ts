@@ -103,7 +103,7 @@ export class RedactionSocket {
     if (method === 'POST' && url === '/positions') return { events: service.positions(eventsOf(await readJson(request))) };
     if (method === 'POST' && url === '/switch') {
       const body = await readJson(request);
-      return { chunkFile: await service.switchChunk(String(body.lockId ?? ''), body.targetChunkFile, body.newChunkFile) };
+      return { chunkFile: await service.switchChunk(typeof body.lockId === 'string' ? body.lockId : '', body.targetChunkFile, body.newChunkFile) };
     }
     throw Errors.redactRequestInvalid.create(`${method} ${url} is not a redaction operation (POST /lock, DELETE /lock/{id}, POST /positions, POST /switch)`);
   }

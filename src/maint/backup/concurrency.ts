@@ -17,7 +17,7 @@ export async function forEachConcurrently<T>(items: readonly T[], concurrency: n
   const worker = async () => {
     while (next < items.length && failure === undefined) {
       try {
-        await work(items[next++]!);
+        await work(items[next++]);
       } catch (error) {
         failure ??= { error };
       }

@@ -37,7 +37,7 @@ export class RedactionClient {
           try {
             resolve(this.reply(response.statusCode ?? 0, Buffer.concat(parts).toString('utf8')));
           } catch (error) {
-            reject(error);
+            reject(error instanceof Error ? error : new Error(String(error)));
           }
         });
       });
@@ -54,7 +54,7 @@ export class RedactionClient {
       throw Errors.clientUnexpectedReply.create(this.socketPath, `answered ${status} with a body that is not JSON`);
     }
     if (status === 200) return value;
-    const revived = typeof value.code === 'string' ? reviveError(value.code, String(value.message ?? ''), (value.details ?? {}) as Record<string, unknown>) : undefined;
+    const revived = typeof value.code === 'string' ? reviveError(value.code, typeof value.message === 'string' ? value.message : '', (value.details ?? {}) as Record<string, unknown>) : undefined;
     throw revived ?? Errors.clientUnexpectedReply.create(this.socketPath, `answered ${status} ${text.slice(0, 200)}`);
   }
 

@@ -13,19 +13,19 @@ export async function flushMemTable(table: MemTable, directory: string, logger: 
   try {
     let index = 0;
     while (index < ids.length) {
-      const id = ids[index]!;
+      const id = ids[index];
       const high = table.hashHigh(id);
       const low = table.hashLow(id);
       // Streams whose names collide are adjacent; their entries go out as one sorted run.
       let end = index + 1;
-      while (end < ids.length && table.hashHigh(ids[end]!) === high && table.hashLow(ids[end]!) === low) end++;
+      while (end < ids.length && table.hashHigh(ids[end]) === high && table.hashLow(ids[end]) === low) end++;
       if (end === index + 1 && table.hasSingleEntry(id)) {
         if (writer.add(high, low, table.firstEventNumber(id), table.firstLogPosition(id))) await writer.drain();
       } else {
         const group = Array.from(ids.subarray(index, end), (member) => table.entries(member));
         const { eventNumbers, logPositions } = mergeStreamEntries(group);
         for (let entry = 0; entry < eventNumbers.length; entry++) {
-          if (writer.add(high, low, eventNumbers[entry]!, logPositions[entry]!)) await writer.drain();
+          if (writer.add(high, low, eventNumbers[entry], logPositions[entry])) await writer.drain();
         }
       }
       index = end;

@@ -64,11 +64,11 @@ export function parseIndexMap(text: string, path: string): IndexMap {
   const lines = body.split('\n');
   if (lines.pop() !== '') throw corrupt('last line is not terminated');
   if (lines.length < 3) throw corrupt('header lines missing');
-  const version = parseCount(lines[0]!);
+  const version = parseCount(lines[0]);
   if (version !== FORMAT_VERSION) throw corrupt(`unknown format version ${lines[0]}`);
-  const commitPosition = parseCount(lines[1]!);
+  const commitPosition = parseCount(lines[1]);
   if (commitPosition === undefined) throw corrupt(`bad commit position ${lines[1]}`);
-  const level = parseCount(lines[2]!);
+  const level = parseCount(lines[2]);
   if (level === undefined) throw corrupt(`bad max auto-merge level ${lines[2]}`);
   const files = lines.slice(3).map((line, index) => {
     const [fileLevel, filePosition, id, extra] = line.split(',');

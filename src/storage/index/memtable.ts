@@ -68,16 +68,16 @@ export class MemTable {
   }
 
   hashHigh(id: number): number {
-    return this.hashHighs[id]!;
+    return this.hashHighs[id];
   }
 
   hashLow(id: number): number {
-    return this.hashLows[id]!;
+    return this.hashLows[id];
   }
 
   /** The entries of stream `id`, ascending. */
   entries(id: number): StreamEntries {
-    return this.lists[id] ?? { eventNumbers: [this.firstEventNumbers[id]!], logPositions: [this.firstLogPositions[id]!] };
+    return this.lists[id] ?? { eventNumbers: [this.firstEventNumbers[id]], logPositions: [this.firstLogPositions[id]] };
   }
 
   /** True when stream `id` has exactly one entry (then firstEventNumber/firstLogPosition are it). */
@@ -86,28 +86,28 @@ export class MemTable {
   }
 
   firstEventNumber(id: number): number {
-    return this.firstEventNumbers[id]!;
+    return this.firstEventNumbers[id];
   }
 
   firstLogPosition(id: number): number {
-    return this.firstLogPositions[id]!;
+    return this.firstLogPositions[id];
   }
 
   /** Appends the entries of stream `id` numbered from..to (inclusive) to `out`, exact. */
   appendRange(id: number, fromEventNumber: number, toEventNumber: number, out: IndexEntry[]): void {
     const list = this.lists[id];
     if (list === undefined) {
-      const eventNumber = this.firstEventNumbers[id]!;
+      const eventNumber = this.firstEventNumbers[id];
       if (eventNumber >= fromEventNumber && eventNumber <= toEventNumber) {
-        out.push({ eventNumber, logPosition: this.firstLogPositions[id]!, exact: true });
+        out.push({ eventNumber, logPosition: this.firstLogPositions[id], exact: true });
       }
       return;
     }
     const { eventNumbers, logPositions } = list;
     for (let index = lowerBound(eventNumbers, fromEventNumber); index < eventNumbers.length; index++) {
-      const eventNumber = eventNumbers[index]!;
+      const eventNumber = eventNumbers[index];
       if (eventNumber > toEventNumber) break;
-      out.push({ eventNumber, logPosition: logPositions[index]!, exact: true });
+      out.push({ eventNumber, logPosition: logPositions[index], exact: true });
     }
   }
 
@@ -118,13 +118,13 @@ export class MemTable {
   *descending(id: number, beforeEventNumber: number): Generator<IndexEntry, void, undefined> {
     const list = this.lists[id];
     if (list === undefined) {
-      const eventNumber = this.firstEventNumbers[id]!;
-      if (eventNumber < beforeEventNumber) yield { eventNumber, logPosition: this.firstLogPositions[id]!, exact: true };
+      const eventNumber = this.firstEventNumbers[id];
+      if (eventNumber < beforeEventNumber) yield { eventNumber, logPosition: this.firstLogPositions[id], exact: true };
       return;
     }
     const { eventNumbers, logPositions } = list;
     for (let index = lowerBound(eventNumbers, beforeEventNumber) - 1; index >= 0; index--) {
-      yield { eventNumber: eventNumbers[index]!, logPosition: logPositions[index]!, exact: true };
+      yield { eventNumber: eventNumbers[index], logPosition: logPositions[index], exact: true };
     }
   }
 
@@ -166,7 +166,7 @@ export class MemTable {
   private addEntry(id: number, eventNumber: number, logPosition: number): void {
     let list = this.lists[id];
     if (list === undefined) {
-      list = { eventNumbers: [this.firstEventNumbers[id]!], logPositions: [this.firstLogPositions[id]!] };
+      list = { eventNumbers: [this.firstEventNumbers[id]], logPositions: [this.firstLogPositions[id]] };
       this.lists[id] = list;
     }
     insertEntry(list, eventNumber, logPosition);
@@ -184,11 +184,11 @@ export class MemTable {
 /** One stable counting-sort pass of `source` into `target` by the 16-bit digit at `shift` of `keys[id]`. */
 function radixPass(keys: Uint32Array, shift: number, source: Uint32Array, target: Uint32Array, counts: Uint32Array): void {
   counts.fill(0);
-  for (let index = 0; index < source.length; index++) counts[((keys[source[index]!]! >>> shift) & 0xffff) + 1]!++;
-  for (let digit = 1; digit <= 0xffff; digit++) counts[digit]! += counts[digit - 1]!;
+  for (let index = 0; index < source.length; index++) counts[((keys[source[index]] >>> shift) & 0xffff) + 1]++;
+  for (let digit = 1; digit <= 0xffff; digit++) counts[digit] += counts[digit - 1];
   for (let index = 0; index < source.length; index++) {
-    const id = source[index]!;
-    target[counts[(keys[id]! >>> shift) & 0xffff]!++] = id;
+    const id = source[index];
+    target[counts[(keys[id] >>> shift) & 0xffff]++] = id;
   }
 }
 
@@ -204,14 +204,14 @@ function grown<T extends Uint32Array | Float64Array>(old: T, next: T): T {
 function insertEntry(list: EntryList, eventNumber: number, logPosition: number): void {
   const { eventNumbers, logPositions } = list;
   const last = eventNumbers.length - 1;
-  const lastEventNumber = eventNumbers[last]!;
-  if (eventNumber > lastEventNumber || (eventNumber === lastEventNumber && logPosition >= logPositions[last]!)) {
+  const lastEventNumber = eventNumbers[last];
+  if (eventNumber > lastEventNumber || (eventNumber === lastEventNumber && logPosition >= logPositions[last])) {
     eventNumbers.push(eventNumber);
     logPositions.push(logPosition);
     return;
   }
   let index = lowerBound(eventNumbers, eventNumber);
-  while (index < eventNumbers.length && eventNumbers[index] === eventNumber && logPositions[index]! <= logPosition) index++;
+  while (index < eventNumbers.length && eventNumbers[index] === eventNumber && logPositions[index] <= logPosition) index++;
   eventNumbers.splice(index, 0, eventNumber);
   logPositions.splice(index, 0, logPosition);
 }
@@ -222,7 +222,7 @@ function lowerBound(eventNumbers: readonly number[], eventNumber: number): numbe
   let high = eventNumbers.length;
   while (low < high) {
     const middle = (low + high) >>> 1;
-    if (eventNumbers[middle]! < eventNumber) low = middle + 1;
+    if (eventNumbers[middle] < eventNumber) low = middle + 1;
     else high = middle;
   }
   return low;
@@ -230,11 +230,11 @@ function lowerBound(eventNumbers: readonly number[], eventNumber: number): numbe
 
 /** The entries of several streams that share a hash, merged in (eventNumber, logPosition) order. */
 export function mergeStreamEntries(streams: readonly StreamEntries[]): StreamEntries {
-  if (streams.length === 1) return streams[0]!;
+  if (streams.length === 1) return streams[0];
   const pairs: Array<[number, number]> = [];
   for (const stream of streams) {
     for (let index = 0; index < stream.eventNumbers.length; index++) {
-      pairs.push([stream.eventNumbers[index]!, stream.logPositions[index]!]);
+      pairs.push([stream.eventNumbers[index], stream.logPositions[index]]);
     }
   }
   pairs.sort((a, b) => a[0] - b[0] || a[1] - b[1]);

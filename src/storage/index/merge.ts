@@ -110,9 +110,9 @@ export async function mergeIndexFiles(
     while (active.length > 0) {
       let best = 0;
       for (let index = 1; index < active.length; index++) {
-        if (compareCursors(active[index]!, active[best]!) < 0) best = index;
+        if (compareCursors(active[index], active[best]) < 0) best = index;
       }
-      const cursor = active[best]!;
+      const cursor = active[best];
       if (writer.add(cursor.high, cursor.low, cursor.eventNumber, cursor.logPosition)) await writer.drain();
       if (!cursor.advance()) {
         await cursor.refill();

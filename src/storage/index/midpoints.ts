@@ -41,10 +41,10 @@ export class Midpoints {
     const bytes = Buffer.alloc(this.count * MIDPOINT_BYTES);
     for (let index = 0; index < this.count; index++) {
       const offset = index * MIDPOINT_BYTES;
-      bytes.writeUInt32LE(this.low[index]!, offset);
-      bytes.writeUInt32LE(this.high[index]!, offset + 4);
-      writeInt64(bytes, offset + 8, this.eventNumber[index]!);
-      writeInt64(bytes, offset + 16, this.entryIndex[index]!);
+      bytes.writeUInt32LE(this.low[index], offset);
+      bytes.writeUInt32LE(this.high[index], offset + 4);
+      writeInt64(bytes, offset + 8, this.eventNumber[index]);
+      writeInt64(bytes, offset + 16, this.entryIndex[index]);
     }
     return bytes;
   }
@@ -54,8 +54,8 @@ export class Midpoints {
     if (this.count === 0) return entryCount === 0 ? undefined : 'no midpoints';
     if (this.entryIndex[0] !== 0 || this.entryIndex[this.count - 1] !== entryCount - 1) return 'midpoints do not span the entries';
     for (let index = 1; index < this.count; index++) {
-      if (this.entryIndex[index]! <= this.entryIndex[index - 1]!) return `midpoint ${index} is out of order`;
-      if (this.compare(index, this.high[index - 1]!, this.low[index - 1]!, this.eventNumber[index - 1]!) < 0) {
+      if (this.entryIndex[index] <= this.entryIndex[index - 1]) return `midpoint ${index} is out of order`;
+      if (this.compare(index, this.high[index - 1], this.low[index - 1], this.eventNumber[index - 1]) < 0) {
         return `midpoint ${index} key is out of order`;
       }
     }
@@ -63,24 +63,24 @@ export class Midpoints {
   }
 
   get minHigh(): number {
-    return this.high[0]!;
+    return this.high[0];
   }
 
   get minLow(): number {
-    return this.low[0]!;
+    return this.low[0];
   }
 
   get maxHigh(): number {
-    return this.high[this.count - 1]!;
+    return this.high[this.count - 1];
   }
 
   get maxLow(): number {
-    return this.low[this.count - 1]!;
+    return this.low[this.count - 1];
   }
 
   /** Sign of midpoint `index` − (high, low, eventNumber). */
   compare(index: number, high: number, low: number, eventNumber: number): number {
-    return this.high[index]! - high || this.low[index]! - low || this.eventNumber[index]! - eventNumber;
+    return this.high[index] - high || this.low[index] - low || this.eventNumber[index] - eventNumber;
   }
 
   /**
@@ -89,7 +89,7 @@ export class Midpoints {
    */
   startFor(high: number, low: number, eventNumber: number): number {
     const first = this.firstAtLeast(high, low, eventNumber);
-    return first === 0 ? 0 : this.entryIndex[first - 1]!;
+    return first === 0 ? 0 : this.entryIndex[first - 1];
   }
 
   /**
@@ -104,7 +104,7 @@ export class Midpoints {
       if (this.compare(middle, high, low, eventNumber) <= 0) lowIndex = middle + 1;
       else highIndex = middle;
     }
-    return lowIndex === this.count ? entryCount : this.entryIndex[lowIndex]!;
+    return lowIndex === this.count ? entryCount : this.entryIndex[lowIndex];
   }
 
   /**
@@ -113,7 +113,7 @@ export class Midpoints {
    */
   endBefore(high: number, low: number, eventNumber: number, entryCount: number): number {
     const first = this.firstAtLeast(high, low, eventNumber);
-    return first === this.count ? entryCount : this.entryIndex[first]!;
+    return first === this.count ? entryCount : this.entryIndex[first];
   }
 
   private firstAtLeast(high: number, low: number, eventNumber: number): number {

@@ -169,7 +169,7 @@ export class TableIndex {
       const { high, low } = this.hashOf(streamName, known, knownId);
       const key = this.lookupKey.set(high, low);
       for (let index = files.length - 1; index >= 0; index--) {
-        const file = files[index]!.file;
+        const file = files[index].file;
         if (!file.mightContain(high, low, key)) continue;
         const before = out.length;
         file.appendRange(high, low, fromEventNumber, toEventNumber, out);
@@ -250,7 +250,7 @@ export class TableIndex {
   /** Resolves when nothing is queued or running; rejects with the background failure, if any. */
   async waitForBackgroundWork(): Promise<void> {
     while (this.working) await this.loop;
-    await Promise.all(this.retired.map((file) => file.deletion));
+    await Promise.all(this.retired.flatMap((file) => file.deletion ?? []));
     this.retired = this.retired.filter((file) => file.deletion === undefined);
     if (this.failure !== undefined) throw this.failure;
   }
@@ -291,7 +291,7 @@ export class TableIndex {
 
   private *memTablesNewestFirst(): Generator<MemTable> {
     yield this.memTable;
-    for (let index = this.frozen.length - 1; index >= 0; index--) yield this.frozen[index]!;
+    for (let index = this.frozen.length - 1; index >= 0; index--) yield this.frozen[index];
   }
 
   /** The hash of a name; a memory table that holds the stream already knows it. */
@@ -376,7 +376,7 @@ export class TableIndex {
   }
 
   private async flushOldest(): Promise<void> {
-    const table = this.frozen[0]!;
+    const table = this.frozen[0];
     const file = await flushMemTable(table, this.directory, this.logger);
     if (this.frozen[0] !== table) {
       // clear() dropped the table while it was being written.
@@ -458,7 +458,7 @@ function compareEntries(a: IndexEntry, b: IndexEntry): number {
 /** Merges descending sources into one descending sequence by (eventNumber, logPosition). */
 function* mergeDescending(sources: Array<Iterator<IndexEntry, void, undefined>>): Generator<IndexEntry, void, undefined> {
   if (sources.length === 1) {
-    for (let next = sources[0]!.next(); !next.done; next = sources[0]!.next()) yield next.value;
+    for (let next = sources[0].next(); !next.done; next = sources[0].next()) yield next.value;
     return;
   }
   const heads: Array<IndexEntry | undefined> = sources.map((source) => nextOf(source));
@@ -472,7 +472,7 @@ function* mergeDescending(sources: Array<Iterator<IndexEntry, void, undefined>>)
     }
     if (best < 0) return;
     const entry = heads[best]!;
-    heads[best] = nextOf(sources[best]!);
+    heads[best] = nextOf(sources[best]);
     yield entry;
   }
 }

@@ -68,6 +68,11 @@ export function eventNumberValue(eventNumber: number): EventNumberValue {
   return eventNumber === DELETED_EVENT_NUMBER ? EVENT_NUMBER_MAX_JSON : eventNumber;
 }
 
+/** An event number as text, exact for a tombstone's too. */
+export function eventNumberValueText(value: EventNumberValue | undefined): string {
+  return value instanceof JsonText ? value.text : String(value);
+}
+
 let cachedSecond = Number.NaN;
 let cachedSecondText = '';
 

@@ -7,7 +7,7 @@
  * Event data and names are anyone's text: every one is escaped, and the page is served with a
  * content security policy under which nothing in it may run or load.
  */
-import type { FeedEntry, Link } from './entry.js';
+import { eventNumberValueText, type FeedEntry, type Link } from './entry.js';
 import type { Feed } from './feed.js';
 
 /** Headers of every HTML reply: only the page's own inline style applies. */
@@ -53,7 +53,7 @@ function block(name: string, text: string | null | undefined): string {
 function entrySection(entry: FeedEntry): string {
   const fields = [
     field('Type', entry.summary), field('Updated', entry.updated), field('Event id', entry.eventId),
-    field('JSON', entry.isJson), field('Position', entry.positionStreamId === undefined ? undefined : `${entry.positionEventNumber}@${entry.positionStreamId}`),
+    field('JSON', entry.isJson), field('Position', entry.positionStreamId === undefined ? undefined : `${eventNumberValueText(entry.positionEventNumber)}@${entry.positionStreamId}`),
   ].join('');
   return `<article><h2><a href="${escapeHtml(entry.id)}">${escapeHtml(entry.title)}</a></h2><dl>${fields}</dl>`
     + `${block('Data', entry.data)}${block('Metadata', entry.metaData)}${block('Link metadata', entry.linkMetaData)}</article>`;

@@ -47,7 +47,7 @@ export function negotiate(accept: string | undefined, format: unknown, offered: 
   if (format !== undefined) {
     const type = typeof format === 'string' ? FORMATS[format.toLowerCase()] : undefined;
     if (!type || !offered.includes(type)) {
-      throw Errors.httpNotAcceptable.create(`?format=${String(format)}`, Object.keys(FORMATS).join(', '));
+      throw Errors.httpNotAcceptable.create(`?format=${JSON.stringify(format)}`, Object.keys(FORMATS).join(', '));
     }
     return { type, unspecified: false };
   }

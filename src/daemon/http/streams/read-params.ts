@@ -61,7 +61,7 @@ const EMBED_NAMES = new Map<string, EmbedLevel>([
 
 /** `?embed=` is case-insensitive; anything unknown means none, as clients of the protocol expect. */
 export function embedParam(value: unknown): EmbedLevel {
-  const text = Array.isArray(value) ? value[0] : value;
+  const text: unknown = Array.isArray(value) ? (value as unknown[])[0] : value;
   if (typeof text !== 'string') return EmbedLevel.none;
   return EMBED_NAMES.get(text.toLowerCase()) ?? EmbedLevel.none;
 }

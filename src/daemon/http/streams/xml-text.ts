@@ -8,6 +8,7 @@ import { JsonText } from './json-text.js';
 
 // Markup characters (values are written in double quotes), the control characters XML forbids,
 // non-characters and lone surrogates.
+// eslint-disable-next-line no-control-regex -- the control characters are what it finds
 const SPECIAL = /[&<>"\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const SPECIAL_ALL = new RegExp(SPECIAL.source, 'g');
 const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' };
@@ -81,7 +82,8 @@ export function jsonElement(name: string, value: unknown): string {
     const children = jsonChildren(value as Record<string, unknown>);
     return children === '' ? `<${name} />` : `<${name}>${children}</${name}>`;
   }
-  return `<${name}>${escapeXml(String(value))}</${name}>`;
+  // What is left is a string, or a number or boolean from parsed JSON, whose JSON text is its text.
+  return `<${name}>${escapeXml(typeof value === 'string' ? value : JSON.stringify(value))}</${name}>`;
 }
 
 /** The properties of an object as elements; an array property as one element per item. */
