@@ -16,13 +16,24 @@ async function expectCode(t: Test, path: string, status: number, code: string, h
 }
 
 t.test('bad event numbers', async (t) => {
-  for (const bad of ['x', '-1', '1e3', '0x10', '1.0', '%20', '99999999999999999', 'HEAD']) {
+  // One past the largest 64-bit event number: event numbers are int64, as the reference's.
+  for (const bad of ['x', '-1', '1e3', '0x10', '1.0', '%20', '9223372036854775808', 'HEAD']) {
     await expectCode(t, `/streams/s/${bad}`, 400, 'SVCDB_ERR_HTTP_PATH_INVALID');
     await expectCode(t, `/streams/s/${bad}/backward/5`, 400, 'SVCDB_ERR_HTTP_PATH_INVALID');
     await expectCode(t, `/streams/s/${bad}/forward/5`, 400, 'SVCDB_ERR_HTTP_PATH_INVALID');
     await expectCode(t, `/streams/s/metadata/${bad}/forward/5`, 400, 'SVCDB_ERR_HTTP_PATH_INVALID');
   }
   await expectCode(t, '/streams/s/head/forward/5', 400, 'SVCDB_ERR_HTTP_PATH_INVALID');
+});
+
+t.test('a 64-bit event number past the end reads like any number past the end', async (t) => {
+  const huge = '99999999999999999';
+  await expectCode(t, `/streams/s/${huge}`, 404, 'SVCDB_ERR_EVENT_NOT_FOUND');
+  for (const direction of ['backward', 'forward']) {
+    const far = await get(node, `/streams/s/${huge}/${direction}/5`, { accept: ATOM_JSON });
+    const past = await get(node, `/streams/s/1000/${direction}/5`, { accept: ATOM_JSON });
+    t.equal(far.status, past.status, `${direction}: the same answer as a small number past the end`);
+  }
 });
 
 t.test('a path that is not valid percent-encoding, or a segment too long for a stream name, is a coded 400', async (t) => {
