@@ -1,4 +1,4 @@
-import { LRUCache } from 'lru-cache';
+import { RecentIds } from './recent-ids.js';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Errors, type SvcError } from '../common/errors.js';
@@ -110,7 +110,7 @@ export class Writer {
   private readonly pendingWrites = new Map<string, CommittedWrite[]>();
   /** Metadata written in the commit being built, by the stream it describes. */
   private readonly pendingMetadata = new Map<string, StreamMetadata>();
-  private readonly recentIds: LRUCache<string, { streamName: string; eventNumber: number }>;
+  private readonly recentIds: RecentIds;
   private idle: Promise<void> = Promise.resolve();
   private markIdle: () => void = () => undefined;
   /** Requests waiting and group commits done, for /stats. */
@@ -126,7 +126,7 @@ export class Writer {
     recentIdsMax: number,
     private readonly clock: () => number,
   ) {
-    this.recentIds = new LRUCache({ max: recentIdsMax });
+    this.recentIds = new RecentIds(recentIdsMax);
   }
 
   submit(request: WriteRequest): Promise<WriteResult> {
@@ -277,7 +277,7 @@ export class Writer {
     }
     for (const plan of failed) {
       plan.pending.reject(error);
-      for (const write of plan.writes) for (const event of write.events) this.recentIds.delete(event.eventId.toLowerCase());
+      for (const write of plan.writes) this.recentIds.forget(write.events);
     }
     const kept = repeats.filter((repeat) => repeat.result.logPosition < durableEnd);
     for (const repeat of repeats) if (!kept.includes(repeat)) repeat.pending.reject(error);
@@ -348,9 +348,10 @@ export class Writer {
       first = expectedVersion + 1;
       if (current < first) return undefined;
     } else {
-      const seen = this.recentIds.get(events[0].eventId.toLowerCase());
-      if (!seen || seen.streamName !== streamName) return undefined;
-      first = seen.eventNumber;
+      // The number an id was written at in some stream: the comparison below tells whether it was this one.
+      const seen = this.recentIds.get(events[0].eventId);
+      if (seen === undefined) return undefined;
+      first = seen;
     }
     const stored = this.storedEvents(streamName, first, first + events.length - 1);
     let matching = 0;
@@ -427,7 +428,7 @@ export class Writer {
       cursor += encodeEventRecord(target.buffer, target.offset + cursor, record);
     }
     // Idempotency with expected version "any" looks up the first id of a repeat, which may be any event of a write.
-    for (let i = 0; i < events.length; i++) this.recentIds.set(events[i].eventId.toLowerCase(), { streamName, eventNumber: first + i });
+    this.recentIds.add(events, first);
     if (cursor - offset !== plan.framedBytes) throw new TypeError('framed size estimate differs from the encoded size');
     const last = first + events.length - 1;
     this.pendingLast.set(streamName, last);
