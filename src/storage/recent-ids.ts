@@ -59,13 +59,13 @@ export class RecentIds {
 
   /** Remembers the events of one write, numbered from `firstEventNumber`. */
   add(events: ReadonlyArray<{ eventId: string }>, firstEventNumber: number): void {
-    this.firstIds.set(events[0]!.eventId.toLowerCase(), firstEventNumber);
-    for (let i = 1; i < events.length; i++) this.otherIds.set(idHash(events[i]!.eventId), firstEventNumber + i);
+    this.firstIds.set(events[0].eventId.toLowerCase(), firstEventNumber);
+    for (let i = 1; i < events.length; i++) this.otherIds.set(idHash(events[i].eventId), firstEventNumber + i);
   }
 
   /** Forgets a write that was refused. */
   forget(events: ReadonlyArray<{ eventId: string }>): void {
-    this.firstIds.entries.delete(events[0]!.eventId.toLowerCase());
-    for (let i = 1; i < events.length; i++) this.otherIds.entries.delete(idHash(events[i]!.eventId));
+    this.firstIds.entries.delete(events[0].eventId.toLowerCase());
+    for (let i = 1; i < events.length; i++) this.otherIds.entries.delete(idHash(events[i].eventId));
   }
 }

@@ -20,10 +20,10 @@ t.test('a refused write is forgotten, and the oldest writes go once the cache is
   const refused = write(2);
   recent.add(refused, 0);
   recent.forget(refused);
-  t.equal(recent.get(refused[0]!.eventId), undefined);
-  t.equal(recent.get(refused[1]!.eventId), undefined);
+  t.equal(recent.get(refused[0].eventId), undefined);
+  t.equal(recent.get(refused[1].eventId), undefined);
   const writes = Array.from({ length: 4 }, () => write(1));
   writes.forEach((events, i) => recent.add(events, i));
-  t.equal(recent.get(writes[0]![0]!.eventId), undefined, 'the oldest of four is gone from a cache of three');
-  t.same(writes.slice(1).map((events) => recent.get(events[0]!.eventId)), [1, 2, 3]);
+  t.equal(recent.get(writes[0][0].eventId), undefined, 'the oldest of four is gone from a cache of three');
+  t.same(writes.slice(1).map((events) => recent.get(events[0].eventId)), [1, 2, 3]);
 });
