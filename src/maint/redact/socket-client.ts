@@ -5,18 +5,11 @@
  */
 import { Agent, request } from 'node:http';
 import { Errors, reviveError } from '../../common/errors.js';
+import type { EventPosition } from '../../storage/event-positions.js';
 import type { EventReference } from './events-list.js';
 
-export interface EventPositionReply {
-  logPosition: number;
-  chunkFileName: string;
-  chunkVersion: number;
-  isCompleted: boolean;
-  fileOffset: number;
-  eventType: string;
-  isTombstone: boolean;
-  isRedacted: boolean;
-}
+/** What the node answers for each event: the storage's own description of where it lies. */
+export type EventPositionReply = EventPosition;
 
 export class RedactionClient {
   private readonly agent = new Agent({ keepAlive: true, maxSockets: 1 });
