@@ -1,6 +1,7 @@
 import { linkSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Errors } from '../common/errors.js';
+import { storageError } from './file-write.js';
 
 export const LOCK_FILE_NAME = 'svcdb.lock';
 
@@ -58,7 +59,12 @@ export class DatabaseLock {
   static acquire(dbPath: string): DatabaseLock {
     const path = join(dbPath, LOCK_FILE_NAME);
     const prepared = `${path}.${process.pid}.tmp`;
-    writeFileSync(prepared, `${process.pid}\n${processStartTime(process.pid) ?? ''}\n`);
+    try {
+      // writeFileSync writes every byte or throws; a full disk is then the coded disk-full error.
+      writeFileSync(prepared, `${process.pid}\n${processStartTime(process.pid) ?? ''}\n`);
+    } catch (error) {
+      throw storageError(prepared, 'write', error);
+    }
     try {
       for (let attempt = 0; attempt < 5; attempt++) {
         try {
