@@ -401,9 +401,13 @@ export class TransactionLog {
     const start = startNumber * this.chunkSize;
     const end = last.chunkNumber * this.chunkSize + last.logicalSize;
     const records: RewrittenRecord[] = [];
-    for (let found = this.nextRecord(start); found && found.position < end; found = this.nextRecord(found.nextPosition)) {
-      const frame = this.frameAt(found.position);
-      records.push({ logical: found.position - start, frame: Buffer.from(frame.buffer.subarray(frame.offset, frame.offset + frame.framedLength)) });
+    // Each frame is read once and not decoded: the caller decides what to keep.
+    for (const chunk of new Set(this.chunks.slice(startNumber, endNumber + 1))) {
+      const offset = chunk.chunkNumber * this.chunkSize - start;
+      for (let found = chunk.recordFrom(0, chunk.logicalSize); found; found = chunk.recordFrom(found.next, chunk.logicalSize)) {
+        const { buffer, offset: at, framedLength } = found.frame;
+        records.push({ logical: offset + found.local, frame: Buffer.from(buffer.subarray(at, at + framedLength)) });
+      }
     }
     return { header: { ...first.header, endNumber }, logicalDataSize: end - start, records };
   }
