@@ -22,6 +22,13 @@ export default tseslint.config(
     },
   },
   {
+    // The web console runs in the browser: its own project, with the DOM's types and JSX.
+    files: ['web/**/*.ts', 'web/**/*.tsx'],
+    languageOptions: {
+      parserOptions: { project: './web/tsconfig.json', tsconfigRootDir: import.meta.dirname },
+    },
+  },
+  {
     files: ['test/**/*.ts'],
     rules: {
       // tap runs the subtests a test starts, in order, whether or not their promises are awaited.

@@ -29,6 +29,7 @@ import { NodeCertificates, type ReloadOutcome } from './tls/node-certificates.js
 import { RedactionService, type RedactionStorage } from './redaction/redaction-service.js';
 import { RedactionSocket, SOCKET_FILE_NAME } from './redaction/socket-server.js';
 import { join } from 'node:path';
+import { ConsoleAssets, defaultConsoleDirectory } from './services/console-assets.js';
 
 /** The part of the storage engine the composition root drives and its services use. */
 export type NodeStorage = StreamStorage & RedactionStorage & Pick<Engine, 'close' | 'onFatal' | 'stats' | 'mergeIndexes'>;
@@ -130,6 +131,7 @@ export class Daemon {
       access: { allowAnonymousEndpointAccess, allowAnonymousStreamAccess, enableTrustedAuth },
       https: certificates.https, disableHttpCaching: options.disableHttpCaching,
       connections: { max: connectionsMax.value, headersTimeoutMs: options.httpHeadersTimeoutMs },
+      console: this.consoleAssets(),
     });
     this.logDroppedConnections();
     connections.attach(this.app.server);
@@ -141,6 +143,14 @@ export class Daemon {
     this.app.addHook('onClose', async () => this.redactionSocket?.close());
     // fastify closes its plugins first and the storage last, after in-flight requests finished.
     this.app.addHook('onClose', async () => this.closeStorage());
+  }
+
+  /** The web console's files, when this installation has them built. */
+  private consoleAssets(): ConsoleAssets | undefined {
+    const directory = defaultConsoleDirectory();
+    const assets = ConsoleAssets.load(directory);
+    if (assets === undefined) this.context.logger.warn({ directory }, 'the web console is not built: /web is not served (npm run build builds it)');
+    return assets;
   }
 
   /** The services behind /stats, /metrics, /gossip, /info/options and /admin. */

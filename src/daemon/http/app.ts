@@ -21,6 +21,8 @@ import type { UsersService } from '../services/users.js';
 import type { Authenticator } from '../security/authenticator.js';
 import { addAuthentication, type AccessOptions } from './authentication.js';
 import { usersRoutes } from './users.js';
+import { consoleRoutes } from './console.js';
+import type { ConsoleAssets } from '../services/console-assets.js';
 
 export interface AppDependencies {
   logger: FastifyBaseLogger;
@@ -39,6 +41,8 @@ export interface AppDependencies {
   disableHttpCaching?: boolean;
   /** --connections-max and --http-headers-timeout-ms; without them Node's defaults apply. */
   connections?: ConnectionLimits;
+  /** The web console's files; without them nothing is served at `/web`. */
+  console?: ConsoleAssets;
 }
 
 export interface ConnectionLimits {
@@ -74,7 +78,8 @@ function limitConnections(server: FastifyInstance['server'], limits: ConnectionL
  */
 export const SERVED_FEATURES: NodeFeatures = Object.freeze({ projections: false, userManagement: true, atomPub: true });
 
-export function buildApp({ logger, nodeInfo, nodeState, streams, users, authenticator, access, operations, https, disableHttpCaching, connections }: AppDependencies): FastifyInstance {
+export function buildApp(dependencies: AppDependencies): FastifyInstance {
+  const { logger, nodeState, https, connections } = dependencies;
   const app = Fastify({
     // null makes fastify create a plain HTTP server.
     https: https ? { ...https, handshakeTimeout: connections?.headersTimeoutMs } : null,
@@ -111,6 +116,12 @@ export function buildApp({ logger, nodeInfo, nodeState, streams, users, authenti
     done(null, payload);
   });
 
+  registerRoutes(app, dependencies);
+  return app;
+}
+
+function registerRoutes(app: FastifyInstance, dependencies: AppDependencies): void {
+  const { nodeInfo, streams, users, authenticator, access, operations, disableHttpCaching } = dependencies;
   addCorsHeaders(app);
   if (disableHttpCaching) forbidCaching(app);
   redirectTrailingSlash(app);
@@ -120,5 +131,5 @@ export function buildApp({ logger, nodeInfo, nodeState, streams, users, authenti
   app.register(streamsRoutes, { service: streams });
   app.register(infoRoutes, { nodeInfo });
   app.register(usersRoutes, { users });
-  return app;
+  if (dependencies.console) app.register(consoleRoutes, { assets: dependencies.console });
 }

@@ -13,7 +13,8 @@ import type { Principal } from '../services/stream-access.js';
 import { decoratePrincipal, setPrincipal } from './principal.js';
 
 /**
- * - anonymous: anyone (`/ping`, `/info`, `/gossip`, CORS preflights)
+ * - anonymous: anyone (`/ping`, `/info`, `/gossip`, CORS preflights, the web console's files and
+ *   the root that sends browsers there: the console asks the API for everything with credentials)
  * - user: any authenticated user
  * - operator: `$admins` and `$ops`
  * - streams: a user, or anyone when anonymous stream access is on (ACLs decide further)
@@ -28,11 +29,11 @@ export interface AccessOptions {
   enableTrustedAuth: boolean;
 }
 
-const ANONYMOUS_PATHS = new Set(['/ping', '/info', '/gossip']);
+const ANONYMOUS_PATHS = new Set(['/ping', '/info', '/gossip', '/', '/web']);
 const OPERATOR_PATHS = new Set(['/info/options']);
 
 export function endpointAccess(method: string, url: string): EndpointAccess {
-  if (method === 'OPTIONS' || ANONYMOUS_PATHS.has(url)) return 'anonymous';
+  if (method === 'OPTIONS' || ANONYMOUS_PATHS.has(url) || url.startsWith('/web/')) return 'anonymous';
   if (OPERATOR_PATHS.has(url) || url.startsWith('/admin/')) return 'operator';
   if (url.startsWith('/streams/')) return 'streams';
   if (url === '/stats' || url.startsWith('/stats/') || url === '/metrics') return 'endpoint';

@@ -7,6 +7,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Errors, type SvcError } from '../../common/errors.js';
 
 const CHALLENGE = 'Basic realm="svcdb", charset="UTF-8"';
+// The web console asks for credentials with its own form: a scheme browsers do not know keeps
+// them from opening their login dialog over it when a request is refused.
+const SCRIPT_CHALLENGE = 'X-Basic realm="svcdb", charset="UTF-8"';
 
 const reasons = new Map<string, string>([
   [Errors.wrongExpectedVersion.code, 'Wrong expected EventNumber'],
@@ -21,6 +24,11 @@ const reasons = new Map<string, string>([
   [Errors.httpBodyTooLarge.code, 'Too large events received'],
 ]);
 
+/** A request made by a page's script, which marks itself the way script libraries do. */
+function fromScript(request: FastifyRequest): boolean {
+  return request.headers['x-requested-with'] === 'XMLHttpRequest';
+}
+
 export function decorateError(request: FastifyRequest, reply: FastifyReply, error: SvcError): void {
   let reason = reasons.get(error.code);
   // Reads of a hard-deleted stream say "Deleted"; writes say "Stream deleted".
@@ -30,5 +38,5 @@ export function decorateError(request: FastifyRequest, reply: FastifyReply, erro
   const { retryAfterSeconds } = error.details;
   if (typeof retryAfterSeconds === 'number') reply.header('Retry-After', String(retryAfterSeconds));
   // Every denial asks for credentials: svcdb answers 401, never 403.
-  if (error.statusCode === 401) reply.header('WWW-Authenticate', CHALLENGE);
+  if (error.statusCode === 401) reply.header('WWW-Authenticate', fromScript(request) ? SCRIPT_CHALLENGE : CHALLENGE);
 }

@@ -1,0 +1,88 @@
+/**
+ * The console's shell: the login form until the user has signed in for this tab, then the
+ * navigation and the page the URL's fragment names.
+ */
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { Api } from './lib/api.js';
+import { formatRoute, parseRoute, type Route } from './lib/routes.js';
+import { Session, type Credentials } from './lib/session.js';
+import { Login } from './pages/login.js';
+import { Dashboard } from './pages/dashboard.js';
+import { StreamsPage } from './pages/streams.js';
+import { StreamPage } from './pages/stream.js';
+import { EventPage } from './pages/event.js';
+import { MetadataPage } from './pages/metadata.js';
+import { UsersPage } from './pages/users.js';
+import { AdminPage } from './pages/admin.js';
+import { ScavengePage } from './pages/scavenge.js';
+import { SubscriptionsPage, SubscriptionPage } from './pages/subscriptions.js';
+import { ProjectionsPage, ProjectionPage, QueryPage } from './pages/projections.js';
+
+const NAVIGATION: Array<[Route['page'], string]> = [
+  ['dashboard', 'Dashboard'], ['streams', 'Streams'], ['subscriptions', 'Subscriptions'], ['projections', 'Projections'],
+  ['query', 'Query'], ['users', 'Users'], ['scavenge', 'Scavenge'], ['admin', 'Admin'],
+];
+
+function useRoute(): Route {
+  const [route, setRoute] = useState(() => parseRoute(location.hash));
+  useEffect(() => {
+    const update = () => setRoute(parseRoute(location.hash));
+    addEventListener('hashchange', update);
+    return () => removeEventListener('hashchange', update);
+  }, []);
+  return route;
+}
+
+function Page({ route, api }: { route: Route; api: Api }) {
+  switch (route.page) {
+    case 'dashboard': return <Dashboard api={api} />;
+    case 'streams': return <StreamsPage />;
+    case 'stream': return <StreamPage api={api} route={route} />;
+    case 'event': return <EventPage api={api} stream={route.stream} eventNumber={route.eventNumber} />;
+    case 'metadata': return <MetadataPage api={api} stream={route.stream} />;
+    case 'users': return <UsersPage api={api} />;
+    case 'admin': return <AdminPage api={api} />;
+    case 'scavenge': return <ScavengePage api={api} />;
+    case 'subscriptions': return <SubscriptionsPage api={api} />;
+    case 'subscription': return <SubscriptionPage api={api} stream={route.stream} group={route.group} />;
+    case 'projections': return <ProjectionsPage api={api} />;
+    case 'projection': return <ProjectionPage api={api} name={route.name} />;
+    case 'query': return <QueryPage api={api} />;
+  }
+}
+
+/** The section of the navigation a page belongs to. */
+function sectionOf(route: Route): Route['page'] {
+  switch (route.page) {
+    case 'stream': case 'event': case 'metadata': return 'streams';
+    case 'subscription': return 'subscriptions';
+    case 'projection': return 'projections';
+    default: return route.page;
+  }
+}
+
+export function App() {
+  const session = useMemo(() => new Session(sessionStorage), []);
+  const [credentials, setCredentials] = useState<Credentials | undefined>(() => session.current());
+  const route = useRoute();
+  const api = useMemo(() => (credentials ? new Api(credentials, location.origin) : undefined), [credentials]);
+  if (!api) {
+    return <Login onSignIn={(signedIn) => { session.signIn(signedIn); setCredentials(signedIn); }} />;
+  }
+  const section = sectionOf(route);
+  return (
+    <div class="shell">
+      <header>
+        <a class="brand" href="#/dashboard">svcdb</a>
+        <nav>
+          {NAVIGATION.map(([page, label]) => (
+            <a key={page} href={formatRoute({ page } as Route)} class={page === section ? 'current' : undefined}>{label}</a>
+          ))}
+        </nav>
+        <span class="user">{api.login}</span>
+        <button type="button" name="sign-out" onClick={() => { session.signOut(); setCredentials(undefined); }}>Sign out</button>
+      </header>
+      <main><Page route={route} api={api} /></main>
+    </div>
+  );
+}
