@@ -33,14 +33,14 @@ function UserRow({ api, user, changed }: { api: Api; user: User; changed: () => 
         </span>
       </td>
       <td>{user.disabled ? 'disabled' : 'enabled'}</td>
-      <td class="buttons">
+      <td><div class="buttons">
         <ActionButton name={toggle} label={toggle === 'enable' ? 'Enable' : 'Disable'} action={async () => { await api.send('POST', userPath(user.loginName, `/command/${toggle}`), undefined); changed(); }} />
         <span class="row">
-          <input name="new-password" type="password" autocomplete="new-password" aria-label={`new password of ${user.loginName}`} value={password} onInput={(event) => setPassword(event.currentTarget.value)} />
+          <input name="new-password" type="password" autocomplete="new-password" placeholder="new password" aria-label={`new password of ${user.loginName}`} value={password} onInput={(event) => setPassword(event.currentTarget.value)} />
           <ActionButton name="reset-password" label="Reset password" done="Password reset." action={async () => { await api.send('POST', userPath(user.loginName, '/command/reset-password'), { newPassword: password }); setPassword(''); }} />
         </span>
         <ConfirmButton name="delete-user" label="Delete" confirmLabel="Yes, delete the user" question={`Delete the user '${user.loginName}'?`} onConfirm={async () => { await api.request(userPath(user.loginName), { method: 'DELETE' }); changed(); }} />
-      </td>
+      </div></td>
     </tr>
   );
 }
