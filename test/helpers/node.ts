@@ -9,6 +9,7 @@ import { buildApp, SERVED_FEATURES } from '../../src/daemon/http/app.js';
 import { DEFAULT_SECURITY_LIMITS, startSecurity, type Security, type SecurityLimits } from '../../src/daemon/security/security.js';
 import { NodeInfo } from '../../src/daemon/services/node-info.js';
 import { StreamsService } from '../../src/daemon/services/streams.js';
+import type { ConsoleAssets } from '../../src/daemon/services/console-assets.js';
 import type { Engine } from '../../src/storage/engine.js';
 import type { EngineOptions } from '../../src/storage/engine-options.js';
 import { adminFetch } from './auth.js';
@@ -27,6 +28,8 @@ export interface TestNodeOptions {
   /** Bounds of password verification; the options' defaults otherwise. */
   security?: Partial<SecurityLimits>;
   disableHttpCaching?: boolean;
+  /** The web console's files to serve at /web; none by default. */
+  console?: ConsoleAssets;
 }
 
 const silent = pino({ level: 'silent' });
@@ -53,7 +56,7 @@ export async function startNode(t: Test, options: TestNodeOptions = {}): Promise
   const services = await nodeServices(t, options);
   const { engine, streams, security } = services;
   const nodeInfo = new NodeInfo('0.0.0-test', SERVED_FEATURES, { type: 'internal', properties: null }, () => 'leader');
-  app = buildApp({ logger: silent, nodeInfo, nodeState: () => 'leader', ...services, disableHttpCaching: options.disableHttpCaching });
+  app = buildApp({ logger: silent, nodeInfo, nodeState: () => 'leader', ...services, disableHttpCaching: options.disableHttpCaching, console: options.console });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = app.server.address() as { port: number };
   return { url: `http://127.0.0.1:${port}`, engine, streams, security };

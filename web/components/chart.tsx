@@ -1,13 +1,5 @@
 /** A line chart of one figure over the dashboard's history, drawn as SVG (no styles inline). */
-const WIDTH = 300;
-const HEIGHT = 60;
-
-export function points(values: readonly number[], width = WIDTH, height = HEIGHT): string {
-  if (values.length === 0) return '';
-  const top = Math.max(...values, 1e-9);
-  const step = values.length > 1 ? width / (values.length - 1) : 0;
-  return values.map((value, index) => `${(index * step).toFixed(1)},${(height - (value / top) * height).toFixed(1)}`).join(' ');
-}
+import { HEIGHT, points, WIDTH } from '../lib/chart-points.js';
 
 export function Chart({ title, values, format }: { title: string; values: readonly number[]; format: (value: number) => string }) {
   const latest = values.at(-1);
