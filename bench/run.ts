@@ -1,4 +1,5 @@
 import { backupBenchmarks } from './backup.js';
+import { consoleBenchmarks } from './console.js';
 import { httpBenchmarks, pinning } from './http.js';
 import { loginFloodBenchmark } from './login-flood.js';
 import { redactionBenchmarks } from './redaction.js';
@@ -22,6 +23,7 @@ const groups: Record<string, () => Promise<void>> = {
   },
   backup: backupBenchmarks,
   redaction: redactionBenchmarks,
+  console: consoleBenchmarks,
   // Part of `http` too; by name it runs alone.
   'login-flood': floodBenchmarks,
 };
