@@ -53,6 +53,8 @@ export default class Serve extends BaseCommand {
     'SIGINT, SIGTERM or POST /admin/shutdown stops the node cleanly (in-flight requests finish, the log is flushed,',
     'the lock released) and exits 0; a second signal exits at once. SIGHUP or POST /admin/reloadconfig reloads the',
     'certificates of --cert-file, --cert-private-key-file and --trusted-root-certificates-path without a restart.',
+    'The operator\'s web console is served at /web (a browser opening / is sent there); it signs in with the',
+    'same users and works through the HTTP API with their rights.',
     'Exit codes: man svcdb-serve; every error code: man svcdb-errors.',
   ].join(' ');
 
