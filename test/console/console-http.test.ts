@@ -77,6 +77,12 @@ t.test('the console', async (t) => {
     }
   });
 
+  t.test('the projections page of the wire protocol is the console\'s', async (t) => {
+    const reply = await fetch(`${node.url}/web/projections.htm`, { redirect: 'manual' });
+    t.equal(reply.status, 302);
+    t.equal(reply.headers.get('location'), '/web#/projections');
+  });
+
   t.test('a refusal asks a page\'s script for credentials in a way browsers leave to the page', async (t) => {
     const script = await fetch(`${node.url}/users`, { headers: { 'x-requested-with': 'XMLHttpRequest' } });
     t.equal(script.status, 401);

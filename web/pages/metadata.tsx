@@ -65,14 +65,14 @@ export function MetadataPage({ api, stream }: { api: Api; stream: string }) {
       {loaded.data !== undefined ? <details><summary>As stored</summary><pre class="body" data-name="stored-metadata">{loaded.data || '(none)'}</pre></details> : null}
       {form ? (
         <form name="metadata" onSubmit={(event) => void save(event)}>
-          <fieldset><legend>Retention and caching</legend>
+          <fieldset class="grid"><legend>Retention and caching</legend>
             {NUMERIC_KEYS.map((key) => (
               <Field key={key} label={LABELS[key]}>
                 <input name={key} inputMode="numeric" value={form.numbers[key]} onInput={(event) => setForm({ ...form, numbers: { ...form.numbers, [key]: event.currentTarget.value } })} />
               </Field>
             ))}
           </fieldset>
-          <fieldset><legend>Access (roles or users, separated by commas)</legend>
+          <fieldset class="grid"><legend>Access (roles or users, separated by commas)</legend>
             {ACL_KEYS.map((key) => (
               <Field key={key} label={LABELS[key]}>
                 <input name={key} value={form.acl[key]} onInput={(event) => setForm({ ...form, acl: { ...form.acl, [key]: event.currentTarget.value } })} />

@@ -63,6 +63,10 @@ export const consoleRoutes: FastifyPluginAsync<ConsoleRoutesOptions> = async (ap
       },
     },
   });
+  // Where the wire protocol sends a browser that asks for `/projections`.
+  resource(app, `${CONSOLE_PATH}/projections.htm`, {
+    GET: { handler: async (_request, reply) => reply.redirect(`${CONSOLE_PATH}#/projections`, 302) },
+  });
   app.get('/', async (request, reply) => {
     if (!wantsHtml(request)) return reply.callNotFound();
     return reply.redirect(CONSOLE_PATH, 302);
