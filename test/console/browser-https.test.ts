@@ -13,11 +13,11 @@ const live = await liveCertificatePaths(dir);
 await installCertificate(live, node, ca);
 const server = await startServer(t, { dbPath: join(dir, 'db'), args: tlsFlags(live) });
 // The test's own authority is not one the browser knows.
-const console = await openBrowser(t, { ignoreHTTPSErrors: true });
+const chrome = await openBrowser(t, { ignoreHTTPSErrors: true });
 
 t.test('the console works over HTTPS', async (t) => {
   t.match(server.url, /^https:/, 'the node serves HTTPS');
-  const page = await console.newPage();
+  const page = await chrome.newPage();
   await signIn(page, server.url);
   await page.waitForFunction(() => document.querySelector('[data-name=state]')?.textContent === 'leader');
   t.pass('the dashboard shows the node');
@@ -34,6 +34,6 @@ t.test('the console works over HTTPS', async (t) => {
   await page.waitForSelector('text=Certificates reloaded.');
   t.pass('the certificates are reloaded from the admin page');
   await screenshot(page, 'https-admin');
-  t.same(console.errors, [], 'no error and no policy violation');
+  t.same(chrome.errors, [], 'no error and no policy violation');
   await page.close();
 });

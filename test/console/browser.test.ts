@@ -13,7 +13,7 @@ import { pollUntil } from '../helpers/wait.js';
 const dir = t.testdir();
 const server = await startServer(t, { dbPath: join(dir, 'db'), args: ['--insecure'] });
 const { url } = server;
-const console = await openBrowser(t);
+const chrome = await openBrowser(t);
 
 async function append(stream: string, events: Array<{ eventType: string; data: unknown }>): Promise<void> {
   const body = events.map((event) => ({ eventId: crypto.randomUUID(), ...event }));
@@ -24,7 +24,7 @@ async function append(stream: string, events: Array<{ eventType: string; data: u
 }
 
 async function signedIn(): Promise<Page> {
-  const page = await console.newPage();
+  const page = await chrome.newPage();
   await signIn(page, url);
   return page;
 }
@@ -34,7 +34,7 @@ async function titles(page: Page): Promise<string[]> {
 }
 
 t.test('wrong credentials are refused and nothing else is shown', async (t) => {
-  const page = await console.newPage();
+  const page = await chrome.newPage();
   await page.goto(`${url}/web`);
   await page.fill('input[name=login]', 'admin');
   await page.fill('input[name=password]', 'not-the-password');
@@ -48,7 +48,7 @@ t.test('wrong credentials are refused and nothing else is shown', async (t) => {
 });
 
 t.test('a browser at the root is sent to the console; signing in keeps the credentials for the tab only', async (t) => {
-  const page = await console.newPage();
+  const page = await chrome.newPage();
   await page.goto(url);
   t.equal(new URL(page.url()).pathname, '/web', 'the root redirects a browser to /web');
   await page.fill('input[name=login]', 'admin');
@@ -63,7 +63,7 @@ t.test('a browser at the root is sent to the console; signing in keeps the crede
   await page.reload();
   await page.waitForSelector('header .user');
   t.pass('a reload of the tab stays signed in');
-  const other = await console.newPage();
+  const other = await chrome.newPage();
   await other.goto(`${url}/web`);
   await other.waitForSelector('input[name=login]');
   t.pass('another tab must sign in itself');
@@ -275,7 +275,7 @@ t.test('users are created, changed and deleted', async (t) => {
 
 t.test('a user without the rights sees the API\'s refusals', async (t) => {
   await createUser(url, { loginName: 'plain', password: 'plain-password' });
-  const page = await console.newPage();
+  const page = await chrome.newPage();
   await signIn(page, url, 'plain', 'plain-password');
   await page.goto(`${url}/web#/users`);
   await page.waitForSelector('[role=alert]');
@@ -283,6 +283,24 @@ t.test('a user without the rights sees the API\'s refusals', async (t) => {
   await page.goto(`${url}/web#/streams/%24all`);
   await page.waitForSelector('[role=alert]');
   t.match(await page.textContent('[role=alert]'), /^Not allowed/, '$all is refused by its ACL');
+  await page.close();
+});
+
+t.test('the query editor is loaded when a page needs it and highlights the source', async (t) => {
+  const page = await signedIn();
+  const editorScripts: string[] = [];
+  page.on('request', (request) => { if (/\/web\/assets\/editor-/.test(request.url())) editorScripts.push(request.url()); });
+  await page.goto(`${url}/web#/dashboard`);
+  await page.waitForSelector('[data-name=state]');
+  t.same(editorScripts, [], 'the dashboard does not load the editor');
+  await page.goto(`${url}/web#/query`);
+  await page.waitForSelector('.editor .token-builtin');
+  t.equal(editorScripts.length, 1, 'the query page loads it');
+  await page.fill('.editor textarea', 'fromStream("<img src=x onerror=alert(1)>") // note');
+  await page.waitForSelector('.editor .token-comment >> text="// note"');
+  t.equal(await page.textContent('.editor .token-string'), '"<img src=x onerror=alert(1)>"', 'source text is shown as text');
+  t.equal(await page.locator('.editor img').count(), 0);
+  await screenshot(page, 'query-editor');
   await page.close();
 });
 
@@ -302,7 +320,7 @@ t.test('admin operations: merge indexes, then shut down after a confirmation', a
 });
 
 t.test('the browser reported no error and no policy violation', async (t) => {
-  t.same(console.errors, []);
+  t.same(chrome.errors, []);
 });
 
 async function pollUntilAsync(what: string, check: () => Promise<boolean>): Promise<void> {

@@ -91,7 +91,6 @@ export function ScavengePage({ api }: { api: Api }) {
         <ConfirmButton name="stop-scavenge" label="Stop the scavenge" confirmLabel="Yes, stop it" question={`Stop the scavenge ${running}? It can be started again later.`}
           onConfirm={async () => { await api.request('/admin/scavenge/current', { method: 'DELETE' }); changed(); }} />
       ) : null}
-      <Notice text={undefined} />
       <StartForm api={api} started={changed} />
       <History api={api} generation={generation} />
     </section>

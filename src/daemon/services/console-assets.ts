@@ -62,8 +62,4 @@ export class ConsoleAssets {
   asset(name: string): ConsoleFile | undefined {
     return this.assets.get(name);
   }
-
-  names(): string[] {
-    return [...this.assets.keys()];
-  }
 }
