@@ -15,6 +15,8 @@ import type { EngineOptions } from '../storage/engine-options.js';
 import { NodeInfo, type NodeState } from './services/node-info.js';
 import { startSecurity, type Security } from './security/security.js';
 import { StreamsService, type StreamStorage } from './services/streams.js';
+import { SubscriptionsService } from './subscriptions/service.js';
+import { SystemStreams } from './subscriptions/system-streams.js';
 import type { Engine } from '../storage/engine.js';
 import { QueueMeter } from '../storage/engine-stats.js';
 import type { OperationsDependencies } from './http/admin-operations.js';
@@ -118,6 +120,11 @@ export class Daemon {
   ) {
     const nodeInfo = new NodeInfo(context.version, SERVED_FEATURES, authentication, () => this.nodeState);
     const streams = new StreamsService(storage, security.access);
+    const subscriptions = new SubscriptionsService({
+      system: new SystemStreams(streams), access: security.access, follow: (options) => storage.follow(options),
+      logger: context.logger.child({ component: 'subscriptions' }),
+    });
+    subscriptions.start();
     const connections = new ConnectionMeter();
     const operations = this.operations(loaded, connections, security);
     const { allowAnonymousEndpointAccess, allowAnonymousStreamAccess, enableTrustedAuth } = options;
@@ -125,7 +132,7 @@ export class Daemon {
     if (connectionsMax.warning) context.logger.warn({ connectionsMax: connectionsMax.value }, connectionsMax.warning);
     this.connectionsMax = connectionsMax.value;
     this.app = buildApp({
-      logger: context.logger.child({ component: 'http' }), nodeInfo, nodeState: () => this.nodeState, streams, operations,
+      logger: context.logger.child({ component: 'http' }), nodeInfo, nodeState: () => this.nodeState, streams, subscriptions, operations,
       users: security.users, authenticator: security.authenticator,
       access: { allowAnonymousEndpointAccess, allowAnonymousStreamAccess, enableTrustedAuth },
       https: certificates.https, disableHttpCaching: options.disableHttpCaching,

@@ -21,6 +21,8 @@ import type { UsersService } from '../services/users.js';
 import type { Authenticator } from '../security/authenticator.js';
 import { addAuthentication, type AccessOptions } from './authentication.js';
 import { usersRoutes } from './users.js';
+import { subscriptionsRoutes } from './subscriptions/plugin.js';
+import type { SubscriptionsService } from '../subscriptions/service.js';
 
 export interface AppDependencies {
   logger: FastifyBaseLogger;
@@ -28,6 +30,8 @@ export interface AppDependencies {
   /** Read on every request so a node that is shutting down refuses new work with a coded error. */
   nodeState: () => NodeState;
   streams: StreamsService;
+  /** Persistent subscriptions; without them every `/subscriptions` path is 404. */
+  subscriptions?: SubscriptionsService;
   users: UsersService;
   authenticator: Authenticator;
   access: AccessOptions;
@@ -74,7 +78,7 @@ function limitConnections(server: FastifyInstance['server'], limits: ConnectionL
  */
 export const SERVED_FEATURES: NodeFeatures = Object.freeze({ projections: false, userManagement: true, atomPub: true });
 
-export function buildApp({ logger, nodeInfo, nodeState, streams, users, authenticator, access, operations, https, disableHttpCaching, connections }: AppDependencies): FastifyInstance {
+export function buildApp({ logger, nodeInfo, nodeState, streams, subscriptions, users, authenticator, access, operations, https, disableHttpCaching, connections }: AppDependencies): FastifyInstance {
   const app = Fastify({
     // null makes fastify create a plain HTTP server.
     https: https ? { ...https, handshakeTimeout: connections?.headersTimeoutMs } : null,
@@ -118,6 +122,7 @@ export function buildApp({ logger, nodeInfo, nodeState, streams, users, authenti
   if (operations) registerOperations(app, operations);
   app.register(pingRoutes);
   app.register(streamsRoutes, { service: streams });
+  if (subscriptions) app.register(subscriptionsRoutes, { subscriptions, streams });
   app.register(infoRoutes, { nodeInfo });
   app.register(usersRoutes, { users });
   return app;
