@@ -122,3 +122,15 @@ export async function parkedNumbers(url: string, stream: string, group: string):
   const feed = await response.json() as { entries: Array<{ data: string }> };
   return feed.entries.map((entry) => Number(entry.data.split('@')[0])).reverse();
 }
+
+/** The group's last checkpoint as its checkpoint stream holds it; undefined before the first. */
+export async function checkpointOf(url: string, stream: string, group: string, auth?: string): Promise<number | undefined> {
+  const checkpoint = `$persistentsubscription-${stream}::${group}-checkpoint`;
+  const response = await adminFetch(`${url}/streams/${encodeURIComponent(checkpoint)}/head`, {
+    headers: { accept: 'application/vnd.svc.event+json', ...(auth ? { authorization: auth } : {}) },
+  });
+  if (response.status === 404) return undefined;
+  const event = await response.json() as { eventType: string; data: string };
+  if (event.eventType !== 'SubscriptionCheckpoint') throw new Error(`unexpected checkpoint event type ${event.eventType}`);
+  return Number(event.data);
+}
