@@ -126,7 +126,7 @@ export class Daemon {
     });
     subscriptions.start();
     const connections = new ConnectionMeter();
-    const operations = this.operations(loaded, connections, security);
+    const operations = this.operations(loaded, connections, security, subscriptions);
     const { allowAnonymousEndpointAccess, allowAnonymousStreamAccess, enableTrustedAuth } = options;
     const connectionsMax = connectionsMaxOf(options.connectionsMax);
     if (connectionsMax.warning) context.logger.warn({ connectionsMax: connectionsMax.value }, connectionsMax.warning);
@@ -151,12 +151,13 @@ export class Daemon {
   }
 
   /** The services behind /stats, /metrics, /gossip, /info/options and /admin. */
-  private operations(loaded: LoadedOptions, connections: ConnectionMeter, security: Security): OperationsDependencies {
+  private operations(loaded: LoadedOptions, connections: ConnectionMeter, security: Security, subscriptions: SubscriptionsService): OperationsDependencies {
     const requests = new QueueMeter('HttpRequests', 'Http');
     let requestErrors = 0;
     const stats = new StatsService({
       storage: () => this.storage.stats(), requests, connections, requestErrors: () => requestErrors,
       authentication: () => security.authenticator.stats(),
+      subscriptions: () => subscriptions.stats(),
       paths: [this.options.db, this.options.index],
     });
     const gossip = new GossipService({

@@ -240,6 +240,10 @@ export class SubscriptionGroup {
   }
 
   /** Every event up to this number was handled. */
+  handledThrough(): number {
+    return this.checkpointValue();
+  }
+
   private checkpointValue(): number {
     let lowest = this.readFrom;
     for (const eventNumber of this.pending) if (eventNumber < lowest) lowest = eventNumber;

@@ -10,6 +10,7 @@ import { Errors } from '../../common/errors.js';
 import type { ConsumerOptions, LogConsumer } from '../../storage/log-consumers.js';
 import type { AllPage } from '../../storage/reader.js';
 import type { Principal, StreamAccess } from '../services/stream-access.js';
+import type { SubscriptionGroupFields } from '../services/stats.js';
 import { ConfigStore, type GroupDefinition } from './config-store.js';
 import type { Consumer, ConsumerIdentity } from './consumers.js';
 import { SubscriptionGroup, type NackAction } from './group.js';
@@ -54,7 +55,6 @@ export class SubscriptionsService {
   /** Loads the groups from the config stream, each from its checkpoint, and starts following the log. */
   start(): void {
     for (const definition of this.config.load()) this.add(definition, this.loadCheckpoint(definition));
-    this.consumer = this.options.follow({ name: 'persistent-subscriptions', handle: (page) => this.committed(page), wanted: () => this.groups.size > 0 });
     const interval = this.options.tickIntervalMs ?? TICK_INTERVAL_MS;
     if (interval > 0) {
       this.timer = setInterval(() => this.tick(), interval);
@@ -81,6 +81,8 @@ export class SubscriptionsService {
   }
 
   private add(definition: GroupDefinition, checkpoint: number): SubscriptionGroup {
+    // The log is followed from the first group on: a node without groups reads nothing for them.
+    this.consumer ??= this.options.follow({ name: 'persistent-subscriptions', handle: (page) => this.committed(page), wanted: () => this.groups.size > 0 });
     const group = new SubscriptionGroup(definition, this.context(), checkpoint);
     group.appended(this.options.system.lastEventNumber(definition.stream));
     this.groups.set(groupKey(definition.stream, definition.group), group);
@@ -181,6 +183,22 @@ export class SubscriptionsService {
 
   replayParked(stream: string, groupName: string, stopAt: number | undefined): number {
     return this.get(stream, groupName).replayParked(stopAt);
+  }
+
+  /** Per group figures for /stats and /metrics, by `{stream}::{group}`. */
+  stats(): Record<string, SubscriptionGroupFields> {
+    const fields: Record<string, SubscriptionGroupFields> = {};
+    for (const [key, group] of this.groups) {
+      fields[key] = {
+        inFlight: group.inFlightCount,
+        parked: group.parked.count(),
+        processedRate: group.measure().averageItemsPerSecond,
+        totalItemsProcessed: group.totalItemsProcessed,
+        lag: Math.max(0, group.lastKnownEventNumber - group.handledThrough()),
+        connections: group.consumers.size,
+      };
+    }
+    return fields;
   }
 
   /** Message timeouts, idle consumers and timed checkpoints of every group. */
