@@ -47,6 +47,8 @@ export class SubscriptionGroup {
   private lastCheckpointAtMs: number;
   private checkpointWrite: Promise<void> | undefined;
   private readonly waiters = new Set<() => void>();
+  /** Parked copies being written: a stop waits for them. */
+  private readonly parkWrites = new Set<Promise<void>>();
   private stopped = false;
   totalItemsProcessed = 0;
   lastProcessedEventNumber = -1;
@@ -190,13 +192,20 @@ export class SubscriptionGroup {
 
   /** The message counts as handled once its parked copy is durable; until then it is not lost. */
   private park(message: Message, reason: string): void {
-    this.parked.park(message, reason).then(
+    const write = this.parked.park(message, reason).then(
       () => this.handled(message),
       (error: unknown) => {
         this.context.logger.warn({ err: error, stream: this.parked.streamName }, 'parking a message failed; it is delivered again');
         if (!this.stopped) this.retries.push(message);
       },
-    );
+    ).finally(() => this.parkWrites.delete(write));
+    this.parkWrites.add(write);
+  }
+
+  /** Resolves once the parked copies and the checkpoint being written now are written. */
+  async settled(): Promise<void> {
+    while (this.parkWrites.size > 0) await Promise.all([...this.parkWrites]);
+    await this.checkpointWrite;
   }
 
   private handled(message: Message): void {
@@ -332,6 +341,8 @@ export class SubscriptionGroup {
     this.stopped = true;
     this.wake();
     this.parked.abandon();
+    // A message being parked is handled once its copy is written: the checkpoint may pass it then.
+    await this.settled();
     if (writeCheckpoint) await this.checkpoint();
   }
 }
