@@ -3,6 +3,7 @@ import { httpBenchmarks, pinning } from './http.js';
 import { loginFloodBenchmark } from './login-flood.js';
 import { redactionBenchmarks } from './redaction.js';
 import { storageBenchmarks } from './storage.js';
+import { subscriptionBenchmarks } from './subscriptions.js';
 
 async function floodBenchmarks(): Promise<void> {
   const { prefix, release } = pinning();
@@ -22,6 +23,7 @@ const groups: Record<string, () => Promise<void>> = {
   },
   backup: backupBenchmarks,
   redaction: redactionBenchmarks,
+  subscriptions: subscriptionBenchmarks,
   // Part of `http` too; by name it runs alone.
   'login-flood': floodBenchmarks,
 };
