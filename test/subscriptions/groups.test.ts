@@ -147,3 +147,43 @@ t.test('definitions are kept in $persistentSubscriptionConfig and come back afte
   t.teardown(() => restarted.close());
   t.same(restarted.list().map((group) => [group.definition.group, group.settings.maxRetryCount, group.settings.namedConsumerStrategy]), [['kept', 4, 'Pinned']]);
 });
+
+t.test('a stream and group whose checkpoint stream name would be too long are refused', async (t) => {
+  const node = await startNode(t);
+  const response = await createGroup(node.url, 's'.repeat(900), 'g'.repeat(90));
+  t.equal(response.status, 400);
+  t.equal((await response.json() as { code: string }).code, 'SVCDB_ERR_SUBSCRIPTION_PARAMETER_INVALID');
+  t.same(await (await adminFetch(`${node.url}/subscriptions`)).json(), []);
+});
+
+t.test('a config event that does not read, or a bad checkpoint, does not stop the groups that do', async (t) => {
+  const node = await startNode(t);
+  await mustCreateGroup(node.url, 's', 'good');
+  const config = await (await adminFetch(`${node.url}/streams/%24persistentSubscriptionConfig/head`, { headers: { accept: 'application/vnd.svc.event+json' } })).json() as { data: { entries: unknown[] } };
+  const entries = [...config.data.entries, { stream: 's', group: 'bad', bufferSize: -4 }, { nonsense: true }];
+  const write = async (stream: string, eventType: string, data: unknown) => {
+    const response = await adminFetch(`${node.url}/streams/${encodeURIComponent(stream)}`, {
+      method: 'POST', headers: { 'content-type': 'application/vnd.svc.events+json' },
+      body: JSON.stringify([{ eventId: crypto.randomUUID(), eventType, data }]),
+    });
+    t.equal(response.status, 201);
+  };
+  await write('$persistentSubscriptionConfig', '$PersistentConfig', { ...config.data, entries });
+  await write('$persistentsubscription-s::good-checkpoint', 'SubscriptionCheckpoint', 'not a number');
+  const restarted = new SubscriptionsService({
+    system: new SystemStreams(node.streams), access: node.security.access, follow: (options) => node.engine.follow(options),
+    logger: pino({ level: 'silent' }), tickIntervalMs: 0,
+  });
+  restarted.start();
+  t.teardown(() => restarted.close());
+  t.same(restarted.list().map((group) => group.definition.group), ['good'], 'the readable group starts');
+  t.equal(restarted.get('s', 'good').lastCheckpoint, -1, 'from its startFrom');
+  await write('$persistentSubscriptionConfig', '$PersistentConfig', 'garbage');
+  const again = new SubscriptionsService({
+    system: new SystemStreams(node.streams), access: node.security.access, follow: (options) => node.engine.follow(options),
+    logger: pino({ level: 'silent' }), tickIntervalMs: 0,
+  });
+  again.start();
+  t.teardown(() => again.close());
+  t.same(again.list(), [], 'a config that is not JSON: no group, and no failure');
+});

@@ -4,6 +4,7 @@
  * entries}`), so the last event is the truth and a start reads only that. Changes are written one
  * at a time, in the order they were made, so an older set never lands after a newer one.
  */
+import type { Logger } from '../../common/logger.js';
 import { settingsOf, type SubscriptionSettings } from './settings.js';
 import { CONFIG_EVENT_TYPE, CONFIG_STREAM } from './names.js';
 import type { SystemStreams } from './system-streams.js';
@@ -31,15 +32,33 @@ export class ConfigStore {
   private version = -1;
   private writing: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly system: SystemStreams) {}
+  constructor(private readonly system: SystemStreams, private readonly logger: Logger) {}
 
   /** The definitions of the last config event; none when the stream has no event. */
   load(): GroupDefinition[] {
     const read = this.system.readLast(CONFIG_STREAM);
     if (read.status !== 'success' || read.event === undefined) return [];
     this.version = read.event.event.eventNumber;
-    const stored = JSON.parse(read.event.event.data.toString('utf8')) as StoredConfig;
-    return stored.entries.map(({ stream, group, ...settings }) => ({ stream, group, settings: settingsOf(settings) }));
+    let stored: Partial<StoredConfig>;
+    try {
+      stored = JSON.parse(read.event.event.data.toString('utf8')) as Partial<StoredConfig>;
+    } catch {
+      stored = {};
+    }
+    // Only `$admins` can write the config stream; a definition that does not read is left out
+    // and logged, so the node still starts with every group it can read.
+    const definitions: GroupDefinition[] = [];
+    for (const entry of Array.isArray(stored.entries) ? stored.entries : []) {
+      try {
+        const { stream, group, ...settings } = entry;
+        if (typeof stream !== 'string' || typeof group !== 'string') throw new TypeError('an entry without stream and group names');
+        definitions.push({ stream, group, settings: settingsOf(settings) });
+      } catch (error) {
+        this.logger.error({ err: error, entry }, 'a subscription group definition cannot be read; the group is not started');
+      }
+    }
+    if (!Array.isArray(stored.entries)) this.logger.error({ stream: CONFIG_STREAM }, 'the last subscription config has no entries; no group is started');
+    return definitions;
   }
 
   /** Writes `definitions` as the new config, after any write in progress. */

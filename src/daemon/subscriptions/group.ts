@@ -46,6 +46,7 @@ export class SubscriptionGroup {
   private handledSinceCheckpoint = 0;
   private lastCheckpointAtMs: number;
   private checkpointWrite: Promise<void> | undefined;
+  private checkpointNext: Promise<void> | undefined;
   private readonly waiters = new Set<() => void>();
   /** Parked copies being written: a stop waits for them. */
   private readonly parkWrites = new Set<Promise<void>>();
@@ -205,7 +206,7 @@ export class SubscriptionGroup {
   /** Resolves once the parked copies and the checkpoint being written now are written. */
   async settled(): Promise<void> {
     while (this.parkWrites.size > 0) await Promise.all([...this.parkWrites]);
-    await this.checkpointWrite;
+    await (this.checkpointNext ?? this.checkpointWrite);
   }
 
   private handled(message: Message): void {
@@ -261,7 +262,14 @@ export class SubscriptionGroup {
 
   /** Writes the checkpoint if it moved; one write at a time, the latest value wins. */
   checkpoint(): Promise<void> {
-    if (this.checkpointWrite !== undefined) return this.checkpointWrite.then(() => this.checkpoint());
+    // Many messages handled during one write ask for one more write after it, not one each.
+    if (this.checkpointWrite !== undefined) {
+      this.checkpointNext ??= this.checkpointWrite.then(() => {
+        this.checkpointNext = undefined;
+        return this.checkpoint();
+      });
+      return this.checkpointNext;
+    }
     const value = this.checkpointValue();
     this.handledSinceCheckpoint = 0;
     this.lastCheckpointAtMs = this.context.now();

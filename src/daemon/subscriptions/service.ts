@@ -9,6 +9,7 @@ import type { Logger } from '../../common/logger.js';
 import { Errors } from '../../common/errors.js';
 import type { ConsumerOptions, LogConsumer } from '../../storage/log-consumers.js';
 import type { AllPage } from '../../storage/reader.js';
+import { STREAM_NAME_BYTES_MAX } from '../../storage/request-checks.js';
 import type { Principal, StreamAccess } from '../services/stream-access.js';
 import type { SubscriptionGroupFields } from '../services/stats.js';
 import { ConfigStore, type GroupDefinition } from './config-store.js';
@@ -48,7 +49,7 @@ export class SubscriptionsService {
   private closed = false;
 
   constructor(private readonly options: SubscriptionsOptions) {
-    this.config = new ConfigStore(options.system);
+    this.config = new ConfigStore(options.system, options.logger);
     this.now = options.now ?? Date.now;
   }
 
@@ -63,10 +64,13 @@ export class SubscriptionsService {
   }
 
   private loadCheckpoint(definition: GroupDefinition): number {
-    const read = this.options.system.readLast(checkpointStreamOf(definition.stream, definition.group));
+    const streamName = checkpointStreamOf(definition.stream, definition.group);
+    const read = this.options.system.readLast(streamName);
     if (read.status === 'success' && read.event) {
-      const value = Number(JSON.parse(read.event.event.data.toString('utf8')));
-      if (Number.isSafeInteger(value) && value >= -1) return value;
+      const value = checkpointValueOf(read.event.event.data.toString('utf8'));
+      if (value !== undefined) return value;
+      // Only `$admins` can write there; the group starts over rather than the node not starting.
+      this.options.logger.error({ stream: streamName }, 'the last checkpoint is not a position; the group starts from its startFrom');
     }
     return this.startOf(definition);
   }
@@ -224,7 +228,21 @@ export class SubscriptionsService {
   }
 }
 
+/** A checkpoint's data: the position as a JSON string (`"5"`); undefined for anything else. */
+function checkpointValueOf(text: string): number | undefined {
+  try {
+    const value = Number(JSON.parse(text));
+    return Number.isSafeInteger(value) && value >= -1 ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function checkNames(stream: string, group: string): void {
   if (stream === '$all') throw Errors.subscriptionParameterInvalid.create('subscriptions to $all are not served over HTTP; subscribe to a stream');
   if (group.trim() === '') throw Errors.subscriptionParameterInvalid.create('the group name must not be empty');
+  // The group's own streams are named after it, and must be valid stream names too.
+  if (Buffer.byteLength(checkpointStreamOf(stream, group)) > STREAM_NAME_BYTES_MAX) {
+    throw Errors.subscriptionParameterInvalid.create(`the stream and group names are too long together: the group's checkpoint stream name would exceed ${STREAM_NAME_BYTES_MAX} bytes`);
+  }
 }
