@@ -187,3 +187,22 @@ t.test('a config event that does not read, or a bad checkpoint, does not stop th
   t.teardown(() => again.close());
   t.same(again.list(), [], 'a config that is not JSON: no group, and no failure');
 });
+
+t.test('a group from the end of a stream that does not exist yet keeps its start over a restart', async (t) => {
+  const node = await startNode(t);
+  await mustCreateGroup(node.url, 'not-yet', 'g', { startFrom: -1 });
+  const response = await adminFetch(`${node.url}/streams/not-yet`, {
+    method: 'POST', headers: { 'content-type': 'application/vnd.svc.events+json' },
+    body: JSON.stringify([{ eventId: crypto.randomUUID(), eventType: 'T', data: {} }, { eventId: crypto.randomUUID(), eventType: 'T', data: {} }]),
+  });
+  t.equal(response.status, 201);
+  const restarted = new SubscriptionsService({
+    system: new SystemStreams(node.streams), access: node.security.access, follow: (options) => node.engine.follow(options),
+    logger: pino({ level: 'silent' }), tickIntervalMs: 0,
+  });
+  restarted.start();
+  t.teardown(() => restarted.close());
+  const admin = { name: 'admin', groups: ['$admins'] };
+  const { messages } = restarted.consume(admin, 'not-yet', 'g', { key: 'c', from: 'test', username: 'admin', connectionName: 'c' }, 10);
+  t.same(messages.map((message) => message.eventNumber), [0, 1], 'the events written before the restart are delivered');
+});

@@ -132,8 +132,9 @@ export class SubscriptionsService {
     const created = this.add(definition, checkpoint);
     try {
       await this.config.save(this.definitions(), principal?.name ?? '$system');
-      // A group from the end of its stream must not move on to a later end after a restart.
-      if (settings.startFrom === -1 && checkpoint >= 0) await created.forceCheckpoint(checkpoint);
+      // A group from the end of its stream must not move on to a later end after a restart,
+      // even when its stream does not exist yet (its checkpoint is then -1).
+      if (settings.startFrom === -1) await created.forceCheckpoint(checkpoint);
     } catch (error) {
       this.remove(created);
       throw error;
