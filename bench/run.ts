@@ -4,6 +4,7 @@ import { httpBenchmarks, pinning } from './http.js';
 import { loginFloodBenchmark } from './login-flood.js';
 import { redactionBenchmarks } from './redaction.js';
 import { storageBenchmarks } from './storage.js';
+import { subscriptionBenchmarks } from './subscriptions.js';
 
 async function floodBenchmarks(): Promise<void> {
   const { prefix, release } = pinning();
@@ -24,6 +25,7 @@ const groups: Record<string, () => Promise<void>> = {
   backup: backupBenchmarks,
   redaction: redactionBenchmarks,
   console: consoleBenchmarks,
+  subscriptions: subscriptionBenchmarks,
   // Part of `http` too; by name it runs alone.
   'login-flood': floodBenchmarks,
 };

@@ -280,6 +280,34 @@ export const Errors = {
     (who: string, what: string, allowed: string) => `${who} may not ${what}; allowed: ${allowed}`,
   ),
 
+  // Persistent subscriptions.
+  subscriptionNotFound: define(
+    'SVCDB_ERR_SUBSCRIPTION_NOT_FOUND', 404, 'no subscription group of this name on this stream',
+    (streamName: string, group: string) => `no subscription group ${group} on stream ${streamName}; create it with PUT /subscriptions/{stream}/{group}`,
+    (streamName: string, group: string) => ({ stream: streamName, group }),
+  ),
+  subscriptionExists: define(
+    'SVCDB_ERR_SUBSCRIPTION_EXISTS', 409, 'a subscription group of this name exists on this stream',
+    (streamName: string, group: string) => `subscription group ${group} on stream ${streamName} already exists; change it with POST, or delete it first`,
+    (streamName: string, group: string) => ({ stream: streamName, group }),
+  ),
+  subscriptionSettingsInvalid: define(
+    'SVCDB_ERR_SUBSCRIPTION_SETTINGS_INVALID', 400, 'the settings of a subscription group are not valid',
+    (why: string) => why,
+  ),
+  subscriptionMessageIdInvalid: define(
+    'SVCDB_ERR_SUBSCRIPTION_MESSAGE_ID_INVALID', 400, 'a message id to acknowledge is not a UUID',
+    (value: string) => `messageid should be a properly formed guid: '${value}'; use the ids of the ack and nack links of the feed`,
+  ),
+  subscriptionParameterInvalid: define(
+    'SVCDB_ERR_SUBSCRIPTION_PARAMETER_INVALID', 400, 'a path segment or query parameter of a subscription request is not valid',
+    (why: string) => why,
+  ),
+  subscriptionFull: define(
+    'SVCDB_ERR_SUBSCRIPTION_FULL', 409, 'the subscription group has as many consumers as its maxSubscriberCount allows',
+    (group: string, max: number) => `subscription group ${group} already has its maximum of ${max} consumers; retry once one has left, or raise maxSubscriberCount`,
+  ),
+
   // Users API.
   userNotFound: define(
     'SVCDB_ERR_USER_NOT_FOUND', 404, 'no such user',

@@ -15,6 +15,8 @@ import type { EngineOptions } from '../storage/engine-options.js';
 import { NodeInfo, type NodeState } from './services/node-info.js';
 import { startSecurity, type Security } from './security/security.js';
 import { StreamsService, type StreamStorage } from './services/streams.js';
+import { SubscriptionsService } from './subscriptions/service.js';
+import { SystemStreams } from './subscriptions/system-streams.js';
 import type { Engine } from '../storage/engine.js';
 import { QueueMeter } from '../storage/engine-stats.js';
 import type { OperationsDependencies } from './http/admin-operations.js';
@@ -119,14 +121,19 @@ export class Daemon {
   ) {
     const nodeInfo = new NodeInfo(context.version, SERVED_FEATURES, authentication, () => this.nodeState);
     const streams = new StreamsService(storage, security.access);
+    const subscriptions = new SubscriptionsService({
+      system: new SystemStreams(streams), access: security.access, follow: (options) => storage.follow(options),
+      logger: context.logger.child({ component: 'subscriptions' }),
+    });
+    subscriptions.start();
     const connections = new ConnectionMeter();
-    const operations = this.operations(loaded, connections, security);
+    const operations = this.operations(loaded, connections, security, subscriptions);
     const { allowAnonymousEndpointAccess, allowAnonymousStreamAccess, enableTrustedAuth } = options;
     const connectionsMax = connectionsMaxOf(options.connectionsMax);
     if (connectionsMax.warning) context.logger.warn({ connectionsMax: connectionsMax.value }, connectionsMax.warning);
     this.connectionsMax = connectionsMax.value;
     this.app = buildApp({
-      logger: context.logger.child({ component: 'http' }), nodeInfo, nodeState: () => this.nodeState, streams, operations,
+      logger: context.logger.child({ component: 'http' }), nodeInfo, nodeState: () => this.nodeState, streams, subscriptions, operations,
       users: security.users, authenticator: security.authenticator,
       access: { allowAnonymousEndpointAccess, allowAnonymousStreamAccess, enableTrustedAuth },
       https: certificates.https, disableHttpCaching: options.disableHttpCaching,
@@ -154,12 +161,13 @@ export class Daemon {
   }
 
   /** The services behind /stats, /metrics, /gossip, /info/options and /admin. */
-  private operations(loaded: LoadedOptions, connections: ConnectionMeter, security: Security): OperationsDependencies {
+  private operations(loaded: LoadedOptions, connections: ConnectionMeter, security: Security, subscriptions: SubscriptionsService): OperationsDependencies {
     const requests = new QueueMeter('HttpRequests', 'Http');
     let requestErrors = 0;
     const stats = new StatsService({
       storage: () => this.storage.stats(), requests, connections, requestErrors: () => requestErrors,
       authentication: () => security.authenticator.stats(),
+      subscriptions: () => subscriptions.stats(),
       paths: [this.options.db, this.options.index],
     });
     const gossip = new GossipService({

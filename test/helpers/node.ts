@@ -10,6 +10,8 @@ import { DEFAULT_SECURITY_LIMITS, startSecurity, type Security, type SecurityLim
 import { NodeInfo } from '../../src/daemon/services/node-info.js';
 import { StreamsService } from '../../src/daemon/services/streams.js';
 import type { ConsoleAssets } from '../../src/daemon/services/console-assets.js';
+import { SubscriptionsService } from '../../src/daemon/subscriptions/service.js';
+import { SystemStreams } from '../../src/daemon/subscriptions/system-streams.js';
 import type { Engine } from '../../src/storage/engine.js';
 import type { EngineOptions } from '../../src/storage/engine-options.js';
 import { adminFetch } from './auth.js';
@@ -19,6 +21,7 @@ export interface TestNode {
   url: string;
   engine: Engine;
   streams: StreamsService;
+  subscriptions: SubscriptionsService;
   security: Security;
 }
 
@@ -30,6 +33,8 @@ export interface TestNodeOptions {
   disableHttpCaching?: boolean;
   /** The web console's files to serve at /web; none by default. */
   console?: ConsoleAssets;
+  /** The clock of persistent subscriptions, and 0 to tick them by hand (`subscriptions.tick()`). */
+  subscriptions?: { now?: () => number; tickIntervalMs?: number };
 }
 
 const silent = pino({ level: 'silent' });
@@ -55,11 +60,16 @@ export async function startNode(t: Test, options: TestNodeOptions = {}): Promise
   t.teardown(async () => app?.close());
   const services = await nodeServices(t, options);
   const { engine, streams, security } = services;
+  const subscriptions = new SubscriptionsService({
+    system: new SystemStreams(streams), access: security.access, follow: (consumer) => engine.follow(consumer), logger: silent,
+    ...options.subscriptions,
+  });
+  subscriptions.start();
   const nodeInfo = new NodeInfo('0.0.0-test', SERVED_FEATURES, { type: 'internal', properties: null }, () => 'leader');
-  app = buildApp({ logger: silent, nodeInfo, nodeState: () => 'leader', ...services, disableHttpCaching: options.disableHttpCaching, console: options.console });
+  app = buildApp({ logger: silent, nodeInfo, nodeState: () => 'leader', ...services, subscriptions, disableHttpCaching: options.disableHttpCaching, console: options.console });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = app.server.address() as { port: number };
-  return { url: `http://127.0.0.1:${port}`, engine, streams, security };
+  return { url: `http://127.0.0.1:${port}`, engine, streams, subscriptions, security };
 }
 
 /** A body for fetch: bytes as a plain Uint8Array view of them (fetch's types take no Buffer). */

@@ -1,6 +1,6 @@
 // Whatever a client sends, the node answers below 500, a 4xx carries a SVCDB_ERR_* code, and the
 // node keeps serving: random methods, paths, query strings, Svc-* headers, media types and bodies
-// against the streams and users APIs of a real node, as an administrator (so that ACLs let every
+// against the streams, users and persistent subscriptions APIs of a real node, as an administrator (so that ACLs let every
 // request reach the code that parses it).
 import fc from 'fast-check';
 import { request } from 'node:http';
@@ -12,6 +12,7 @@ import { testSeed } from '../helpers/random.js';
 
 const node = await startNode(t);
 await node.engine.append('fuzzed', -2, newEvents(30));
+await node.subscriptions.create(undefined, 'fuzzed', 'group', {});
 const { port } = new URL(node.url);
 
 /** No fuzzed request asks for a long poll of more than a few seconds. */
@@ -66,8 +67,22 @@ const query = fc.oneof(
   fc.constantFrom('?exclude-system-events=true', '?exclude-system-events=no', '?exclude-system-events=true&exclude-system-events=false'),
   fc.constantFrom('?embed=tryharder', '?format=xml', '?format=json', '?embed=body&embed=rich', '?%zz', '?&&='),
 );
+const messageIds = fc.oneof(fc.uuid(), printable.map(encodeURIComponent), fc.array(fc.uuid(), { maxLength: 3 }).map((ids) => ids.join(',')));
+const subscriptionSuffix = fc.oneof(
+  fc.constantFrom('', '/1', '/100', '/101', '/0', '/x', '/info', '/ack', '/nack', '/replayParked', '/ack/', '/1/2'),
+  messageIds.map((id) => `/ack/${id}`),
+  messageIds.map((id) => `/nack/${id}`),
+);
+const subscriptionQuery = fc.oneof(
+  fc.constant(''),
+  fc.tuple(fc.constantFrom('ids', 'action', 'stopAt', 'embed', 'format'), fc.oneof(printable, messageIds, fc.constantFrom('Park', 'Retry', 'Retyr', 'Skip', 'Stop', '5', '-1'))).map(([key, value]) => `?${key}=${encodeURIComponent(value)}`),
+  fc.constantFrom('?action=Park&action=Skip', '?ids=&action=', '?stopAt=99999999999999999999'),
+);
 const path = fc.oneof(
   fc.tuple(streamSegment, suffix, query).map(([stream, rest, q]) => `/streams/${stream}${rest}${q}`),
+  fc.tuple(streamSegment, fc.constantFrom('group', 'other', '%zz', '%24all'), subscriptionSuffix, subscriptionQuery)
+    .map(([stream, group, rest, q]) => `/subscriptions/${stream === 'x'.repeat(3100) ? 'fuzzed' : stream}/${group}${rest}${q}`),
+  fc.constantFrom('/subscriptions', '/subscriptions/', '/subscriptions/viewparkedmessages/fuzzed/group/0/forward/5', '/subscriptions/viewparkedmessages/fuzzed/group/x/sideways/0'),
   fc.tuple(fc.constantFrom('/users', '/users/', '/users/$current', '/users/admin', '/users/admin/command/disable-nope'), streamSegment)
     .map(([base, login]) => (base === '/users/' ? `/users/${login}` : base)),
 );

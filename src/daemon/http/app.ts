@@ -23,6 +23,8 @@ import { addAuthentication, type AccessOptions } from './authentication.js';
 import { usersRoutes } from './users.js';
 import { consoleRoutes } from './console.js';
 import type { ConsoleAssets } from '../services/console-assets.js';
+import { subscriptionsRoutes } from './subscriptions/plugin.js';
+import type { SubscriptionsService } from '../subscriptions/service.js';
 
 export interface AppDependencies {
   logger: FastifyBaseLogger;
@@ -30,6 +32,8 @@ export interface AppDependencies {
   /** Read on every request so a node that is shutting down refuses new work with a coded error. */
   nodeState: () => NodeState;
   streams: StreamsService;
+  /** Persistent subscriptions; without them every `/subscriptions` path is 404. */
+  subscriptions?: SubscriptionsService;
   users: UsersService;
   authenticator: Authenticator;
   access: AccessOptions;
@@ -121,7 +125,7 @@ export function buildApp(dependencies: AppDependencies): FastifyInstance {
 }
 
 function registerRoutes(app: FastifyInstance, dependencies: AppDependencies): void {
-  const { nodeInfo, streams, users, authenticator, access, operations, disableHttpCaching } = dependencies;
+  const { nodeInfo, streams, subscriptions, users, authenticator, access, operations, disableHttpCaching } = dependencies;
   addCorsHeaders(app);
   if (disableHttpCaching) forbidCaching(app);
   redirectTrailingSlash(app);
@@ -129,6 +133,7 @@ function registerRoutes(app: FastifyInstance, dependencies: AppDependencies): vo
   if (operations) registerOperations(app, operations);
   app.register(pingRoutes);
   app.register(streamsRoutes, { service: streams });
+  if (subscriptions) app.register(subscriptionsRoutes, { subscriptions, streams });
   app.register(infoRoutes, { nodeInfo });
   app.register(usersRoutes, { users });
   if (dependencies.console) app.register(consoleRoutes, { assets: dependencies.console });

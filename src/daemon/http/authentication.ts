@@ -16,7 +16,7 @@ import { decoratePrincipal, setPrincipal } from './principal.js';
  * - anonymous: anyone (`/ping`, `/info`, `/gossip`, CORS preflights, the web console's files and
  *   the root that sends browsers there: the console asks the API for everything with credentials)
  * - user: any authenticated user
- * - operator: `$admins` and `$ops`
+ * - operator: `$admins` and `$ops` (admin commands, managing subscription groups)
  * - streams: a user, or anyone when anonymous stream access is on (ACLs decide further)
  * - endpoint: a user, or anyone when anonymous endpoint access is on (`/stats`, `/metrics`)
  */
@@ -32,9 +32,18 @@ export interface AccessOptions {
 const ANONYMOUS_PATHS = new Set(['/ping', '/info', '/gossip', '/', '/web']);
 const OPERATOR_PATHS = new Set(['/info/options']);
 
+/** Managing subscription groups and replaying parked messages is for operators; consuming is for users. */
+const SUBSCRIPTION_GROUP_PATH = '/subscriptions/:stream/:group';
+const SUBSCRIPTION_REPLAY_PATH = '/subscriptions/:stream/:group/replayParked';
+
+function managesSubscriptions(method: string, url: string): boolean {
+  if (url === SUBSCRIPTION_GROUP_PATH) return method === 'PUT' || method === 'POST' || method === 'DELETE';
+  return url === SUBSCRIPTION_REPLAY_PATH && method === 'POST';
+}
+
 export function endpointAccess(method: string, url: string): EndpointAccess {
   if (method === 'OPTIONS' || ANONYMOUS_PATHS.has(url) || url.startsWith('/web/')) return 'anonymous';
-  if (OPERATOR_PATHS.has(url) || url.startsWith('/admin/')) return 'operator';
+  if (OPERATOR_PATHS.has(url) || url.startsWith('/admin/') || managesSubscriptions(method, url)) return 'operator';
   if (url.startsWith('/streams/')) return 'streams';
   if (url === '/stats' || url.startsWith('/stats/') || url === '/metrics') return 'endpoint';
   return 'user';

@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 const ALLOWED_HEADERS = [
   'Content-Type', 'X-Requested-With', 'X-Forwarded-Host', 'X-Forwarded-Prefix', 'X-PINGOTHER', 'Authorization',
   'Svc-LongPoll', 'Svc-ExpectedVersion', 'Svc-EventId', 'Svc-EventType', 'Svc-RequiresMaster', 'Svc-RequireMaster',
-  'Svc-RequireLeader', 'Svc-HardDelete', 'Svc-ResolveLinkTos',
+  'Svc-RequireLeader', 'Svc-HardDelete', 'Svc-ResolveLinkTos', 'Svc-ConnectionName',
 ].join(', ');
 const EXPOSED_HEADERS = 'Location, Svc-Position, Svc-CurrentVersion';
 

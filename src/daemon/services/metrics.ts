@@ -10,7 +10,7 @@ import type { Stats } from './stats.js';
 type Tree = { [key: string]: unknown };
 
 /** Branches whose keys are names (a drive's mount point, a queue's name), not fields. */
-const labelledBranches: Record<string, string> = { 'sys.drive': 'drive', 'svc.queue': 'queue', 'svc.consumers': 'consumer' };
+const labelledBranches: Record<string, string> = { 'sys.drive': 'drive', 'svc.queue': 'queue', 'svc.consumers': 'consumer', 'svc.subscriptions': 'subscription' };
 
 /** Fields that only grow while the process runs. */
 const totals = new Set([
@@ -21,6 +21,7 @@ const totals = new Set([
   'svc.readIndex.cachedRecord', 'svc.readIndex.notCachedRecord', 'svc.readIndex.cachedStreamInfo',
   'svc.readIndex.notCachedStreamInfo', 'svc.readIndex.cachedTransInfo', 'svc.readIndex.notCachedTransInfo',
   'svc.readIndex.hashCollisions',
+  'svc.subscriptions.totalItemsProcessed',
   'svc.authentication.verificationsRefused', 'svc.authentication.failedLogins', 'svc.authentication.throttledRequests',
 ]);
 

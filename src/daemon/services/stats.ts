@@ -110,7 +110,21 @@ export interface Stats {
     consumers: Record<string, ConsumerFields>;
     /** Present when the node authenticates (always, in a running node). */
     authentication?: AuthenticationFields;
+    /** Persistent subscription groups by `{stream}::{group}` (present when the node serves them). */
+    subscriptions?: Record<string, SubscriptionGroupFields>;
   };
+}
+
+/** One subscription group: messages out and parked, its acknowledgement rate, and how far behind its stream it is. */
+export interface SubscriptionGroupFields {
+  inFlight: number;
+  parked: number;
+  /** Messages acknowledged per second, since the previous measurement. */
+  processedRate: number;
+  totalItemsProcessed: number;
+  /** Events of the stream not yet handled: its last event number minus the group's handled position. */
+  lag: number;
+  connections: number;
 }
 
 export interface ConsumerFields {
@@ -145,6 +159,7 @@ export interface StatsSources {
   /** Directories whose file systems are reported under sys.drive (db, index). */
   paths: readonly string[];
   authentication?: () => AuthenticationStats;
+  subscriptions?: () => Record<string, SubscriptionGroupFields>;
 }
 
 /** The counters a rate is computed from, taken at one instant. */
@@ -197,6 +212,7 @@ export class StatsService {
       svc: this.databaseStats(storage, now, before),
     };
     if (this.sources.authentication) stats.svc.authentication = authenticationFields(this.sources.authentication());
+    if (this.sources.subscriptions) stats.svc.subscriptions = this.sources.subscriptions();
     return stats;
   }
 

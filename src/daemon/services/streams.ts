@@ -6,7 +6,7 @@
 import type { Engine } from '../../storage/engine.js';
 import type { AllFilter, AllPage, StreamPage } from '../../storage/reader.js';
 import type { EventRecord } from '../../storage/record.js';
-import { isMetadataStream, metadataStreamOf, originalStreamOf } from '../../storage/stream-metadata.js';
+import { isMetadataStream, metadataStreamOf, originalStreamOf, type StreamMetadata } from '../../storage/stream-metadata.js';
 import type { NewEvent, WriteResult } from '../../storage/writer.js';
 import { ALL_STREAMS, LongPollHub } from './long-poll.js';
 import type { Principal, StreamAccess, StreamOperation } from './stream-access.js';
@@ -90,6 +90,16 @@ export class StreamsService {
   readAllBackward(principal: Principal | undefined, position: number, count: number, filter?: AllFilter): AllPage {
     this.access.check(principal, 'read', ALL_STREAMS);
     return this.storage.readAllBackward(position, count, filter);
+  }
+
+  /** The metadata of `streamName` as it takes effect, without an access check: for the node's own use. */
+  metadataOf(streamName: string): StreamMetadata {
+    return this.storage.getStreamMetadata(streamName).metadata;
+  }
+
+  /** `record` as `principal` sees it: a link resolved to its target when asked and allowed. */
+  resolveEvent(principal: Principal | undefined, record: EventRecord, resolveLinks: boolean): ResolvedEvent {
+    return this.resolve(principal, record, resolveLinks);
   }
 
   /** The metadata stream name of `streamName`, for reads of `/streams/{s}/metadata`. */

@@ -21,6 +21,7 @@ function entryElement(entry: FeedEntry, namespace: string): string {
   if (entry.content) {
     xml += `<content type="application/xml">${jsonChildren(entry.content as unknown as Record<string, unknown>)}</content>`;
   }
+  if (entry.retryCount !== undefined) xml += `<retryCount>${entry.retryCount}</retryCount>`;
   for (const link of entry.links) xml += linkXml(link);
   return `${xml}</entry>`;
 }

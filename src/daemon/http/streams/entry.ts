@@ -54,6 +54,8 @@ export interface FeedEntry {
   author: Author;
   summary: string;
   content?: EventDocument;
+  /** Entries of a subscription's messages: how often the message was delivered before. */
+  retryCount?: number;
   links: Link[];
 }
 

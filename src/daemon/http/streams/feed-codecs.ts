@@ -14,7 +14,7 @@ export const STREAM_FEED_TYPES: readonly MediaTypeName[] = [
   MediaType.streamDescJson, MediaType.atomXml, MediaType.atomJson, MediaType.json, MediaType.textXml, MediaType.xml, MediaType.html,
 ];
 export const ALL_FEED_TYPES: readonly MediaTypeName[] = STREAM_FEED_TYPES.slice(1);
-const XML_FEED_TYPES = new Set<string>([MediaType.atomXml, MediaType.textXml, MediaType.xml]);
+const XML_FEED_TYPES = new Set<string>([MediaType.atomXml, MediaType.textXml, MediaType.xml, MediaType.competingAtomXml]);
 
 export function encodeFeed(type: MediaTypeName, feed: Feed): string {
   if (type === MediaType.html) return feedHtml(feed);

@@ -15,7 +15,7 @@ import { AUTHOR, feedEntry, type Author, type EntryUrls, type FeedEntry, type Li
 import { HEAD, type EmbedLevel } from './read-params.js';
 
 /** `updated` of a feed without entries. */
-const NO_DATE = '0001-01-01T00:00:00Z';
+export const NO_DATE = '0001-01-01T00:00:00Z';
 
 export interface Feed {
   title: string;
@@ -50,7 +50,7 @@ function entriesOf(events: ResolvedEvent[], ascending: boolean, urls: EntryUrls,
   return entries;
 }
 
-function link(uri: string, relation: string): Link {
+export function link(uri: string, relation: string): Link {
   return { uri, relation };
 }
 

@@ -19,6 +19,8 @@ export const MediaType = {
   eventXml: 'application/vnd.svc.event+xml',
   eventsXml: 'application/vnd.svc.events+xml',
   streamDescJson: 'application/vnd.svc.streamdesc+json',
+  competingAtomJson: 'application/vnd.svc.competingatom+json',
+  competingAtomXml: 'application/vnd.svc.competingatom+xml',
   textPlain: 'text/plain',
   html: 'text/html',
 } as const;

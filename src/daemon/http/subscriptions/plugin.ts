@@ -1,0 +1,192 @@
+/**
+ * The persistent subscriptions API (`/subscriptions`), over the subscriptions service: groups
+ * are created, changed and deleted by operators; any user lists them; consumers with the read
+ * right on the stream take messages (a competing-consumer feed) and acknowledge them. Who may
+ * manage groups is settled by the authentication hook; stream rights by the service.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { StreamsService } from '../../services/streams.js';
+import type { SubscriptionsService } from '../../subscriptions/service.js';
+import { principalOf } from '../principal.js';
+import { resource } from '../routing.js';
+import { parseXmlRoot } from '../xml-body.js';
+import { Errors } from '../../../common/errors.js';
+import { randomUUID } from 'node:crypto';
+import { EntryUrls } from '../streams/entry.js';
+import { encodeFeed } from '../streams/feed-codecs.js';
+import * as headers from '../streams/headers.js';
+import { MediaType, negotiate, sendAs, withCharset, type MediaTypeName } from '../streams/media-types.js';
+import { EmbedLevel } from '../streams/read-params.js';
+import { chooseType, embedOf } from '../streams/read-request.js';
+import { baseUrl } from '../streams/urls.js';
+import { jsonChildren } from '../streams/xml-text.js';
+import { competingFeed } from './competing-feed.js';
+import { groupInfo, groupSummary } from './info.js';
+import { consumerIdentity, messageCount, messageIds, nackAction, stopAtParam } from './params.js';
+import { groupUrl } from './urls.js';
+import { viewParkedRoute } from './view-parked.js';
+
+export interface SubscriptionsPluginOptions {
+  subscriptions: SubscriptionsService;
+  streams: StreamsService;
+}
+
+/** Messages: the two competing-consumer feed types, XML first as clients of the protocol expect. */
+const COMPETING_TYPES: readonly MediaTypeName[] = [MediaType.competingAtomXml, MediaType.competingAtomJson];
+/** Lists, info and command results. */
+const DOCUMENT_TYPES: readonly MediaTypeName[] = [MediaType.json, MediaType.textXml, MediaType.xml];
+
+interface GroupParams {
+  stream: string;
+  group: string;
+  count?: string;
+  messageid?: string;
+}
+
+const paramsOf = (request: FastifyRequest) => request.params as GroupParams;
+
+/** A JSON document, or XML with `root` as its root element, as the request asks. */
+function sendDocument(request: FastifyRequest, reply: FastifyReply, root: string, document: unknown, itemName?: string): FastifyReply {
+  const { type } = negotiate(request.headers.accept, (request.query as { format?: unknown }).format, DOCUMENT_TYPES);
+  reply.header('cache-control', 'max-age=0, no-cache, must-revalidate');
+  if (type === MediaType.json) return reply.type(withCharset(type)).send(JSON.stringify(document));
+  const children = Array.isArray(document)
+    ? document.map((item) => `<${itemName}>${jsonChildren(item as Record<string, unknown>)}</${itemName}>`).join('')
+    : jsonChildren(document as Record<string, unknown>);
+  return reply.type(withCharset(type)).send(`<?xml version="1.0" encoding="utf-8"?><${root}>${children}</${root}>`);
+}
+
+const result = () => ({ correlationId: randomUUID(), reason: '', result: 'Success' });
+
+function bodyParsers(app: FastifyInstance): void {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser(['application/json', 'application/vnd.svc.events+json'], { parseAs: 'string' }, (_request, body, done) => {
+    try {
+      done(null, (body as string).trim() === '' ? undefined : JSON.parse(body as string));
+    } catch {
+      done(Errors.subscriptionSettingsInvalid.create('the body is not valid JSON; send a JSON object of settings'));
+    }
+  });
+  app.addContentTypeParser(['text/xml', 'application/xml'], { parseAs: 'string' }, (_request, body, done) => {
+    try {
+      const text = body as string;
+      done(null, text.trim() === '' ? undefined : parseXmlRoot(text, (why) => Errors.subscriptionSettingsInvalid.create(why)) || undefined);
+    } catch (error) {
+      done(error as Error);
+    }
+  });
+  // Acks and replays carry no body; whatever a client sends with them is not read.
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, _body, done) => done(null, undefined));
+}
+
+export async function subscriptionsRoutes(app: FastifyInstance, { subscriptions, streams }: SubscriptionsPluginOptions): Promise<void> {
+  bodyParsers(app);
+  const list = (stream?: string) => async (request: FastifyRequest, reply: FastifyReply) => {
+    const groups = subscriptions.list(stream);
+    if (stream !== undefined && groups.length === 0) throw Errors.subscriptionNotFound.create(stream, '(any)');
+    const base = baseUrl(request);
+    return sendDocument(request, reply, 'subscriptions', groups.map((group) => groupSummary(group, base)), 'subscription');
+  };
+  resource(app, '/subscriptions', { GET: { handler: list() } });
+  resource(app, '/subscriptions/:stream', { GET: { handler: async (request, reply) => list(paramsOf(request).stream)(request, reply) } });
+
+  const consume = async (request: FastifyRequest, reply: FastifyReply) => consumeReply(subscriptions, streams, request, reply);
+  resource(app, '/subscriptions/:stream/:group', {
+    GET: { handler: consume },
+    PUT: {
+      handler: async (request, reply) => {
+        const { stream, group } = paramsOf(request);
+        await subscriptions.create(principalOf(request), stream, group, request.body);
+        reply.code(201).header('Location', groupUrl(baseUrl(request), stream, group));
+        return sendDocument(request, reply, 'result', result());
+      },
+    },
+    POST: {
+      handler: async (request, reply) => {
+        const { stream, group } = paramsOf(request);
+        await subscriptions.update(principalOf(request), stream, group, request.body);
+        return sendDocument(request, reply, 'result', result());
+      },
+    },
+    DELETE: {
+      handler: async (request, reply) => {
+        const { stream, group } = paramsOf(request);
+        await subscriptions.delete(principalOf(request), stream, group);
+        return sendDocument(request, reply, 'result', result());
+      },
+    },
+  });
+  resource(app, '/subscriptions/:stream/:group/:count', { GET: { handler: consume } });
+  resource(app, '/subscriptions/:stream/:group/info', {
+    GET: {
+      handler: async (request, reply) => {
+        const { stream, group } = paramsOf(request);
+        return sendDocument(request, reply, 'subscription', groupInfo(subscriptions.get(stream, group), baseUrl(request), subscriptions.now()));
+      },
+    },
+  });
+
+  const ack = async (request: FastifyRequest, reply: FastifyReply) => {
+    const { stream, group, messageid } = paramsOf(request);
+    subscriptions.ack(principalOf(request), stream, group, messageIds(messageid, request.query));
+    return reply.code(202).send();
+  };
+  const nack = async (request: FastifyRequest, reply: FastifyReply) => {
+    const { stream, group, messageid } = paramsOf(request);
+    const ids = messageIds(messageid, request.query);
+    const action = nackAction(request.query, messageid !== undefined);
+    subscriptions.nack(principalOf(request), stream, group, ids, action, consumerIdentity(request));
+    return reply.code(202).send();
+  };
+  resource(app, '/subscriptions/:stream/:group/ack', { POST: { handler: ack } });
+  resource(app, '/subscriptions/:stream/:group/ack/:messageid', { POST: { handler: ack } });
+  resource(app, '/subscriptions/:stream/:group/nack', { POST: { handler: nack } });
+  resource(app, '/subscriptions/:stream/:group/nack/:messageid', { POST: { handler: nack } });
+  resource(app, '/subscriptions/:stream/:group/replayParked', {
+    POST: {
+      handler: async (request, reply) => {
+        const { stream, group } = paramsOf(request);
+        subscriptions.replayParked(stream, group, stopAtParam(request.query));
+        return sendDocument(request, reply, 'result', result());
+      },
+    },
+  });
+  resource(app, '/subscriptions/viewparkedmessages/:stream/:group/:event/:direction/:count', { GET: viewParkedRoute(subscriptions, streams) });
+  app.addHook('onClose', async () => subscriptions.close());
+}
+
+/** The consume path: messages checked out to the caller, held by a long poll when there are none. */
+async function consumeReply(
+  subscriptions: SubscriptionsService, streams: StreamsService, request: FastifyRequest, reply: FastifyReply,
+): Promise<FastifyReply> {
+  const { stream, group: groupName, count: countText } = paramsOf(request);
+  const count = messageCount(countText);
+  const { type } = chooseType(request, COMPETING_TYPES);
+  const embed = embedOf(request, type, EmbedLevel.none);
+  const group = subscriptions.get(stream, groupName);
+  const resolveLinks = headers.resolveLinkTos(request, group.settings.resolveLinktos);
+  const longPollSeconds = headers.longPollSeconds(request);
+  const principal = principalOf(request);
+  const identity = consumerIdentity(request);
+  let delivery = subscriptions.consume(principal, stream, groupName, identity, count);
+  if (delivery.messages.length === 0 && longPollSeconds !== undefined) {
+    const deadline = Date.now() + longPollSeconds * 1000;
+    const abort = new AbortController();
+    const onClose = () => abort.abort();
+    reply.raw.once('close', onClose);
+    try {
+      while (delivery.messages.length === 0 && Date.now() < deadline && !abort.signal.aborted) {
+        await delivery.group.waitForMessages(delivery.consumer, deadline - Date.now(), abort.signal);
+        delivery = subscriptions.consume(principal, stream, groupName, identity, count);
+      }
+    } finally {
+      reply.raw.off('close', onClose);
+    }
+  }
+  const messages = delivery.messages.map((message) => ({
+    id: message.id, retryCount: message.retryCount, resolved: streams.resolveEvent(principal, message.record, resolveLinks),
+  }));
+  const feed = competingFeed(new EntryUrls(baseUrl(request)), { stream, group: groupName, count, embed }, messages);
+  reply.header('cache-control', 'max-age=0, no-cache, must-revalidate');
+  return sendAs(reply, type, encodeFeed(type, feed));
+}

@@ -1,0 +1,249 @@
+/**
+ * The persistent subscriptions service: the groups of every stream, their definitions kept in
+ * the config stream, and what the HTTP routes may do with them. It follows the log as a consumer
+ * (told after each commit) to wake the consumers waiting on a stream, and ticks on a timer for
+ * message timeouts and timed checkpoints. It knows nothing of HTTP; the clock is injected so
+ * tests can move time.
+ */
+import type { Logger } from '../../common/logger.js';
+import { Errors } from '../../common/errors.js';
+import type { ConsumerOptions, LogConsumer } from '../../storage/log-consumers.js';
+import type { AllPage } from '../../storage/reader.js';
+import { STREAM_NAME_BYTES_MAX } from '../../storage/request-checks.js';
+import type { Principal, StreamAccess } from '../services/stream-access.js';
+import type { SubscriptionGroupFields } from '../services/stats.js';
+import { ConfigStore, type GroupDefinition } from './config-store.js';
+import type { Consumer, ConsumerIdentity } from './consumers.js';
+import { SubscriptionGroup, type NackAction } from './group.js';
+import type { Message } from './message.js';
+import { checkpointStreamOf, groupKey } from './names.js';
+import { settingsOf, type SubscriptionSettings } from './settings.js';
+import type { SystemStreams } from './system-streams.js';
+
+/** How often timeouts and timed checkpoints are looked at. */
+export const TICK_INTERVAL_MS = 100;
+
+export interface SubscriptionsOptions {
+  system: SystemStreams;
+  access: StreamAccess;
+  follow: (options: ConsumerOptions) => LogConsumer;
+  logger: Logger;
+  now?: () => number;
+  /** 0: no timer; the owner calls `tick()` (tests with their own clock). */
+  tickIntervalMs?: number;
+}
+
+export interface Delivery {
+  group: SubscriptionGroup;
+  messages: Message[];
+}
+
+export class SubscriptionsService {
+  private readonly groups = new Map<string, SubscriptionGroup>();
+  private readonly byStream = new Map<string, Set<SubscriptionGroup>>();
+  private readonly config: ConfigStore;
+  /** The service's clock, in ms. */
+  readonly now: () => number;
+  private consumer: LogConsumer | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private closed = false;
+
+  constructor(private readonly options: SubscriptionsOptions) {
+    this.config = new ConfigStore(options.system, options.logger);
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Loads the groups from the config stream, each from its checkpoint, and starts following the log. */
+  start(): void {
+    for (const definition of this.config.load()) this.add(definition, this.loadCheckpoint(definition));
+    const interval = this.options.tickIntervalMs ?? TICK_INTERVAL_MS;
+    if (interval > 0) {
+      this.timer = setInterval(() => this.tick(), interval);
+      this.timer.unref();
+    }
+  }
+
+  private loadCheckpoint(definition: GroupDefinition): number {
+    const streamName = checkpointStreamOf(definition.stream, definition.group);
+    const read = this.options.system.readLast(streamName);
+    if (read.status === 'success' && read.event) {
+      const value = checkpointValueOf(read.event.event.data.toString('utf8'));
+      if (value !== undefined) return value;
+      // Only `$admins` can write there; the group starts over rather than the node not starting.
+      this.options.logger.error({ stream: streamName }, 'the last checkpoint is not a position; the group starts from its startFrom');
+    }
+    return this.startOf(definition);
+  }
+
+  /** The checkpoint a new group starts from: before startFrom, or the stream's last event for -1. */
+  private startOf({ stream, settings }: GroupDefinition): number {
+    return settings.startFrom === -1 ? this.options.system.lastEventNumber(stream) : settings.startFrom - 1;
+  }
+
+  private context() {
+    return { system: this.options.system, now: this.now, logger: this.options.logger };
+  }
+
+  private add(definition: GroupDefinition, checkpoint: number): SubscriptionGroup {
+    // The log is followed from the first group on: a node without groups reads nothing for them.
+    this.consumer ??= this.options.follow({ name: 'persistent-subscriptions', handle: (page) => this.committed(page), wanted: () => this.groups.size > 0 });
+    const group = new SubscriptionGroup(definition, this.context(), checkpoint);
+    group.appended(this.options.system.lastEventNumber(definition.stream));
+    this.groups.set(groupKey(definition.stream, definition.group), group);
+    let set = this.byStream.get(definition.stream);
+    if (set === undefined) {
+      set = new Set();
+      this.byStream.set(definition.stream, set);
+    }
+    set.add(group);
+    return group;
+  }
+
+  private remove(group: SubscriptionGroup): void {
+    const { stream, group: name } = group.definition;
+    this.groups.delete(groupKey(stream, name));
+    const set = this.byStream.get(stream);
+    set?.delete(group);
+    if (set?.size === 0) this.byStream.delete(stream);
+  }
+
+  private definitions(): GroupDefinition[] {
+    return [...this.groups.values()].map((group) => group.definition);
+  }
+
+  /** The group, or SVCDB_ERR_SUBSCRIPTION_NOT_FOUND. */
+  get(stream: string, group: string): SubscriptionGroup {
+    const found = this.groups.get(groupKey(stream, group));
+    if (found === undefined) throw Errors.subscriptionNotFound.create(stream, group);
+    return found;
+  }
+
+  list(stream?: string): SubscriptionGroup[] {
+    if (stream === undefined) return [...this.groups.values()];
+    return [...(this.byStream.get(stream) ?? [])];
+  }
+
+  async create(principal: Principal | undefined, stream: string, group: string, body: unknown): Promise<void> {
+    checkNames(stream, group);
+    const settings = settingsOf(body);
+    if (this.groups.has(groupKey(stream, group))) throw Errors.subscriptionExists.create(stream, group);
+    const definition = { stream, group, settings };
+    const checkpoint = this.startOf(definition);
+    const created = this.add(definition, checkpoint);
+    try {
+      await this.config.save(this.definitions(), principal?.name ?? '$system');
+      // A group from the end of its stream must not move on to a later end after a restart,
+      // even when its stream does not exist yet (its checkpoint is then -1).
+      if (settings.startFrom === -1) await created.forceCheckpoint(checkpoint);
+    } catch (error) {
+      this.remove(created);
+      throw error;
+    }
+  }
+
+  /**
+   * New settings for a live group: it is reset, as the reference does it. Its consumers are
+   * dropped and every message they had checked out is released; the group starts again from
+   * what it has handled, so nothing is lost (a message may come again).
+   */
+  async update(principal: Principal | undefined, stream: string, group: string, body: unknown): Promise<void> {
+    const current = this.get(stream, group);
+    const settings: SubscriptionSettings = settingsOf(body, current.settings);
+    await current.stop();
+    this.remove(current);
+    const next = this.add({ stream, group, settings }, current.lastCheckpoint);
+    await this.config.save(this.definitions(), principal?.name ?? '$system');
+    next.appended(next.lastKnownEventNumber);
+  }
+
+  /** Removes the group; its checkpoint and parked streams are deleted with it. */
+  async delete(principal: Principal | undefined, stream: string, group: string): Promise<void> {
+    const found = this.get(stream, group);
+    this.remove(found);
+    await found.stop(false);
+    await this.config.save(this.definitions(), principal?.name ?? '$system');
+    await this.options.system.delete(found.checkpointStream);
+    await this.options.system.delete(found.parked.streamName);
+  }
+
+  /** The caller's messages: up to `count`, checked out to it; none when nothing is there. */
+  consume(principal: Principal | undefined, stream: string, groupName: string, identity: ConsumerIdentity, count: number): Delivery & { consumer: Consumer } {
+    const group = this.get(stream, groupName);
+    this.options.access.check(principal, 'read', stream);
+    const consumer = group.consumer(identity);
+    return { group, consumer, messages: group.take(consumer, count) };
+  }
+
+  ack(principal: Principal | undefined, stream: string, groupName: string, ids: readonly string[]): void {
+    const group = this.get(stream, groupName);
+    this.options.access.check(principal, 'read', stream);
+    group.ack(ids);
+  }
+
+  nack(principal: Principal | undefined, stream: string, groupName: string, ids: readonly string[], action: NackAction, identity?: ConsumerIdentity): void {
+    const group = this.get(stream, groupName);
+    this.options.access.check(principal, 'read', stream);
+    group.nack(ids, action, identity && group.consumers.get(identity.key));
+  }
+
+  replayParked(stream: string, groupName: string, stopAt: number | undefined): number {
+    return this.get(stream, groupName).replayParked(stopAt);
+  }
+
+  /** Per group figures for /stats and /metrics, by `{stream}::{group}`. */
+  stats(): Record<string, SubscriptionGroupFields> {
+    const fields: Record<string, SubscriptionGroupFields> = {};
+    for (const [key, group] of this.groups) {
+      fields[key] = {
+        inFlight: group.inFlightCount,
+        parked: group.parked.count(),
+        processedRate: group.measure().averageItemsPerSecond,
+        totalItemsProcessed: group.totalItemsProcessed,
+        lag: Math.max(0, group.lastKnownEventNumber - group.handledThrough()),
+        connections: group.consumers.size,
+      };
+    }
+    return fields;
+  }
+
+  /** Message timeouts, idle consumers and timed checkpoints of every group. */
+  tick(): void {
+    for (const group of this.groups.values()) group.tick();
+  }
+
+  private committed(page: AllPage): void {
+    for (const event of page.events) {
+      const groups = this.byStream.get(event.streamName);
+      if (groups === undefined) continue;
+      for (const group of groups) group.appended(event.eventNumber);
+    }
+  }
+
+  /** Stops following the log and every group, writing each group's checkpoint. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearInterval(this.timer);
+    this.consumer?.stop();
+    await Promise.all([...this.groups.values()].map((group) => group.stop()));
+  }
+}
+
+/** A checkpoint's data: the position as a JSON string (`"5"`); undefined for anything else. */
+function checkpointValueOf(text: string): number | undefined {
+  try {
+    const value = Number(JSON.parse(text));
+    return Number.isSafeInteger(value) && value >= -1 ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function checkNames(stream: string, group: string): void {
+  if (stream === '$all') throw Errors.subscriptionParameterInvalid.create('subscriptions to $all are not served over HTTP; subscribe to a stream');
+  if (group.trim() === '') throw Errors.subscriptionParameterInvalid.create('the group name must not be empty');
+  // The group's own streams are named after it, and must be valid stream names too.
+  if (Buffer.byteLength(checkpointStreamOf(stream, group)) > STREAM_NAME_BYTES_MAX) {
+    throw Errors.subscriptionParameterInvalid.create(`the stream and group names are too long together: the group's checkpoint stream name would exceed ${STREAM_NAME_BYTES_MAX} bytes`);
+  }
+}

@@ -1,0 +1,208 @@
+// Subscription groups over HTTP: create (201 with Location, 409 twice, 401 for non-operators),
+// every SubscriptionItem field with its default, camelCase and PascalCase, the reference's
+// validation messages as coded 400s, update, delete, and definitions that survive a restart.
+import t from 'tap';
+import { adminFetch, createUser, OPS_AUTH } from '../helpers/auth.js';
+import { startNode } from '../helpers/node.js';
+import { createGroup, groupUrl, info, mustCreateGroup } from '../helpers/subscriptions.js';
+import { SubscriptionsService } from '../../src/daemon/subscriptions/service.js';
+import { SystemStreams } from '../../src/daemon/subscriptions/system-streams.js';
+import pino from 'pino';
+
+const DEFAULTS = {
+  resolveLinktos: false, startFrom: 0, messageTimeoutMilliseconds: 10000, extraStatistics: false, maxRetryCount: 10,
+  liveBufferSize: 500, bufferSize: 500, readBatchSize: 20, preferRoundRobin: true, checkPointAfterMilliseconds: 1000,
+  minCheckPointCount: 10, maxCheckPointCount: 500, maxSubscriberCount: 10, namedConsumerStrategy: 'RoundRobin',
+};
+
+t.test('create answers 201 with Location, then 409 for the same group', async (t) => {
+  const node = await startNode(t);
+  const created = await createGroup(node.url, 'orders', 'g1');
+  t.equal(created.status, 201);
+  t.equal(created.headers.get('location'), groupUrl(node.url, 'orders', 'g1'));
+  t.match(await created.json(), { result: 'Success' });
+  const again = await createGroup(node.url, 'orders', 'g1');
+  t.equal(again.status, 409);
+  t.equal((await again.json() as { code: string }).code, 'SVCDB_ERR_SUBSCRIPTION_EXISTS');
+  t.equal((await createGroup(node.url, 'orders', 'g2')).status, 201, 'another group of the same stream');
+  t.equal((await createGroup(node.url, 'other', 'g1')).status, 201, 'the same group name on another stream');
+});
+
+t.test('only admins and ops manage groups; other users get 401 and nothing changes', async (t) => {
+  const node = await startNode(t);
+  const user = await createUser(node.url, { loginName: 'reader', password: 'pw' });
+  const refused = await createGroup(node.url, 'orders', 'g1', {}, user);
+  t.equal(refused.status, 401);
+  t.equal((await refused.json() as { code: string }).code, 'SVCDB_ERR_ACCESS_DENIED');
+  const anonymous = await fetch(groupUrl(node.url, 'orders', 'g1'), { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{}' });
+  t.equal(anonymous.status, 401);
+  t.equal((await adminFetch(`${node.url}/subscriptions`)).status, 200);
+  t.same(await (await adminFetch(`${node.url}/subscriptions`)).json(), [], 'no group was created');
+  t.equal((await createGroup(node.url, 'orders', 'g1', {}, OPS_AUTH)).status, 201, 'ops may create');
+  const update = await adminFetch(groupUrl(node.url, 'orders', 'g1'), { method: 'POST', headers: { authorization: user, 'content-type': 'application/json' }, body: '{}' });
+  t.equal(update.status, 401);
+  const remove = await adminFetch(groupUrl(node.url, 'orders', 'g1'), { method: 'DELETE', headers: { authorization: user } });
+  t.equal(remove.status, 401);
+  const replay = await adminFetch(`${groupUrl(node.url, 'orders', 'g1')}/replayParked`, { method: 'POST', headers: { authorization: user } });
+  t.equal(replay.status, 401);
+});
+
+t.test('every field has the wire note\'s default, and PascalCase or camelCase both set it', async (t) => {
+  const node = await startNode(t);
+  await mustCreateGroup(node.url, 's', 'defaults');
+  t.match((await info(node.url, 's', 'defaults')).config, DEFAULTS);
+  const pascal = {
+    ResolveLinkTos: true, StartFrom: 5, MessageTimeoutMilliseconds: 2000, ExtraStatistics: true, MaxRetryCount: 3,
+    LiveBufferSize: 50, BufferSize: 60, ReadBatchSize: 10, CheckPointAfterMilliseconds: 300, MinCheckPointCount: 2,
+    MaxCheckPointCount: 7, MaxSubscriberCount: 4, NamedConsumerStrategy: 'Pinned',
+  };
+  await mustCreateGroup(node.url, 's', 'pascal', pascal);
+  t.match((await info(node.url, 's', 'pascal')).config, {
+    resolveLinktos: true, startFrom: 5, messageTimeoutMilliseconds: 2000, extraStatistics: true, maxRetryCount: 3,
+    liveBufferSize: 50, bufferSize: 60, readBatchSize: 10, checkPointAfterMilliseconds: 300, minCheckPointCount: 2,
+    maxCheckPointCount: 7, maxSubscriberCount: 4, namedConsumerStrategy: 'Pinned',
+  });
+  await mustCreateGroup(node.url, 's', 'camel', { resolveLinkTos: true, namedConsumerStrategy: 'PinnedByCorrelation', startPosition: '-1' });
+  t.match((await info(node.url, 's', 'camel')).config, { resolveLinktos: true, namedConsumerStrategy: 'PinnedByCorrelation', startFrom: -1 });
+  await mustCreateGroup(node.url, 's', 'empty-strategy', { namedConsumerStrategy: '', preferRoundRobin: false });
+  t.match((await info(node.url, 's', 'empty-strategy')).config, { namedConsumerStrategy: 'DispatchToSingle' });
+});
+
+t.test('invalid settings are coded 400s with the reference\'s messages, and create nothing', async (t) => {
+  const node = await startNode(t);
+  const cases: Array<[Record<string, unknown> | string, string]> = [
+    [{ bufferSize: 0 }, 'Buffer Size (0) must be positive'],
+    [{ liveBufferSize: -1 }, 'Live Buffer Size (-1) must be positive'],
+    [{ readBatchSize: 0 }, 'Read Batch Size (0) must be positive'],
+    [{ bufferSize: 20, readBatchSize: 20 }, 'BufferSize (20) must be larger than ReadBatchSize (20)'],
+    [{ namedConsumerStrategy: 'Fastest' }, "namedConsumerStrategy 'Fastest' is not one of RoundRobin, DispatchToSingle, Pinned, PinnedByCorrelation"],
+    [{ maxRetryCount: 'many' }, 'maxRetryCount must be an integer'],
+    [{ resolveLinktos: 'yes' }, 'resolveLinktos must be true or false'],
+    [{ startFrom: -2 }, 'startFrom (-2) must be -1'],
+    [{ minCheckPointCount: 20, maxCheckPointCount: 10 }, 'minCheckPointCount (20) must not be larger than maxCheckPointCount (10)'],
+    [{ messageTimeoutMilliseconds: -5 }, 'messageTimeoutMilliseconds (-5) must not be negative'],
+    ['[1,2]', 'the body must be a JSON object'],
+    ['{not json', 'the body is not valid JSON'],
+  ];
+  for (const [body, message] of cases) {
+    const response = await adminFetch(groupUrl(node.url, 's', 'g'), {
+      method: 'PUT', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    t.equal(response.status, 400, JSON.stringify(body));
+    const error = await response.json() as { code: string; message: string };
+    t.equal(error.code, 'SVCDB_ERR_SUBSCRIPTION_SETTINGS_INVALID', JSON.stringify(body));
+    t.match(error.message, message);
+  }
+  t.same(await (await adminFetch(`${node.url}/subscriptions`)).json(), [], 'no group was created');
+  const all = await createGroup(node.url, '$all', 'g');
+  t.equal(all.status, 400);
+  t.equal((await all.json() as { code: string }).code, 'SVCDB_ERR_SUBSCRIPTION_PARAMETER_INVALID');
+});
+
+t.test('an XML body sets the fields too', async (t) => {
+  const node = await startNode(t);
+  const response = await adminFetch(groupUrl(node.url, 's', 'x'), {
+    method: 'PUT', headers: { 'content-type': 'text/xml' },
+    body: '<SubscriptionItem><BufferSize>40</BufferSize><ReadBatchSize>5</ReadBatchSize><ResolveLinkTos>true</ResolveLinkTos></SubscriptionItem>',
+  });
+  t.equal(response.status, 201);
+  t.match((await info(node.url, 's', 'x')).config, { bufferSize: 40, readBatchSize: 5, resolveLinktos: true });
+});
+
+t.test('update changes the settings; update and delete of a missing group are 404', async (t) => {
+  const node = await startNode(t);
+  await mustCreateGroup(node.url, 's', 'g', { maxRetryCount: 2 });
+  const update = await adminFetch(groupUrl(node.url, 's', 'g'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"messageTimeoutMilliseconds":1234}' });
+  t.equal(update.status, 200);
+  t.match((await info(node.url, 's', 'g')).config, { maxRetryCount: 2, messageTimeoutMilliseconds: 1234 }, 'fields not sent keep their values');
+  const badUpdate = await adminFetch(groupUrl(node.url, 's', 'g'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"bufferSize":-1}' });
+  t.equal(badUpdate.status, 400);
+  t.match((await info(node.url, 's', 'g')).config, { bufferSize: 500 }, 'a refused update changes nothing');
+  const missing = await adminFetch(groupUrl(node.url, 's', 'nope'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  t.equal(missing.status, 404);
+  t.equal((await missing.json() as { code: string }).code, 'SVCDB_ERR_SUBSCRIPTION_NOT_FOUND');
+  t.equal((await adminFetch(groupUrl(node.url, 's', 'g'), { method: 'DELETE' })).status, 200);
+  t.equal((await adminFetch(groupUrl(node.url, 's', 'g'), { method: 'DELETE' })).status, 404);
+  t.equal((await adminFetch(`${groupUrl(node.url, 's', 'g')}/info`)).status, 404);
+  t.equal((await createGroup(node.url, 's', 'g')).status, 201, 'a deleted group can be created again');
+});
+
+t.test('definitions are kept in $persistentSubscriptionConfig and come back after a restart', async (t) => {
+  const node = await startNode(t);
+  await mustCreateGroup(node.url, 's', 'kept', { maxRetryCount: 4, namedConsumerStrategy: 'Pinned' });
+  await mustCreateGroup(node.url, 's', 'gone');
+  t.equal((await adminFetch(groupUrl(node.url, 's', 'gone'), { method: 'DELETE' })).status, 200);
+  const config = await adminFetch(`${node.url}/streams/%24persistentSubscriptionConfig/head`, { headers: { accept: 'application/vnd.svc.event+json' } });
+  t.equal(config.status, 200);
+  const event = await config.json() as { eventType: string; data: { entries: Array<{ stream: string; group: string }> } };
+  t.equal(event.eventType, '$PersistentConfig');
+  t.match(event.data, { version: String, updatedBy: 'admin', entries: [{ stream: 's', group: 'kept', maxRetryCount: 4 }] });
+  t.equal(event.data.entries.length, 1);
+  // A second service over the same streams: what a node builds at its next start.
+  const restarted = new SubscriptionsService({
+    system: new SystemStreams(node.streams), access: node.security.access, follow: (options) => node.engine.follow(options),
+    logger: pino({ level: 'silent' }), tickIntervalMs: 0,
+  });
+  restarted.start();
+  t.teardown(() => restarted.close());
+  t.same(restarted.list().map((group) => [group.definition.group, group.settings.maxRetryCount, group.settings.namedConsumerStrategy]), [['kept', 4, 'Pinned']]);
+});
+
+t.test('a stream and group whose checkpoint stream name would be too long are refused', async (t) => {
+  const node = await startNode(t);
+  const response = await createGroup(node.url, 's'.repeat(900), 'g'.repeat(90));
+  t.equal(response.status, 400);
+  t.equal((await response.json() as { code: string }).code, 'SVCDB_ERR_SUBSCRIPTION_PARAMETER_INVALID');
+  t.same(await (await adminFetch(`${node.url}/subscriptions`)).json(), []);
+});
+
+t.test('a config event that does not read, or a bad checkpoint, does not stop the groups that do', async (t) => {
+  const node = await startNode(t);
+  await mustCreateGroup(node.url, 's', 'good');
+  const config = await (await adminFetch(`${node.url}/streams/%24persistentSubscriptionConfig/head`, { headers: { accept: 'application/vnd.svc.event+json' } })).json() as { data: { entries: unknown[] } };
+  const entries = [...config.data.entries, { stream: 's', group: 'bad', bufferSize: -4 }, { nonsense: true }];
+  const write = async (stream: string, eventType: string, data: unknown) => {
+    const response = await adminFetch(`${node.url}/streams/${encodeURIComponent(stream)}`, {
+      method: 'POST', headers: { 'content-type': 'application/vnd.svc.events+json' },
+      body: JSON.stringify([{ eventId: crypto.randomUUID(), eventType, data }]),
+    });
+    t.equal(response.status, 201);
+  };
+  await write('$persistentSubscriptionConfig', '$PersistentConfig', { ...config.data, entries });
+  await write('$persistentsubscription-s::good-checkpoint', 'SubscriptionCheckpoint', 'not a number');
+  const restarted = new SubscriptionsService({
+    system: new SystemStreams(node.streams), access: node.security.access, follow: (options) => node.engine.follow(options),
+    logger: pino({ level: 'silent' }), tickIntervalMs: 0,
+  });
+  restarted.start();
+  t.teardown(() => restarted.close());
+  t.same(restarted.list().map((group) => group.definition.group), ['good'], 'the readable group starts');
+  t.equal(restarted.get('s', 'good').lastCheckpoint, -1, 'from its startFrom');
+  await write('$persistentSubscriptionConfig', '$PersistentConfig', 'garbage');
+  const again = new SubscriptionsService({
+    system: new SystemStreams(node.streams), access: node.security.access, follow: (options) => node.engine.follow(options),
+    logger: pino({ level: 'silent' }), tickIntervalMs: 0,
+  });
+  again.start();
+  t.teardown(() => again.close());
+  t.same(again.list(), [], 'a config that is not JSON: no group, and no failure');
+});
+
+t.test('a group from the end of a stream that does not exist yet keeps its start over a restart', async (t) => {
+  const node = await startNode(t);
+  await mustCreateGroup(node.url, 'not-yet', 'g', { startFrom: -1 });
+  const response = await adminFetch(`${node.url}/streams/not-yet`, {
+    method: 'POST', headers: { 'content-type': 'application/vnd.svc.events+json' },
+    body: JSON.stringify([{ eventId: crypto.randomUUID(), eventType: 'T', data: {} }, { eventId: crypto.randomUUID(), eventType: 'T', data: {} }]),
+  });
+  t.equal(response.status, 201);
+  const restarted = new SubscriptionsService({
+    system: new SystemStreams(node.streams), access: node.security.access, follow: (options) => node.engine.follow(options),
+    logger: pino({ level: 'silent' }), tickIntervalMs: 0,
+  });
+  restarted.start();
+  t.teardown(() => restarted.close());
+  const admin = { name: 'admin', groups: ['$admins'] };
+  const { messages } = restarted.consume(admin, 'not-yet', 'g', { key: 'c', from: 'test', username: 'admin', connectionName: 'c' }, 10);
+  t.same(messages.map((message) => message.eventNumber), [0, 1], 'the events written before the restart are delivered');
+});
