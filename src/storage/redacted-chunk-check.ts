@@ -107,11 +107,24 @@ async function compareFiles(original: FileHandle, copy: FileHandle, target: Chun
   const hashedEnd = copyStat.size - HASH_BYTES;
   const walker = new RecordWalker(CHUNK_HEADER_BYTES, CHUNK_HEADER_BYTES + target.dataSize);
   const hash = createHash('md5');
-  const a = Buffer.allocUnsafe(BLOCK_BYTES);
-  const b = Buffer.allocUnsafe(BLOCK_BYTES);
-  for (let position = 0; position < hashedEnd; position += BLOCK_BYTES) {
-    const length = Math.min(BLOCK_BYTES, hashedEnd - position);
-    await Promise.all([original.read(a, 0, length, position), copy.read(b, 0, length, position)]);
+  // Two pairs of blocks: the next pair is read while this one is hashed and compared.
+  const pairs = [0, 1].map(() => [Buffer.allocUnsafe(BLOCK_BYTES), Buffer.allocUnsafe(BLOCK_BYTES)] as const);
+  const lengthFrom = (position: number) => Math.min(BLOCK_BYTES, hashedEnd - position);
+  const readPair = async (index: number, position: number): Promise<void> => {
+    const length = lengthFrom(position);
+    const [a, b] = pairs[index];
+    const reads = await Promise.all([original.read(a, 0, length, position), copy.read(b, 0, length, position)]);
+    if (reads.some(({ bytesRead }) => bytesRead !== length)) throw refuse(`a file ended early at byte ${position}`);
+  };
+  let next = hashedEnd > 0 ? readPair(0, 0) : undefined;
+  for (let position = 0, index = 0; next; position += BLOCK_BYTES, index ^= 1) {
+    await next;
+    const following = position + BLOCK_BYTES;
+    next = following < hashedEnd ? readPair(index ^ 1, following) : undefined;
+    // A refusal below must not leave the read in flight unobserved.
+    next?.catch(() => undefined);
+    const length = lengthFrom(position);
+    const [a, b] = pairs[index];
     hash.update(b.subarray(0, length));
     const lengthAt = async (offset: number) => offset >= position && offset + 4 <= position + length
       ? a.readUInt32LE(offset - position)
