@@ -11,7 +11,9 @@ import { Errors } from '../common/errors.js';
 import { CHUNK_HEADER_BYTES } from './chunk-format.js';
 import type { Chunk } from './chunk.js';
 import type { ReplacedRange } from './chunk-replacement.js';
+import { decodeRecord, RecordKind } from './record.js';
 import { acceptsRedaction } from './redaction.js';
+import { METADATA_STREAM_PREFIX } from './stream-metadata.js';
 
 const BLOCK_BYTES = 4 * 1024 * 1024;
 const HASH_BYTES = 16;
@@ -138,6 +140,11 @@ async function compareFiles(original: FileHandle, copy: FileHandle, target: Chun
       const framed = walker.end - walker.start;
       const [before, after] = await Promise.all([readAt(original, framed, walker.start), readAt(copy, framed, walker.start)]);
       if (!acceptsRedaction(before, after)) throw refuse(`the record at byte ${walker.start} differs from ${target.fileName} by more than a redaction`);
+      // The node reads metadata to decide access and retention: it is never redacted.
+      const record = decodeRecord(before, 0);
+      if (record.kind === RecordKind.event && record.streamName.startsWith(METADATA_STREAM_PREFIX)) {
+        throw refuse(`the record at byte ${walker.start} is metadata of a stream (${record.eventNumber}@${record.streamName}), which cannot be redacted`);
+      }
       from = walker.end - position;
     }
     // Keep the walker in step with the blocks read, so that it never reads lengths one by one.

@@ -101,7 +101,17 @@ t.test('each refusal has its own exit code and changes nothing', async (t) => {
   t.match(missing.stderr, /999@orders-1/);
   await adminFetch(`${server.url}/streams/doomed`, { method: 'POST', headers: { 'content-type': 'application/json', 'svc-eventtype': 'x', 'svc-eventid': randomUUID() }, body: '{}' });
   await adminFetch(`${server.url}/streams/doomed`, { method: 'DELETE', headers: { 'svc-harddelete': 'true' } });
+  const written = await adminFetch(`${server.url}/streams/orders-1/metadata`, {
+    method: 'POST', headers: { 'content-type': 'application/vnd.svc.events+json' },
+    body: JSON.stringify([{ eventId: randomUUID(), eventType: '$metadata', data: { $maxCount: 5000, owner: 'sales' } }]),
+  });
+  t.equal(written.status, 201, 'orders-1 has metadata');
   const before = (await read(server.url, `/streams/$all/${'0'.repeat(32)}/forward/1000?embed=body`, 'application/vnd.svc.atom+json')).body;
+  const metadata = await redact('--events', '3@orders-1,0@$$orders-1', '--json');
+  t.equal(metadata.code, ExitCode.metadataEvent, 'a metadata event');
+  t.match(JSON.parse(metadata.stdout), { error: { code: 'SVCDB_ERR_REDACT_METADATA_EVENT', details: { event: '0@$$orders-1', stream: 'orders-1' } } });
+  t.match(JSON.parse(metadata.stdout), { error: { message: /metadata cannot be redacted.*write new metadata without it/ } }, 'the message says why and what to do instead');
+  t.match(JSON.parse((await read(server.url, '/streams/orders-1/metadata', 'application/json')).body), { owner: 'sales' }, 'the metadata reads as before');
   const tombstone = await redact('--events', `${Number.MAX_SAFE_INTEGER}@doomed,1@doomed`);
   t.equal(tombstone.code, ExitCode.eventNotFound, 'a tombstone');
   t.match(tombstone.stderr, /tombstone/, 'the message says it is a tombstone');
