@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ExitCode } from '../../src/cli/exit-codes.js';
+import { SINGLE_EVENT_TYPES } from '../../src/daemon/http/streams/event-codecs.js';
 import { RedactionClient } from '../../src/maint/redact/socket-client.js';
 import { adminFetch } from '../helpers/auth.js';
 import { runCli, startServer, type RunningServer } from '../helpers/cli.js';
@@ -70,6 +71,11 @@ t.test('redacted events read as redacted through every path; the rest is untouch
     t.equal((await read(server.url, path, 'application/json')).body, '""', `${target}: application/json is an empty string`);
     t.equal((await read(server.url, path, 'application/octet-stream')).body, '', `${target}: octet-stream is empty`);
     t.notMatch((await read(server.url, path, 'application/atom+xml')).body, /secret/, `${target}: the Atom entry has no data`);
+    for (const type of SINGLE_EVENT_TYPES) {
+      const reply = await read(server.url, path, type);
+      t.equal(reply.status, 200, `${target} reads as ${type}`);
+      t.notMatch(reply.body, /secret|ppppp/, `${target}: ${type} shows none of the data`);
+    }
     const rich = JSON.parse((await read(server.url, `${path}?embed=body`, 'application/vnd.svc.atom+json')).body) as Record<string, unknown>;
     t.equal(rich.isRedacted, true, `${target}: the entry says isRedacted`);
     t.equal(rich.data, '', `${target}: and carries empty data`);
