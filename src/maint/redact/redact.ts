@@ -106,8 +106,11 @@ async function redactLocked(client: RedactionClient, lockId: string, options: Re
   const chunksSwitched: string[] = [];
   const progress = { filesCopied: 0, bytesCopied: 0 };
   let switching: Promise<void> = Promise.resolve();
+  let switchFailed = false;
   try {
     for (const [chunkFile, records] of byChunk) {
+      // A refused or failed switch ends the run: no more copies (the await below throws it).
+      if (switchFailed) break;
       const pending = records.filter(({ position }) => !position.isRedacted);
       if (pending.length === 0 || options.dryRun) continue;
       options.onProgress?.({ phase: 'redacting', file: chunkFile, ...progress });
@@ -127,7 +130,9 @@ async function redactLocked(client: RedactionClient, lockId: string, options: Re
         progress.bytesCopied += statSync(join(options.dbPath, newChunkFile)).size;
       })();
       // Its failure is seen by the next await of `switching`; until then it must not go unobserved.
-      switching.catch(() => undefined);
+      switching.catch(() => {
+        switchFailed = true;
+      });
     }
     await switching;
   } catch (error) {
