@@ -32,6 +32,8 @@ export const ExitCode = {
   eventNotFound: 12,
   /** An event to redact is still in the chunk the node is writing. */
   chunkNotCompleted: 13,
+  /** An event to redact is stream metadata (an event of a `$$` stream). */
+  metadataEvent: 14,
 } as const;
 
 const exitCodeByErrorCode: ReadonlyMap<string, number> = new Map([
@@ -82,6 +84,7 @@ const exitCodeByErrorCode: ReadonlyMap<string, number> = new Map([
   [Errors.redactEventsInvalid.code, ExitCode.usage],
   [Errors.redactEventNotFound.code, ExitCode.eventNotFound],
   [Errors.redactChunkNotCompleted.code, ExitCode.chunkNotCompleted],
+  [Errors.redactMetadataEvent.code, ExitCode.metadataEvent],
   [Errors.redactNoSocket.code, ExitCode.unreachable],
   [Errors.redactNotDataDirectory.code, ExitCode.refused],
 ]);

@@ -485,6 +485,14 @@ export const Errors = {
       + 'run again once the node has written enough events after it to complete that chunk (--chunk-size bytes per chunk)',
     (event: string, chunkFile: string) => ({ event, chunkFile }),
   ),
+  redactMetadataEvent: define(
+    'SVCDB_ERR_REDACT_METADATA_EVENT', 400, 'an event to redact is stream metadata',
+    (event: string, stream: string) =>
+      `event ${event} is metadata of stream ${stream} (its ACL, $maxAge, $maxCount, $tb…); metadata cannot be redacted, since the node reads it to decide who `
+      + 'may read the stream and which events it keeps, and nothing was changed: remove it from --events; to drop a value from the metadata, write new '
+      + `metadata without it (POST /streams/${stream}/metadata): the node uses the latest only`,
+    (event: string, stream: string) => ({ event, stream }),
+  ),
   redactNoSocket: define(
     'SVCDB_ERR_REDACT_NO_SOCKET', 503, 'the node\'s redaction socket cannot be reached',
     (socketPath: string, cause: string) =>

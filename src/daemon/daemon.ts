@@ -18,6 +18,7 @@ import { StreamsService, type StreamStorage } from './services/streams.js';
 import { SubscriptionsService } from './subscriptions/service.js';
 import { SystemStreams } from './subscriptions/system-streams.js';
 import type { Engine } from '../storage/engine.js';
+import type { ReplacementStep } from '../storage/chunk-replacement.js';
 import { QueueMeter } from '../storage/engine-stats.js';
 import type { OperationsDependencies } from './http/admin-operations.js';
 import { GossipService } from './services/gossip.js';
@@ -60,6 +61,18 @@ export interface StopResult {
 const DROPPED_CONNECTIONS_LOG_INTERVAL_MS = 60_000;
 
 const authentication = Object.freeze({ type: 'internal', properties: null });
+
+/**
+ * Testing hook, for the crash tests only: with SVC_TEST_REDACT_KILL_AFTER set to a step of a
+ * chunk switch (validated, renamed, switched, removed) the node SIGKILLs itself right after the
+ * first redaction switch reaches it.
+ */
+function killAfterSwitchStep(step: string | undefined): ((reached: ReplacementStep) => void) | undefined {
+  if (step === undefined || step === '') return undefined;
+  return (reached) => {
+    if (reached === step) process.kill(process.pid, 'SIGKILL');
+  };
+}
 
 export class Daemon {
   private nodeState: NodeState = 'initializing';
@@ -215,7 +228,7 @@ export class Daemon {
   private async startSocket(): Promise<void> {
     if (!this.options.enableUnixSocket) return;
     const logger = this.context.logger.child({ component: 'redaction' });
-    const service = new RedactionService(this.storage, this.options.db, logger);
+    const service = new RedactionService(this.storage, this.options.db, logger, killAfterSwitchStep(process.env.SVC_TEST_REDACT_KILL_AFTER));
     this.redactionSocket = await RedactionSocket.start(join(this.options.db, SOCKET_FILE_NAME), service, logger);
   }
 

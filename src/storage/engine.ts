@@ -45,6 +45,8 @@ export interface EngineStatus {
   chunkCount: number;
   /** Chunks replaced (rewritten) since the engine opened: cached record bytes may be stale. */
   chunkReplacements: number;
+  /** Changes with every chunk replacement, restarts included (TransactionLog.contentEpoch). */
+  contentEpoch: number;
 }
 
 const CHASER_FLUSH_INTERVAL_MS = 1000;
@@ -481,6 +483,7 @@ export class Engine {
       epochId: this.epochId,
       chunkCount: this.log.chunkCount,
       chunkReplacements: this.log.replacementCount,
+      contentEpoch: this.log.contentEpoch,
     };
   }
 

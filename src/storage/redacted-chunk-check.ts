@@ -11,7 +11,9 @@ import { Errors } from '../common/errors.js';
 import { CHUNK_HEADER_BYTES } from './chunk-format.js';
 import type { Chunk } from './chunk.js';
 import type { ReplacedRange } from './chunk-replacement.js';
+import { decodeRecord, RecordKind } from './record.js';
 import { acceptsRedaction } from './redaction.js';
+import { METADATA_STREAM_PREFIX } from './stream-metadata.js';
 
 const BLOCK_BYTES = 4 * 1024 * 1024;
 const HASH_BYTES = 16;
@@ -107,11 +109,24 @@ async function compareFiles(original: FileHandle, copy: FileHandle, target: Chun
   const hashedEnd = copyStat.size - HASH_BYTES;
   const walker = new RecordWalker(CHUNK_HEADER_BYTES, CHUNK_HEADER_BYTES + target.dataSize);
   const hash = createHash('md5');
-  const a = Buffer.allocUnsafe(BLOCK_BYTES);
-  const b = Buffer.allocUnsafe(BLOCK_BYTES);
-  for (let position = 0; position < hashedEnd; position += BLOCK_BYTES) {
-    const length = Math.min(BLOCK_BYTES, hashedEnd - position);
-    await Promise.all([original.read(a, 0, length, position), copy.read(b, 0, length, position)]);
+  // Two pairs of blocks: the next pair is read while this one is hashed and compared.
+  const pairs = [0, 1].map(() => [Buffer.allocUnsafe(BLOCK_BYTES), Buffer.allocUnsafe(BLOCK_BYTES)] as const);
+  const lengthFrom = (position: number) => Math.min(BLOCK_BYTES, hashedEnd - position);
+  const readPair = async (index: number, position: number): Promise<void> => {
+    const length = lengthFrom(position);
+    const [a, b] = pairs[index];
+    const reads = await Promise.all([original.read(a, 0, length, position), copy.read(b, 0, length, position)]);
+    if (reads.some(({ bytesRead }) => bytesRead !== length)) throw refuse(`a file ended early at byte ${position}`);
+  };
+  let next = hashedEnd > 0 ? readPair(0, 0) : undefined;
+  for (let position = 0, index = 0; next; position += BLOCK_BYTES, index ^= 1) {
+    await next;
+    const following = position + BLOCK_BYTES;
+    next = following < hashedEnd ? readPair(index ^ 1, following) : undefined;
+    // A refusal below must not leave the read in flight unobserved.
+    next?.catch(() => undefined);
+    const length = lengthFrom(position);
+    const [a, b] = pairs[index];
     hash.update(b.subarray(0, length));
     const lengthAt = async (offset: number) => offset >= position && offset + 4 <= position + length
       ? a.readUInt32LE(offset - position)
@@ -125,6 +140,11 @@ async function compareFiles(original: FileHandle, copy: FileHandle, target: Chun
       const framed = walker.end - walker.start;
       const [before, after] = await Promise.all([readAt(original, framed, walker.start), readAt(copy, framed, walker.start)]);
       if (!acceptsRedaction(before, after)) throw refuse(`the record at byte ${walker.start} differs from ${target.fileName} by more than a redaction`);
+      // The node reads metadata to decide access and retention: it is never redacted.
+      const record = decodeRecord(before, 0);
+      if (record.kind === RecordKind.event && record.streamName.startsWith(METADATA_STREAM_PREFIX)) {
+        throw refuse(`the record at byte ${walker.start} is metadata of a stream (${record.eventNumber}@${record.streamName}), which cannot be redacted`);
+      }
       from = walker.end - position;
     }
     // Keep the walker in step with the blocks read, so that it never reads lengths one by one.

@@ -35,11 +35,29 @@ export interface PositionedRecord {
  * (chunkNumber × chunkSize + offset in the chunk). It owns the chunk files; the writer appends
  * through it and readers read up to `readableEnd`, the end of what is durable and published.
  */
+/** A 32-bit FNV-1a hash of the rewritten chunk files' numbers and versions; 0 when there are none. */
+function epochOf(chunks: Iterable<Chunk | undefined>): number {
+  let hash = 0x811c9dc5;
+  let rewritten = 0;
+  for (const chunk of chunks) {
+    const version = chunk ? parseChunkFileName(chunk.fileName)?.version ?? 0 : 0;
+    if (!chunk || version === 0) continue;
+    rewritten++;
+    const text = `${chunk.chunkNumber}.${version};`;
+    for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  }
+  // 0 stands for "no chunk rewritten", so a hash of 0 becomes 1.
+  return rewritten === 0 ? 0 : (hash >>> 0) || 1;
+}
+
 export class TransactionLog {
   private readonly chunks: Chunk[] = [];
   /** The chunk made for the writer to move on to, kept when completing the current one failed. */
   private nextChunk: Chunk | undefined;
   private replacements = 0;
+  private epoch = 0;
+  /** The replacement count `epoch` was computed at; -1: not yet. */
+  private epochAtReplacements = -1;
   private writeEnd = 0;
   private published = 0;
   /** Where record reads were served from, for /stats. */
@@ -427,6 +445,20 @@ export class TransactionLog {
   /** Chunk replacements done since the log was opened: record bytes may have changed with each. */
   get replacementCount(): number {
     return this.replacements;
+  }
+
+  /**
+   * Which versions of the chunk files the log reads, as a number that changes with every chunk
+   * replacement and survives a restart (0 while every chunk file is version 0): what HTTP
+   * validators include, since a redaction changes events without a write. A chunk number's
+   * versions only grow and merged chunks never split again, so a set of files does not recur.
+   */
+  get contentEpoch(): number {
+    if (this.epochAtReplacements !== this.replacements) {
+      this.epoch = epochOf(new Set(this.chunks));
+      this.epochAtReplacements = this.replacements;
+    }
+    return this.epoch;
   }
 
   /**

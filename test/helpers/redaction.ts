@@ -10,7 +10,7 @@ import type { Test } from 'tap';
 import type { Engine } from '../../src/storage/engine.js';
 import { EventFlags, type EventRecord } from '../../src/storage/record.js';
 import { writeRedactedCopy } from '../../src/maint/redact/chunk-copy.js';
-import type { EventReference } from '../../src/maint/redact/events-list.js';
+import { formatEvent, type EventReference } from '../../src/maint/redact/events-list.js';
 import { openEngine, tempDirectory } from './engine.js';
 
 export const REDACTION_STREAMS = ['orders-1', 'orders-2', 'invoices'];
@@ -86,4 +86,32 @@ export async function redactThroughEngine(engine: Engine, dbPath: string, events
   } finally {
     engine.releaseChunkSwitchLock(hold);
   }
+}
+
+/**
+ * Checks a database after a crash against the events before it: every event is there, each listed
+ * event is fully redacted or untouched, every other one untouched. Returns how many are redacted.
+ */
+export function checkConsistent(t: Test, label: string, engine: Engine, before: Map<string, EventRecord>, targets: EventReference[]): number {
+  const listed = new Set(targets.map(formatEvent));
+  const after = storedEvents(engine);
+  t.equal(after.size, before.size, `${label}: every event is there`);
+  let redacted = 0;
+  for (const [key, original] of before) {
+    const now = after.get(key);
+    if (!now) continue;
+    const untouched = JSON.stringify(now) === JSON.stringify(original);
+    const fully = listed.has(key) && isRedacted(now) && now.data.equals(Buffer.alloc(original.data.length, 0xff))
+      && JSON.stringify({ ...now, data: null, flags: now.flags & ~0x200 }) === JSON.stringify({ ...original, data: null });
+    if (fully) redacted++;
+    else if (!untouched) t.fail(`${label}: ${key} is neither untouched nor fully redacted`);
+  }
+  return redacted;
+}
+
+/** Each chunk has one file and no .tmp file is left. */
+export function checkFiles(t: Test, label: string, directory: string): void {
+  const numbers = chunkFilesOf(directory).map((name) => name.slice(6, 12));
+  t.equal(new Set(numbers).size, numbers.length, `${label}: no chunk has two files`);
+  t.same(tempFilesOf(directory), [], `${label}: no .tmp file is left`);
 }

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ExitCode } from '../../src/cli/exit-codes.js';
+import { SINGLE_EVENT_TYPES } from '../../src/daemon/http/streams/event-codecs.js';
 import { RedactionClient } from '../../src/maint/redact/socket-client.js';
 import { adminFetch } from '../helpers/auth.js';
 import { runCli, startServer, type RunningServer } from '../helpers/cli.js';
@@ -70,6 +71,11 @@ t.test('redacted events read as redacted through every path; the rest is untouch
     t.equal((await read(server.url, path, 'application/json')).body, '""', `${target}: application/json is an empty string`);
     t.equal((await read(server.url, path, 'application/octet-stream')).body, '', `${target}: octet-stream is empty`);
     t.notMatch((await read(server.url, path, 'application/atom+xml')).body, /secret/, `${target}: the Atom entry has no data`);
+    for (const type of SINGLE_EVENT_TYPES) {
+      const reply = await read(server.url, path, type);
+      t.equal(reply.status, 200, `${target} reads as ${type}`);
+      t.notMatch(reply.body, /secret|ppppp/, `${target}: ${type} shows none of the data`);
+    }
     const rich = JSON.parse((await read(server.url, `${path}?embed=body`, 'application/vnd.svc.atom+json')).body) as Record<string, unknown>;
     t.equal(rich.isRedacted, true, `${target}: the entry says isRedacted`);
     t.equal(rich.data, '', `${target}: and carries empty data`);
@@ -101,7 +107,17 @@ t.test('each refusal has its own exit code and changes nothing', async (t) => {
   t.match(missing.stderr, /999@orders-1/);
   await adminFetch(`${server.url}/streams/doomed`, { method: 'POST', headers: { 'content-type': 'application/json', 'svc-eventtype': 'x', 'svc-eventid': randomUUID() }, body: '{}' });
   await adminFetch(`${server.url}/streams/doomed`, { method: 'DELETE', headers: { 'svc-harddelete': 'true' } });
+  const written = await adminFetch(`${server.url}/streams/orders-1/metadata`, {
+    method: 'POST', headers: { 'content-type': 'application/vnd.svc.events+json' },
+    body: JSON.stringify([{ eventId: randomUUID(), eventType: '$metadata', data: { $maxCount: 5000, owner: 'sales' } }]),
+  });
+  t.equal(written.status, 201, 'orders-1 has metadata');
   const before = (await read(server.url, `/streams/$all/${'0'.repeat(32)}/forward/1000?embed=body`, 'application/vnd.svc.atom+json')).body;
+  const metadata = await redact('--events', '3@orders-1,0@$$orders-1', '--json');
+  t.equal(metadata.code, ExitCode.metadataEvent, 'a metadata event');
+  t.match(JSON.parse(metadata.stdout), { error: { code: 'SVCDB_ERR_REDACT_METADATA_EVENT', details: { event: '0@$$orders-1', stream: 'orders-1' } } });
+  t.match(JSON.parse(metadata.stdout), { error: { message: /metadata cannot be redacted.*write new metadata without it/ } }, 'the message says why and what to do instead');
+  t.match(JSON.parse((await read(server.url, '/streams/orders-1/metadata', 'application/json')).body), { owner: 'sales' }, 'the metadata reads as before');
   const tombstone = await redact('--events', `${Number.MAX_SAFE_INTEGER}@doomed,1@doomed`);
   t.equal(tombstone.code, ExitCode.eventNotFound, 'a tombstone');
   t.match(tombstone.stderr, /tombstone/, 'the message says it is a tombstone');

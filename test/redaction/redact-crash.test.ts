@@ -9,10 +9,9 @@ import { RedactionService } from '../../src/daemon/redaction/redaction-service.j
 import { RedactionSocket, SOCKET_FILE_NAME } from '../../src/daemon/redaction/socket-server.js';
 import { formatEvent, type EventReference } from '../../src/maint/redact/events-list.js';
 import { redact } from '../../src/maint/redact/redact.js';
-import type { Engine } from '../../src/storage/engine.js';
 import type { EventRecord } from '../../src/storage/record.js';
 import { openEngine, tempDirectory } from '../helpers/engine.js';
-import { buildRedactionDatabase, chunkFilesOf, completedEvents, isRedacted, storedEvents, tempFilesOf } from '../helpers/redaction.js';
+import { buildRedactionDatabase, checkConsistent, checkFiles, completedEvents, storedEvents, tempFilesOf } from '../helpers/redaction.js';
 
 /**
  * SIGKILL of the node at each step of a chunk switch, and of the redactor at each of its steps:
@@ -39,29 +38,6 @@ async function waitFor(what: string, condition: () => boolean): Promise<void> {
     if (Date.now() > deadline) throw new Error(`waited ${DEADLINE_MS} ms for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
-}
-
-function checkConsistent(t: Test, label: string, engine: Engine, before: Map<string, EventRecord>, targets: EventReference[]): number {
-  const listed = new Set(targets.map(formatEvent));
-  const after = storedEvents(engine);
-  t.equal(after.size, before.size, `${label}: every event is there`);
-  let redacted = 0;
-  for (const [key, original] of before) {
-    const now = after.get(key);
-    if (!now) continue;
-    const untouched = JSON.stringify(now) === JSON.stringify(original);
-    const fully = listed.has(key) && isRedacted(now) && now.data.equals(Buffer.alloc(original.data.length, 0xff))
-      && JSON.stringify({ ...now, data: null, flags: now.flags & ~0x200 }) === JSON.stringify({ ...original, data: null });
-    if (fully) redacted++;
-    else if (!untouched) t.fail(`${label}: ${key} is neither untouched nor fully redacted`);
-  }
-  return redacted;
-}
-
-function checkFiles(t: Test, label: string, directory: string): void {
-  const numbers = chunkFilesOf(directory).map((name) => name.slice(6, 12));
-  t.equal(new Set(numbers).size, numbers.length, `${label}: no chunk has two files`);
-  t.same(tempFilesOf(directory), [], `${label}: no .tmp file is left`);
 }
 
 async function prepare(t: Test): Promise<{ prepared: string; before: Map<string, EventRecord>; targets: EventReference[] }> {

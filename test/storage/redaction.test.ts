@@ -1,11 +1,11 @@
 import t from 'tap';
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { Errors } from '../../src/common/errors.js';
 import { writeRedactedCopy } from '../../src/maint/redact/chunk-copy.js';
 import { eventFrameLayout, resealFrame } from '../../src/storage/record.js';
-import { openEngine } from '../helpers/engine.js';
+import { appendUntilChunks, openEngine, tempDirectory } from '../helpers/engine.js';
 import {
   buildRedactionDatabase, chunkFilesOf, completedEvents, isRedacted, redactThroughEngine, storedEvents, tempFilesOf,
 } from '../helpers/redaction.js';
@@ -125,4 +125,24 @@ t.test('the chunk-switch lock: a scavenge holding it refuses a redaction, and th
   engine.releaseChunkSwitchLock(redaction);
   await engine.rewriteChunks(0, 0, () => true);
   t.equal(engine.chunkSwitchHolder(), undefined, 'a rewrite without a hold releases the lock it took');
+});
+
+t.test('a redacted copy that blanks a metadata event is refused: the stream keeps its metadata', async (t) => {
+  const directory = tempDirectory(t);
+  const dbPath = join(directory, 'db');
+  const engine = await openEngine(directory);
+  const metadata = { $maxCount: 50, $acl: { $r: ['ops'] } };
+  await engine.append('$$orders-1', -2, [{ eventId: randomUUID(), eventType: '$metadata', isJson: true, data: Buffer.from(JSON.stringify(metadata)), metadata: Buffer.alloc(0) }]);
+  await appendUntilChunks(engine, 'filler', 2);
+  const [position] = engine.eventPositions('$$orders-1', 0);
+  t.ok(position.isCompleted, 'the metadata event lies in a completed chunk');
+  const files = chunkFilesOf(directory);
+  const hold = engine.takeChunkSwitchLock('redaction');
+  const temp = join(dbPath, 'metadata.redact.tmp');
+  await writeRedactedCopy(join(dbPath, position.chunkFileName), temp, [{ event: { streamName: '$$orders-1', eventNumber: 0 }, fileOffset: position.fileOffset }]);
+  await t.rejects(engine.switchRedactedChunk(position.chunkFileName, temp, hold), { code: Errors.storageReplacementInvalid.code, message: /metadata of a stream/ }, 'the switch is refused');
+  engine.releaseChunkSwitchLock(hold);
+  t.same(chunkFilesOf(directory), files, 'the chunk files are as they were');
+  t.match(engine.getStreamMetadata('orders-1').metadata, { maxCount: 50 }, 'the stream keeps its metadata');
+  await engine.close();
 });

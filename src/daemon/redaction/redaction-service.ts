@@ -13,6 +13,7 @@ import type { ReplaceOptions } from '../../storage/chunk-replacement.js';
 import type { ChunkSwitchHold } from '../../storage/chunk-switch-lock.js';
 import type { Engine } from '../../storage/engine.js';
 import type { EventPosition } from '../../storage/event-positions.js';
+import { METADATA_STREAM_PREFIX } from '../../storage/stream-metadata.js';
 
 export type RedactionStorage = Pick<
   Engine, 'takeChunkSwitchLock' | 'releaseChunkSwitchLock' | 'chunkSwitchHoldOf' | 'eventPositions' | 'switchRedactedChunk'
@@ -72,7 +73,10 @@ export class RedactionService {
     }
   }
 
+  /** Where each event's records lie; refused for a metadata event, which cannot be redacted. */
   positions(events: ReadonlyArray<{ stream: string; eventNumber: number }>): EventPositions[] {
+    const metadata = events.find(({ stream }) => stream.startsWith(METADATA_STREAM_PREFIX));
+    if (metadata) throw Errors.redactMetadataEvent.create(`${metadata.eventNumber}@${metadata.stream}`, metadata.stream.slice(METADATA_STREAM_PREFIX.length));
     return events.map(({ stream, eventNumber }) => ({ stream, eventNumber, positions: this.storage.eventPositions(stream, eventNumber) }));
   }
 

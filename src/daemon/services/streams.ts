@@ -112,6 +112,11 @@ export class StreamsService {
     return this.storage.status().writerPosition;
   }
 
+  /** Changes with every chunk replacement (a redaction, a scavenge), restarts included: part of every ETag. */
+  get contentEpoch(): number {
+    return this.storage.status().contentEpoch;
+  }
+
   /**
    * What a rendered page depends on: the end of the log and the chunks replaced so far (a
    * scavenge or a redaction changes records without writing).

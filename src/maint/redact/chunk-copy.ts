@@ -56,30 +56,53 @@ function overlay(block: Buffer, length: number, position: number, frames: readon
   }
 }
 
+/** Reads `length` bytes at `position` into `block`, or fails on a short read. */
+async function readBlock(handle: FileHandle, block: Buffer, length: number, position: number, path: string): Promise<Buffer> {
+  const { bytesRead } = await handle.read(block, 0, length, position);
+  if (bytesRead !== length) throw Errors.storageCorrupt.create(path, position + bytesRead, 'the chunk file ended early');
+  return block;
+}
+
+/**
+ * Copies the hashed part of `source` to `target` block by block, overlaying `frames` and hashing
+ * what it writes; the next block is read while this one is hashed and written.
+ */
+async function copyHashed(source: FileHandle, sourcePath: string, target: FileHandle, hashedEnd: number, frames: readonly EditedFrame[]): Promise<Buffer> {
+  const hash = createHash('md5');
+  const blocks = [Buffer.allocUnsafe(BLOCK_BYTES), Buffer.allocUnsafe(BLOCK_BYTES)];
+  const lengthAt = (position: number) => Math.min(BLOCK_BYTES, hashedEnd - position);
+  let next = hashedEnd > 0 ? readBlock(source, blocks[0], lengthAt(0), 0, sourcePath) : undefined;
+  for (let position = 0, index = 0; next; position += BLOCK_BYTES, index ^= 1) {
+    const block = await next;
+    const length = lengthAt(position);
+    const following = position + BLOCK_BYTES;
+    next = following < hashedEnd ? readBlock(source, blocks[index ^ 1], lengthAt(following), following, sourcePath) : undefined;
+    // A failed write must not leave the read in flight unobserved.
+    next?.catch(() => undefined);
+    overlay(block, length, position, frames);
+    hash.update(block.subarray(0, length));
+    await target.write(block, 0, length, position);
+  }
+  return hash.digest();
+}
+
 /**
  * Writes a redacted copy of `sourcePath` to `tempPath` (which must not exist). Returns how many
- * records it changed: 0 when every one was redacted already (the copy is then deleted).
+ * records it changed: 0 when every one was redacted already (the copy is then not made). The
+ * copy is fsynced unless `durable` is false: the caller then syncs it (syncCopy) before the
+ * switch, which lets the disk write it back while the next chunk is copied.
  */
-export async function writeRedactedCopy(sourcePath: string, tempPath: string, records: readonly RecordToRedact[]): Promise<number> {
+export async function writeRedactedCopy(sourcePath: string, tempPath: string, records: readonly RecordToRedact[], durable = true): Promise<number> {
   const source = await open(sourcePath, 'r');
   let target: FileHandle | undefined;
   try {
     const frames = await editedFrames(source, sourcePath, records);
     if (frames.length === 0) return 0;
     target = await open(tempPath, 'wx', 0o600);
-    const size = (await source.stat()).size;
-    const hashedEnd = size - HASH_BYTES;
-    const hash = createHash('md5');
-    const block = Buffer.allocUnsafe(BLOCK_BYTES);
-    for (let position = 0; position < hashedEnd; position += BLOCK_BYTES) {
-      const length = Math.min(BLOCK_BYTES, hashedEnd - position);
-      await source.read(block, 0, length, position);
-      overlay(block, length, position, frames);
-      hash.update(block.subarray(0, length));
-      await target.write(block, 0, length, position);
-    }
-    await target.write(hash.digest(), 0, HASH_BYTES, hashedEnd);
-    await target.sync();
+    const hashedEnd = (await source.stat()).size - HASH_BYTES;
+    const digest = await copyHashed(source, sourcePath, target, hashedEnd, frames);
+    await target.write(digest, 0, HASH_BYTES, hashedEnd);
+    if (durable) await target.sync();
     return frames.length;
   } catch (error) {
     if (target) await unlink(tempPath).catch(() => undefined);
@@ -87,5 +110,15 @@ export async function writeRedactedCopy(sourcePath: string, tempPath: string, re
   } finally {
     await target?.close();
     await source.close();
+  }
+}
+
+/** Makes a copy written with `durable` false durable. */
+export async function syncCopy(path: string): Promise<void> {
+  const handle = await open(path, 'r+');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
   }
 }

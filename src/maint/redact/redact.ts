@@ -10,7 +10,7 @@ import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Errors } from '../../common/errors.js';
 import type { ProgressListener } from '../../common/progress.js';
-import { writeRedactedCopy, type RecordToRedact } from './chunk-copy.js';
+import { syncCopy, writeRedactedCopy, type RecordToRedact } from './chunk-copy.js';
 import { formatEvent, type EventReference } from './events-list.js';
 import { RedactionClient, type EventPositionReply } from './socket-client.js';
 
@@ -53,9 +53,11 @@ function checkDataDirectory(dbPath: string): string {
   return socketPath;
 }
 
+type ChunkRecords = Array<{ event: EventReference; position: EventPositionReply }>;
+
 /** Every record to redact, grouped by chunk file, after refusing what cannot be redacted. */
-function recordsByChunk(replies: Awaited<ReturnType<RedactionClient['positions']>>): Map<string, Array<{ event: EventReference; position: EventPositionReply }>> {
-  const byChunk = new Map<string, Array<{ event: EventReference; position: EventPositionReply }>>();
+function recordsByChunk(replies: Awaited<ReturnType<RedactionClient['positions']>>): Map<string, ChunkRecords> {
+  const byChunk = new Map<string, ChunkRecords>();
   for (const { stream, eventNumber, positions } of replies) {
     const event = { streamName: stream, eventNumber };
     if (positions.length === 0) throw Errors.redactEventNotFound.create(formatEvent(event), 'the node has no such event');
@@ -92,43 +94,80 @@ export async function redact(options: RedactOptions): Promise<RedactResult> {
   }
 }
 
+/**
+ * Copies the chunks one after the other and switches each in as soon as its copy is durable and
+ * the previous switch is done: the disk writes one copy back and the node checks another while
+ * the next is being copied. Switches stay in chunk order, one at a time.
+ */
 async function redactLocked(client: RedactionClient, lockId: string, options: RedactOptions): Promise<Omit<RedactResult, 'dbPath' | 'dryRun'>> {
   const byChunk = recordsByChunk(await client.positions(options.events));
   await options.onStep?.('positions');
-  const events: RedactedEvent[] = [];
+  const switchedTo = new Map<string, string>();
   const chunksSwitched: string[] = [];
-  let bytesCopied = 0;
-  for (const [chunkFile, records] of byChunk) {
-    const pending = records.filter(({ position }) => !position.isRedacted);
-    let newChunkFile: string | undefined;
-    if (pending.length > 0 && !options.dryRun) {
-      options.onProgress?.({ phase: 'redacting', file: chunkFile, filesCopied: chunksSwitched.length, bytesCopied });
-      newChunkFile = await redactChunk(client, lockId, options, chunkFile, pending.map(({ event, position }) => ({ event, fileOffset: position.fileOffset })));
-      if (newChunkFile) {
+  const progress = { filesCopied: 0, bytesCopied: 0 };
+  let switching: Promise<void> = Promise.resolve();
+  let switchFailed = false;
+  try {
+    for (const [chunkFile, records] of byChunk) {
+      // A refused or failed switch ends the run: no more copies (the await below throws it).
+      if (switchFailed) break;
+      const pending = records.filter(({ position }) => !position.isRedacted);
+      if (pending.length === 0 || options.dryRun) continue;
+      options.onProgress?.({ phase: 'redacting', file: chunkFile, ...progress });
+      const copy = await copyChunk(options, chunkFile, pending.map(({ event, position }) => ({ event, fileOffset: position.fileOffset })));
+      if (!copy) continue;
+      const synced = syncCopy(join(options.dbPath, copy));
+      synced.catch(() => undefined);
+      const previous = switching;
+      switching = (async () => {
+        await previous;
+        await synced;
+        const newChunkFile = await client.switchChunk(lockId, chunkFile, copy);
+        await options.onStep?.('switched');
+        switchedTo.set(chunkFile, newChunkFile);
         chunksSwitched.push(newChunkFile);
-        bytesCopied += statSync(join(options.dbPath, newChunkFile)).size;
-      }
+        progress.filesCopied++;
+        progress.bytesCopied += statSync(join(options.dbPath, newChunkFile)).size;
+      })();
+      // Its failure is seen by the next await of `switching`; until then it must not go unobserved.
+      switching.catch(() => {
+        switchFailed = true;
+      });
     }
-    for (const { event, position } of records) {
-      events.push({ stream: event.streamName, eventNumber: event.eventNumber, chunkFile, newChunkFile, alreadyRedacted: position.isRedacted });
-    }
+    await switching;
+  } catch (error) {
+    await switching.catch(() => undefined);
+    await removeCopies(options.dbPath);
+    throw error;
   }
-  options.onProgress?.({ phase: 'done', filesCopied: chunksSwitched.length, bytesCopied });
-  return { events, chunksSwitched };
+  options.onProgress?.({ phase: 'done', ...progress });
+  return { events: eventsOf(byChunk, switchedTo), chunksSwitched };
 }
 
-/** Copies, redacts and switches one chunk; the copy is deleted if anything fails. */
-async function redactChunk(client: RedactionClient, lockId: string, options: RedactOptions, chunkFile: string, records: RecordToRedact[]): Promise<string | undefined> {
-  const copyName = `${chunkFile}.${process.pid}.redact.tmp`;
-  const copyPath = join(options.dbPath, copyName);
-  try {
-    if ((await writeRedactedCopy(join(options.dbPath, chunkFile), copyPath, records)) === 0) return undefined;
-    await options.onStep?.('copied');
-    const switched = await client.switchChunk(lockId, chunkFile, copyName);
-    await options.onStep?.('switched');
-    return switched;
-  } catch (error) {
-    await unlink(copyPath).catch(() => undefined);
-    throw error;
+function eventsOf(byChunk: Map<string, ChunkRecords>, switchedTo: ReadonlyMap<string, string>): RedactedEvent[] {
+  const events: RedactedEvent[] = [];
+  for (const [chunkFile, records] of byChunk) {
+    for (const { event, position } of records) {
+      events.push({ stream: event.streamName, eventNumber: event.eventNumber, chunkFile, newChunkFile: switchedTo.get(chunkFile), alreadyRedacted: position.isRedacted });
+    }
+  }
+  return events;
+}
+
+const copyNameOf = (chunkFile: string) => `${chunkFile}.${process.pid}.redact.tmp`;
+
+/** Writes the redacted copy of one chunk (not yet fsynced); undefined when nothing in it needed redacting. */
+async function copyChunk(options: RedactOptions, chunkFile: string, records: RecordToRedact[]): Promise<string | undefined> {
+  const copyName = copyNameOf(chunkFile);
+  if ((await writeRedactedCopy(join(options.dbPath, chunkFile), join(options.dbPath, copyName), records, false)) === 0) return undefined;
+  await options.onStep?.('copied');
+  return copyName;
+}
+
+/** Deletes this process's copies that were not switched in (a switch renames its copy away). */
+async function removeCopies(dbPath: string): Promise<void> {
+  const suffix = `.${process.pid}.redact.tmp`;
+  for (const name of readdirSync(dbPath)) {
+    if (name.endsWith(suffix)) await unlink(join(dbPath, name)).catch(() => undefined);
   }
 }

@@ -73,7 +73,7 @@ export async function allFeedReply(service: StreamsService, request: FastifyRequ
   const isImmutable = ({ page, logEnd }: ReturnType<typeof readPage>): boolean => direction === 'backward'
     ? from !== HEAD && from <= logEnd
     : page.events.length === count;
-  const notModified = (current: ReturnType<typeof readPage>): boolean => !isImmutable(current) && matchesIfNoneMatch(request, current.logEnd, type);
+  const notModified = (current: ReturnType<typeof readPage>): boolean => !isImmutable(current) && matchesIfNoneMatch(request, current.logEnd, type, service.contentEpoch);
 
   // Nothing new until the end of the log: wait for an event. A filtered read waits again when
   // the events written meanwhile do not pass its filter.
@@ -92,9 +92,9 @@ export async function allFeedReply(service: StreamsService, request: FastifyRequ
   if (isImmutable(current)) {
     setImmutable(reply);
   } else {
-    setRevalidated(reply, logEnd, type);
+    setRevalidated(reply, logEnd, type, service.contentEpoch);
     if (notModified(current)) return sendNotModified(reply);
-    eTag = etagValue(logEnd, type);
+    eTag = etagValue(logEnd, type, service.contentEpoch);
   }
   const events = page.events;
   let previousPosition: number;

@@ -3,7 +3,9 @@
  * numbered event) is cacheable for a year. A head or partial page carries an ETag
  * `"{version};{token}"` where the version is the stream's last event number (the log end for
  * $all) and the token stands for the media type, so one representation's ETag never validates
- * another; `If-None-Match` with the current ETag gets a 304.
+ * another, and for the log's content epoch, so an ETag given out before a redaction (which
+ * changes events without a write) never validates the redacted content; `If-None-Match` with
+ * the current ETag gets a 304.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
@@ -24,9 +26,14 @@ export function mediaTypeToken(mediaType: string): string {
   return token;
 }
 
+/** The token of a media type at content epoch `epoch` (0, no chunk ever rewritten: the media type's own token). */
+function etagToken(mediaType: string, epoch: number): string {
+  return epoch === 0 ? mediaTypeToken(mediaType) : mediaTypeToken(`${mediaType};${epoch}`);
+}
+
 /** The ETag value without quotes, as the JSON feed's `eTag` field shows it. */
-export function etagValue(version: number, mediaType: string): string {
-  return `${version};${mediaTypeToken(mediaType)}`;
+export function etagValue(version: number, mediaType: string, epoch: number): string {
+  return `${version};${etagToken(mediaType, epoch)}`;
 }
 
 /**
@@ -45,19 +52,19 @@ export function setImmutable(reply: FastifyReply): void {
 }
 
 /** Head and partial pages: revalidate each time, or cache `$cacheControl` seconds when the stream's metadata says so. */
-export function setRevalidated(reply: FastifyReply, version: number, mediaType: string, cacheControlSeconds?: number): void {
+export function setRevalidated(reply: FastifyReply, version: number, mediaType: string, epoch: number, cacheControlSeconds?: number): void {
   const cacheControl = cacheControlSeconds === undefined ? REVALIDATE : `max-age=${cacheControlSeconds}, private`;
-  reply.header('ETag', `"${etagValue(version, mediaType)}"`).header('Cache-Control', cacheControl).header('Vary', 'Accept');
+  reply.header('ETag', `"${etagValue(version, mediaType, epoch)}"`).header('Cache-Control', cacheControl).header('Vary', 'Accept');
 }
 
 /**
  * True when `If-None-Match` holds the ETag the reply would carry (quotes and a weak prefix
  * optional). Anything malformed or for another media type is ignored.
  */
-export function matchesIfNoneMatch(request: FastifyRequest, version: number, mediaType: string): boolean {
+export function matchesIfNoneMatch(request: FastifyRequest, version: number, mediaType: string, epoch: number): boolean {
   const header = request.headers['if-none-match'];
   if (header === undefined || header === '') return false;
-  const wanted = etagValue(version, mediaType);
+  const wanted = etagValue(version, mediaType, epoch);
   for (const candidate of header.split(',')) {
     let tag = candidate.trim();
     if (tag.startsWith('W/')) tag = tag.slice(2);

@@ -39,8 +39,8 @@ export async function singleEventReply(
   const dangling = resolved !== undefined && resolveLinks && resolved.link === undefined && resolved.event.eventType === LINK_EVENT_TYPE;
   if (!resolved || dangling) throw Errors.eventNotFound.create(streamName, eventText, dangling);
   if (eventNumber === HEAD) {
-    setRevalidated(reply, read.lastEventNumber, type);
-    if (matchesIfNoneMatch(request, read.lastEventNumber, type)) return sendNotModified(reply);
+    setRevalidated(reply, read.lastEventNumber, type, service.contentEpoch);
+    if (matchesIfNoneMatch(request, read.lastEventNumber, type, service.contentEpoch)) return sendNotModified(reply);
   } else {
     setImmutable(reply);
   }
@@ -63,6 +63,6 @@ export async function metadataReply(service: StreamsService, request: FastifyReq
     if (stream.status === 'deleted') throw Errors.streamDeleted.create(streamName);
     if (stream.status !== 'success') throw Errors.streamNotFound.create(streamName);
   }
-  setRevalidated(reply, read.lastEventNumber, type);
+  setRevalidated(reply, read.lastEventNumber, type, service.contentEpoch);
   return sendAs(reply, type, emptyRepresentation(type));
 }

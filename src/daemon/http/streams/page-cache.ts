@@ -23,6 +23,8 @@ export const CACHED_PAGE_BYTES_MAX = 256 * 1024;
 export interface PageState {
   /** The stream's last event number: the ETag version. */
   lastEventNumber: number;
+  /** The log's content epoch, part of the ETag: a redaction changes it. */
+  contentEpoch: number;
   immutable: boolean;
   cacheControlSeconds?: number;
 }

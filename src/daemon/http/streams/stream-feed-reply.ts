@@ -37,11 +37,11 @@ export interface StreamRead {
 /** The cache headers of a stream page: a year when it cannot change, else its ETag. */
 function setPageHeaders(reply: FastifyReply, type: MediaTypeName, page: PageState): void {
   if (page.immutable) setImmutable(reply);
-  else setRevalidated(reply, page.lastEventNumber, type, page.cacheControlSeconds);
+  else setRevalidated(reply, page.lastEventNumber, type, page.contentEpoch, page.cacheControlSeconds);
 }
 
 function isNotModified(request: FastifyRequest, type: MediaTypeName, page: PageState): boolean {
-  return !page.immutable && matchesIfNoneMatch(request, page.lastEventNumber, type);
+  return !page.immutable && matchesIfNoneMatch(request, page.lastEventNumber, type, page.contentEpoch);
 }
 
 /** A page of a stream (or of a metadata stream) as a feed. */
@@ -74,6 +74,7 @@ export async function streamFeedReply(
     : service.readForward(principal, streamName, from, count, resolveLinks);
   const stateOf = (page: ResolvedPage): PageState => ({
     lastEventNumber: page.lastEventNumber,
+    contentEpoch: service.contentEpoch,
     immutable: direction === 'backward' ? from !== HEAD && page.lastEventNumber >= from : page.lastEventNumber >= from + count - 1,
     cacheControlSeconds: page.metadata.cacheControlSeconds,
   });
@@ -90,7 +91,7 @@ export async function streamFeedReply(
   const state = stateOf(page);
   setPageHeaders(reply, type, state);
   if (isNotModified(request, type, state)) return sendNotModified(reply);
-  const eTag = state.immutable ? undefined : etagValue(page.lastEventNumber, type);
+  const eTag = state.immutable ? undefined : etagValue(page.lastEventNumber, type, state.contentEpoch);
   const feed = streamFeed(new EntryUrls(base), { streamName, direction, from, count, embed }, page, eTag);
   const body = Buffer.from(encodeFeed(type, feed));
   // Events that expire with time change the page without a write: such pages are not kept.
