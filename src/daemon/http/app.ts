@@ -21,6 +21,8 @@ import type { UsersService } from '../services/users.js';
 import type { Authenticator } from '../security/authenticator.js';
 import { addAuthentication, type AccessOptions } from './authentication.js';
 import { usersRoutes } from './users.js';
+import { projectionsRoutes } from './projections.js';
+import type { ProjectionsService } from '../projections/projections-service.js';
 
 export interface AppDependencies {
   logger: FastifyBaseLogger;
@@ -31,6 +33,8 @@ export interface AppDependencies {
   users: UsersService;
   authenticator: Authenticator;
   access: AccessOptions;
+  /** The projections API; absent with --run-projections None, and then every projection path is 404. */
+  projections?: ProjectionsService;
   /** Stats, metrics, gossip, options and admin commands; tests of other parts may leave them out. */
   operations?: OperationsDependencies;
   /** The node's certificate, key and trusted roots: with them the app serves HTTPS, without plain HTTP. */
@@ -70,11 +74,12 @@ function limitConnections(server: FastifyInstance['server'], limits: ConnectionL
 
 /**
  * The optional parts of the API this app serves, for `/info`: the streams API (Atom feeds) and
- * the users API are registered below on every node; projections are not served.
+ * the users API are registered below on every node; projections only with --run-projections
+ * System or All (the composition root sets the flag).
  */
 export const SERVED_FEATURES: NodeFeatures = Object.freeze({ projections: false, userManagement: true, atomPub: true });
 
-export function buildApp({ logger, nodeInfo, nodeState, streams, users, authenticator, access, operations, https, disableHttpCaching, connections }: AppDependencies): FastifyInstance {
+export function buildApp({ logger, nodeInfo, nodeState, streams, users, authenticator, access, operations, https, disableHttpCaching, connections, projections }: AppDependencies): FastifyInstance {
   const app = Fastify({
     // null makes fastify create a plain HTTP server.
     https: https ? { ...https, handshakeTimeout: connections?.headersTimeoutMs } : null,
@@ -120,5 +125,6 @@ export function buildApp({ logger, nodeInfo, nodeState, streams, users, authenti
   app.register(streamsRoutes, { service: streams });
   app.register(infoRoutes, { nodeInfo });
   app.register(usersRoutes, { users });
+  if (projections) app.register(projectionsRoutes, { projections, logEnd: () => streams.logEnd });
   return app;
 }

@@ -1,0 +1,70 @@
+/**
+ * What a projection's source declared when it ran once: where its events come from, how they are
+ * partitioned, which handlers it has and its options. The host reads the events and the sandbox
+ * runs the handlers; both follow this.
+ */
+export interface QuerySources {
+  all: boolean;
+  streams: string[];
+  categories: string[];
+}
+
+export interface QueryOptions {
+  resultStreamName?: string;
+  includeLinks: boolean;
+  reorderEvents: boolean;
+  processingLagMs: number;
+  biState: boolean;
+  partitionResultStreamPattern?: string;
+}
+
+export interface QueryDefinition {
+  sources: QuerySources;
+  byStream: boolean;
+  byCustomPartitions: boolean;
+  /** Event types with a handler, and `$any`, `$init`, `$initShared`, `$deleted`, `$created` when present. */
+  handlers: string[];
+  options: QueryOptions;
+  outputState: boolean;
+  outputTo: { stream: string; partitionPattern: string | null } | null;
+}
+
+const PROCESSING_LAG_MS_DEFAULT = 500;
+
+export class DefinitionError extends Error {}
+
+export function parseDefinition(json: unknown): QueryDefinition {
+  if (typeof json !== 'string') throw new DefinitionError('the projection runtime described no definition');
+  const raw = JSON.parse(json) as {
+    sources: QuerySources; byStream: boolean; byCustomPartitions: boolean; handlers: string[];
+    options: Record<string, unknown>; outputState: boolean; outputTo: QueryDefinition['outputTo']; biState: boolean;
+  };
+  const { sources } = raw;
+  if (!sources.all && sources.streams.length === 0 && sources.categories.length === 0) {
+    throw new DefinitionError('the projection selects no events: call fromAll(), fromStream(s) or fromCategory/ies() first');
+  }
+  if (raw.byStream && raw.byCustomPartitions) throw new DefinitionError('foreachStream() and partitionBy() exclude each other');
+  const options = raw.options;
+  const lag = options.processingLag;
+  return {
+    sources, byStream: raw.byStream, byCustomPartitions: raw.byCustomPartitions, handlers: raw.handlers,
+    outputState: raw.outputState, outputTo: raw.outputTo,
+    options: {
+      resultStreamName: typeof options.resultStreamName === 'string' && options.resultStreamName !== '' ? options.resultStreamName : undefined,
+      includeLinks: options.$includeLinks === true,
+      reorderEvents: options.reorderEvents === true,
+      processingLagMs: typeof lag === 'number' && lag >= 0 ? lag : PROCESSING_LAG_MS_DEFAULT,
+      biState: raw.biState,
+      partitionResultStreamPattern: typeof options.partitionResultStreamPattern === 'string' ? options.partitionResultStreamPattern : undefined,
+    },
+  };
+}
+
+/** Category of a stream: the part before the first '-' (the whole name when there is none). */
+export function categoryOf(streamName: string): string {
+  const dash = streamName.indexOf('-');
+  return dash < 0 ? streamName : streamName.slice(0, dash);
+}
+
+/** A $ce- stream stands for the category after the prefix. */
+export const CATEGORY_STREAM_PREFIX = '$ce-';
