@@ -84,6 +84,16 @@ export async function waitStatus(url: string, name: string, status: string): Pro
   }
 }
 
+/** JSON text as its value; anything else as it is. */
+function parsed(value: unknown): unknown {
+  if (typeof value !== 'string' || !/^[[{]/.test(value)) return value;
+  try {
+    return JSON.parse(value) as unknown;
+  } catch {
+    return value;
+  }
+}
+
 /** Events of a stream, oldest first, as an admin (links not resolved unless asked). */
 export async function readStream(url: string, stream: string, resolve = false): Promise<Array<Record<string, unknown>>> {
   const response = await adminFetch(`${url}/streams/${encodeURIComponent(stream)}/0/forward/4096?embed=body`, {
@@ -92,5 +102,5 @@ export async function readStream(url: string, stream: string, resolve = false): 
   if (response.status === 404) return [];
   if (response.status !== 200) throw new Error(`reading ${stream}: ${response.status} ${await response.text()}`);
   const feed = await response.json() as { entries: Array<Record<string, unknown>> };
-  return feed.entries.reverse();
+  return feed.entries.reverse().map((entry) => ({ ...entry, data: parsed(entry.data), metaData: parsed(entry.metaData) }));
 }

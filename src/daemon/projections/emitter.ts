@@ -81,6 +81,8 @@ export class Emitter {
   async write(emits: readonly PendingEmit[], onStream?: (streamName: string) => void): Promise<void> {
     if (emits.length === 0) return;
     const byStream = new Map<string, NewEvent[]>();
+    // Decided against what the streams held before this batch: one event may emit several events into one stream.
+    const written = new Map<string, number>();
     let previous: PendingEmit | undefined;
     let index = 0;
     for (const emit of emits) {
@@ -98,8 +100,9 @@ export class Emitter {
         eventType: emit.eventType, data: Buffer.from(emit.data), metadata: metadataOf(emit.metadata, this.epoch, emit.causedBy),
         isJson: emit.isJson,
       });
-      if (this.recoveryEnd >= 0) this.lastWritten.set(emit.streamName, emit.causedBy.position);
+      if (this.recoveryEnd >= 0) written.set(emit.streamName, emit.causedBy.position);
     }
+    for (const [streamName, position] of written) this.lastWritten.set(streamName, position);
     await Promise.all([...byStream].map(([streamName, events]) => this.append(streamName, events)));
     // Past the end of the log of the previous run, no emit can have been written before.
     if (emits[emits.length - 1].causedBy.position >= this.recoveryEnd) {
