@@ -33,12 +33,32 @@ const PROCESSING_LAG_MS_DEFAULT = 500;
 
 export class DefinitionError extends Error {}
 
+interface Description {
+  sources: QuerySources; byStream: boolean; byCustomPartitions: boolean; handlers: string[];
+  options: Record<string, unknown>; outputState: boolean; outputTo: QueryDefinition['outputTo']; biState: boolean;
+}
+
+const TAMPERED = 'the projection\'s definition could not be read; does the source replace JSON or Object.prototype.toJSON?';
+
+/** The runtime's description, checked field by field: projection code can reach what builds it. */
+function readDescription(json: unknown): Description {
+  if (typeof json !== 'string') throw new DefinitionError(TAMPERED);
+  let raw: Description;
+  try {
+    raw = JSON.parse(json) as Description;
+  } catch {
+    throw new DefinitionError(TAMPERED);
+  }
+  const names = (value: unknown) => Array.isArray(value) && value.every((item) => typeof item === 'string');
+  const valid = raw !== null && typeof raw === 'object' && raw.sources !== null && typeof raw.sources === 'object' &&
+    typeof raw.sources.all === 'boolean' && names(raw.sources.streams) && names(raw.sources.categories) && names(raw.handlers) &&
+    raw.options !== null && typeof raw.options === 'object' && typeof raw.byStream === 'boolean' && typeof raw.byCustomPartitions === 'boolean';
+  if (!valid) throw new DefinitionError(TAMPERED);
+  return raw;
+}
+
 export function parseDefinition(json: unknown): QueryDefinition {
-  if (typeof json !== 'string') throw new DefinitionError('the projection runtime described no definition');
-  const raw = JSON.parse(json) as {
-    sources: QuerySources; byStream: boolean; byCustomPartitions: boolean; handlers: string[];
-    options: Record<string, unknown>; outputState: boolean; outputTo: QueryDefinition['outputTo']; biState: boolean;
-  };
+  const raw = readDescription(json);
   const { sources } = raw;
   if (!sources.all && sources.streams.length === 0 && sources.categories.length === 0) {
     throw new DefinitionError('the projection selects no events: call fromAll(), fromStream(s) or fromCategory/ies() first');
