@@ -169,15 +169,8 @@ export const projectionsRoutes: FastifyPluginAsync<ProjectionsRoutesOptions> = a
     },
     PUT: {
       handler: async (request, reply) => {
-        const name = nameOf(request);
-        let body: unknown;
-        try {
-          body = JSON.parse(sourceOf(request));
-        } catch {
-          throw Errors.projectionConfigInvalid.create(name, 'the body is not JSON');
-        }
-        await projections.updateConfig(principalOf(request), name, body);
-        return json(reply, { name });
+        await projections.updateConfig(principalOf(request), nameOf(request), sourceOf(request));
+        return json(reply, { name: nameOf(request) });
       },
     },
   });

@@ -165,9 +165,16 @@ export class ProjectionsService {
     return this.existing(name).definition;
   }
 
-  async updateConfig(principal: Principal | undefined, name: string, body: unknown): Promise<void> {
+  /** Applies a config sent as JSON text; checked for rights first, then for shape. */
+  async updateConfig(principal: Principal | undefined, name: string, bodyText: string): Promise<void> {
     requireOperator(principal, `change the config of projection ${name}`);
     const projection = this.existing(name);
+    let body: unknown;
+    try {
+      body = JSON.parse(bodyText);
+    } catch {
+      throw Errors.projectionConfigInvalid.create(name, 'the body is not JSON');
+    }
     if (this.isRunning(projection)) throw Errors.projectionRunning.create(name, 'change its config');
     const config: ProjectionConfig = updatedConfig(name, projection.definition, body);
     projection.definition = { ...projection.definition, ...config, version: projection.definition.version + 1 };
