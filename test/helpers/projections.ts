@@ -96,11 +96,17 @@ function parsed(value: unknown): unknown {
 
 /** Events of a stream, oldest first, as an admin (links not resolved unless asked). */
 export async function readStream(url: string, stream: string, resolve = false): Promise<Array<Record<string, unknown>>> {
-  const response = await adminFetch(`${url}/streams/${encodeURIComponent(stream)}/0/forward/4096?embed=body`, {
-    headers: { accept: 'application/vnd.svc.atom+json', 'svc-resolvelinktos': resolve ? 'true' : 'false' },
-  });
-  if (response.status === 404) return [];
-  if (response.status !== 200) throw new Error(`reading ${stream}: ${response.status} ${await response.text()}`);
-  const feed = await response.json() as { entries: Array<Record<string, unknown>> };
-  return feed.entries.reverse().map((entry) => ({ ...entry, data: parsed(entry.data), metaData: parsed(entry.metaData) }));
+  const events: Array<Record<string, unknown>> = [];
+  for (let from = 0; ; from += READ_PAGE) {
+    const response = await adminFetch(`${url}/streams/${encodeURIComponent(stream)}/${from}/forward/${READ_PAGE}?embed=body`, {
+      headers: { accept: 'application/vnd.svc.atom+json', 'svc-resolvelinktos': resolve ? 'true' : 'false' },
+    });
+    if (response.status === 404) return events;
+    if (response.status !== 200) throw new Error(`reading ${stream}: ${response.status} ${await response.text()}`);
+    const feed = await response.json() as { entries: Array<Record<string, unknown>> };
+    events.push(...feed.entries.reverse().map((entry) => ({ ...entry, data: parsed(entry.data), metaData: parsed(entry.metaData) })));
+    if (feed.entries.length < READ_PAGE) return events;
+  }
 }
+
+const READ_PAGE = 4096;
