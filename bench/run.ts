@@ -1,6 +1,7 @@
 import { backupBenchmarks } from './backup.js';
 import { httpBenchmarks, pinning } from './http.js';
 import { loginFloodBenchmark } from './login-flood.js';
+import { projectionsBenchmarks } from './projections.js';
 import { redactionBenchmarks } from './redaction.js';
 import { storageBenchmarks } from './storage.js';
 
@@ -22,6 +23,7 @@ const groups: Record<string, () => Promise<void>> = {
   },
   backup: backupBenchmarks,
   redaction: redactionBenchmarks,
+  projections: projectionsBenchmarks,
   // Part of `http` too; by name it runs alone.
   'login-flood': floodBenchmarks,
 };

@@ -9,7 +9,7 @@ import { newEvents } from '../helpers/engine.js';
 import { createProjection, projectionState, startProjectionsNode, waitCaughtUp, waitStatus } from '../helpers/projections.js';
 
 const HOSTILE: Record<string, { source: string; reason: RegExp }> = {
-  loop: { source: 'fromAll().when({$any: function(s, e){ while (true) {} }})', reason: /execution timeout of 100 ms/ },
+  loop: { source: 'fromAll().when({$any: function(s, e){ while (true) {} }})', reason: /execution timeout of 1000 ms/ },
   allocation: {
     source: 'fromAll().when({$any: function(s, e){ var a = []; while (true) { a.push(new Array(1e6).fill(e.sequenceNumber)); } }})',
     reason: /memory limit of 16 MB/,
@@ -26,7 +26,7 @@ const HOSTILE: Record<string, { source: string; reason: RegExp }> = {
 };
 
 t.test('hostile sources fault only their own projection', async (t) => {
-  const node = await startProjectionsNode(t, { projectionExecutionTimeout: 100, projectionMemoryLimitMb: 16 });
+  const node = await startProjectionsNode(t, { projectionExecutionTimeout: 1000, projectionMemoryLimitMb: 16 });
   await createProjection(node.url, 'continuous', 'honest', 'fromAll().when({$init: function(){ return {count:0}; }, $any: function(s){ s.count++; }})');
   for (const [name, { source }] of Object.entries(HOSTILE)) await createProjection(node.url, 'continuous', name, source);
   await node.engine.append('victim-1', -2, newEvents(3));

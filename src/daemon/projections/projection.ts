@@ -41,7 +41,12 @@ export interface ResultOutputs {
   rootState: boolean;
 }
 
-const PAGE_EVENTS_MAX = 500;
+const PAGE_EVENTS_MAX = 1000;
+/**
+ * Pages whose writes may be under way while the next pages are processed. The writer keeps them
+ * in order, so each target stream still gets its events in order; a checkpoint waits for all.
+ */
+const PAGES_WRITING_MAX = 8;
 
 export class Projection {
   status: RunStatus = 'Stopped';
@@ -52,6 +57,8 @@ export class Projection {
   private emitter: Emitter | undefined;
   private outputs: ResultOutputs = { outputState: false, rootState: false };
   private inFlight: Promise<void> = Promise.resolve();
+  private readonly writing: Array<Promise<void>> = [];
+  private writeError: Error | undefined;
   private checkpoint: Checkpoint;
   private readonly states = new Map<string, string | null>();
   private readonly results = new Map<string, string | null>();
@@ -70,10 +77,16 @@ export class Projection {
     return this.definition.name;
   }
 
-  /** The position reading goes on from, and of the last event processed. */
+  /**
+   * `next`: the log position up to which everything is processed and its writes are durable (what
+   * progress and waiting for a projection go by); `last`: the position of the last event processed.
+   */
   get positions(): { next: number; last: number } {
-    return { next: this.checkpoint.nextPosition, last: this.checkpoint.lastPosition };
+    return { next: this.writtenPosition, last: this.checkpoint.lastPosition };
   }
+
+  private writtenPosition = 0;
+  private lastWrite: Promise<unknown> = Promise.resolve();
 
   get lastCheckpointPosition(): number {
     return this.lastCheckpointTag;
@@ -108,6 +121,7 @@ export class Projection {
     if (this.status === 'Running' || this.status === 'Loading') return;
     this.status = 'Loading';
     this.stateReason = '';
+    this.writeError = undefined;
     try {
       await this.load();
     } catch (error) {
@@ -134,6 +148,8 @@ export class Projection {
     const checkpoint = this.definition.checkpointsEnabled ? this.readCheckpoint() : undefined;
     this.checkpoint = checkpoint ?? emptyCheckpoint(this.definition.epoch);
     this.lastCheckpointTag = this.checkpoint.lastPosition;
+    this.writtenPosition = this.checkpoint.nextPosition;
+    this.lastWrite = Promise.resolve();
     this.states.clear();
     this.results.clear();
     for (const [partition, state] of Object.entries(this.checkpoint.states)) this.states.set(partition, state);
@@ -173,9 +189,11 @@ export class Projection {
     const wasRunning = this.status === 'Running';
     this.unfollow();
     await this.inFlight;
+    await Promise.all(this.writing);
     if (wasRunning && how === 'disable' && this.definition.checkpointsEnabled) {
       try {
         await this.writeCheckpoint();
+        await this.settleWrites();
       } catch (error) {
         this.fault(error);
         return;
@@ -190,11 +208,15 @@ export class Projection {
     await this.stop('abort');
     this.checkpoint = emptyCheckpoint(this.definition.epoch);
     this.lastCheckpointTag = -1;
+    this.writtenPosition = 0;
     this.states.clear();
     this.results.clear();
     this.shared = null;
     this.eventsProcessedAfterRestart = 0;
-    if (this.definition.checkpointsEnabled) await this.writeCheckpoint();
+    if (this.definition.checkpointsEnabled) {
+      await this.writeCheckpoint();
+      await this.settleWrites();
+    }
     this.status = 'Stopped';
   }
 
@@ -222,7 +244,7 @@ export class Projection {
     if (events.length > 0) {
       const output = await this.processor.process(events);
       for (const message of output.logs) this.deps.logger.info({ projection: this.name, message }, 'projection log');
-      await this.writeOutputs(events, output);
+      this.startWrites(this.writeOutputs(events, output));
       this.applyChanges(output);
       this.checkpoint.lastPosition = events[events.length - 1].position;
       this.eventsProcessedAfterRestart += events.length;
@@ -231,11 +253,41 @@ export class Projection {
       this.unhandledBytes += nextPosition - this.checkpoint.nextPosition;
     }
     this.checkpoint.nextPosition = nextPosition;
+    this.lastWrite = this.lastWrite.then(() => {
+      this.writtenPosition = Math.max(this.writtenPosition, nextPosition);
+    });
     if (nextPosition >= this.endPosition) {
       await this.complete();
       return;
     }
     if (this.checkpointDue()) await this.writeCheckpoint();
+    else await this.throttleWrites();
+  }
+
+  private startWrites(writes: Promise<void>): void {
+    this.lastWrite = Promise.all([this.lastWrite, writes.catch(() => undefined)]);
+    const tracked: Promise<void> = writes.catch((error: unknown) => {
+      this.writeError ??= error instanceof Error ? error : new Error(String(error));
+    }).finally(() => {
+      void this.writing.splice(this.writing.indexOf(tracked), 1);
+    });
+    this.writing.push(tracked);
+  }
+
+  /** Waits for the oldest pages' writes when too many are under way; a failed write faults the projection. */
+  private async throttleWrites(): Promise<void> {
+    while (this.writing.length > PAGES_WRITING_MAX) await this.writing[0];
+    this.throwWriteError();
+  }
+
+  /** Every write started so far is durable, or the first failure is thrown. */
+  private async settleWrites(): Promise<void> {
+    await Promise.all(this.writing);
+    this.throwWriteError();
+  }
+
+  private throwWriteError(): void {
+    if (this.writeError !== undefined) throw this.writeError;
   }
 
   private applyChanges(output: BatchOutput): void {
@@ -272,14 +324,16 @@ export class Projection {
     const newStreams: string[] = [];
     const track = this.definition.trackEmittedStreams && this.definition.emitEnabled;
     const emitted = new Set(output.emits.map((emit) => emit.streamName));
-    await this.emitter!.write(pending, (streamName) => {
-      if (track && emitted.has(streamName) && !this.tracked.has(streamName)) newStreams.push(streamName);
+    const writes = this.emitter!.write(pending, (streamName) => {
+      if (!track || !emitted.has(streamName) || this.tracked.has(streamName)) return;
+      // Marked at once: the next page, processed while this one writes, must not track it again.
+      this.tracked.add(streamName);
+      newStreams.push(streamName);
     });
-    if (newStreams.length > 0) await this.trackStreams(newStreams);
+    await Promise.all([writes, newStreams.length > 0 ? this.trackStreams(newStreams) : undefined]);
   }
 
   private async trackStreams(streamNames: string[]): Promise<void> {
-    for (const streamName of streamNames) this.tracked.add(streamName);
     await this.deps.storage.append(emittedStreamsStreamOf(this.name), ExpectedVersion.any, streamNames.map((streamName) => ({
       eventId: crypto.randomUUID(), eventType: EventTypes.streamTracked, data: Buffer.from(JSON.stringify({ streamId: streamName })),
       metadata: Buffer.alloc(0), isJson: true,
@@ -297,21 +351,32 @@ export class Projection {
     return pattern ? pattern.replaceAll('{0}', partition) : partitionResultStreamOf(this.name, partition);
   }
 
+  /**
+   * Queued after the writes of the pages it covers, without waiting for them: the writer commits
+   * in queue order, so the checkpoint is never durable before those writes are, and a restart
+   * never skips an emit. (A write the writer refuses faults the projection.)
+   */
   private async writeCheckpoint(): Promise<void> {
+    this.throwWriteError();
     const checkpoint: Checkpoint = { ...this.checkpoint, epoch: this.definition.epoch, states: Object.fromEntries(this.states), shared: this.shared };
     const { data, metadata } = encodeCheckpoint(checkpoint);
-    await this.deps.storage.append(checkpointStreamOf(this.name), ExpectedVersion.any, [
+    const written = this.deps.storage.append(checkpointStreamOf(this.name), ExpectedVersion.any, [
       { eventId: crypto.randomUUID(), eventType: CHECKPOINT_EVENT_TYPE, data, metadata, isJson: true },
-    ]);
-    this.lastCheckpointTag = checkpoint.lastPosition;
+    ]).then(() => {
+      this.lastCheckpointTag = checkpoint.lastPosition;
+    });
+    this.startWrites(written);
     this.handledSinceCheckpoint = 0;
     this.unhandledBytes = 0;
     this.lastCheckpointMs = Date.now();
+    await this.throttleWrites();
   }
 
   private async complete(): Promise<void> {
     this.unfollow();
+    await this.settleWrites();
     if (this.definition.checkpointsEnabled) await this.writeCheckpoint();
+    await this.settleWrites();
     this.status = 'Completed';
   }
 
