@@ -95,7 +95,7 @@ export class Daemon {
     let projections: ProjectionsService | undefined;
     try {
       security = await startSecurity(storage, { admin: options.defaultAdminPassword, ops: options.defaultOpsPassword }, log.child({ component: 'security' }), options);
-      projections = await startProjections(storage, options, log);
+      projections = await startProjections(storage, options, log, security);
       if (fatal) throw fatal;
     } catch (error) {
       await projections?.close().catch((closeError: unknown) => log.error({ err: closeError }, 'stopping the projections failed'));
@@ -271,10 +271,10 @@ export class Daemon {
 }
 
 /** With --run-projections System or All: the projections, loaded and the enabled ones started. */
-async function startProjections(storage: NodeStorage, options: DaemonOptions, log: ProcessLogger): Promise<ProjectionsService | undefined> {
+async function startProjections(storage: NodeStorage, options: DaemonOptions, log: ProcessLogger, security: Security): Promise<ProjectionsService | undefined> {
   if (options.runProjections === 'None') return undefined;
   const { runProjections, startStandardProjections, projectionExecutionTimeout, projectionMemoryLimitMb } = options;
-  const projections = new ProjectionsService(storage, { runProjections, startStandardProjections, projectionExecutionTimeout, projectionMemoryLimitMb }, log.child({ component: 'projections' }));
+  const projections = new ProjectionsService(storage, { runProjections, startStandardProjections, projectionExecutionTimeout, projectionMemoryLimitMb }, log.child({ component: 'projections' }), security.access);
   await projections.start();
   return projections;
 }

@@ -34,7 +34,7 @@ export async function startProjectionsNode(t: Test, options: Partial<Projections
     await projections?.close();
   });
   const services = await nodeServices(t, nodeOptions);
-  projections = new ProjectionsService(services.engine, { ...PROJECTION_DEFAULTS, ...options }, silent);
+  projections = new ProjectionsService(services.engine, { ...PROJECTION_DEFAULTS, ...options }, silent, services.security.access);
   await projections.start();
   const nodeInfo = new NodeInfo('0.0.0-test', { ...SERVED_FEATURES, projections: true }, { type: 'internal', properties: null }, () => 'leader');
   app = buildApp({ logger: silent, nodeInfo, nodeState: () => 'leader', ...services, projections });

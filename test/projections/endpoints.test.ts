@@ -255,3 +255,23 @@ t.test('one-time projections complete; transient ones are not stored', async (t)
   const created = registry.filter((entry) => entry.eventType === '$ProjectionCreated').map((entry) => entry.data);
   t.ok(created.includes('once') && !created.includes('temp'), 'only the one-time projection is in the registry');
 });
+
+t.test('enableRunAs holds the projection to the issuing user\'s stream rights', async (t) => {
+  const node = await startProjectionsNode(t);
+  await node.engine.append('r-1', -2, newEvents(2));
+  await node.engine.setStreamMetadata('locked-1', -2, Buffer.from('{"$acl":{"$w":"$admins"}}'), crypto.randomUUID());
+  const create = (name: string, source: string, auth: string, params: string) =>
+    fetch(`${node.url}/projections/continuous?name=${name}&type=JS&${params}`, { method: 'POST', body: source, headers: { authorization: auth } });
+  t.equal((await create('ops-all', COUNTER, OPS_AUTH, 'enableRunAs=yes')).status, 201);
+  t.match(await waitStatus(node.url, 'ops-all', 'Faulted'), { stateReason: /ops may not read stream \$all/ }, 'ops may not read $all');
+  const emitter = 'fromStream("r-1").when({$any: function(s, e){ emit("locked-1", "T", {}); }})';
+  t.equal((await create('ops-emit', emitter, OPS_AUTH, 'enableRunAs=yes&emit=yes')).status, 201);
+  t.match(await waitStatus(node.url, 'ops-emit', 'Faulted'), { stateReason: /ops may not write to stream locked-1/ });
+  t.same(await readStream(node.url, 'locked-1'), [], 'nothing was written');
+  t.equal((await create('admin-emit', emitter, ADMIN_AUTH, 'enableRunAs=yes&emit=yes')).status, 201);
+  await waitCaughtUp(node, 'admin-emit');
+  t.equal((await readStream(node.url, 'locked-1')).length, 2, 'an admin may write it');
+  t.equal((await create('ops-system', COUNTER, OPS_AUTH, '')).status, 201);
+  await waitCaughtUp(node, 'ops-system');
+  t.same(await projectionState(node.url, 'ops-system'), { count: 4 }, 'without enableRunAs the projection has the node\'s rights');
+});

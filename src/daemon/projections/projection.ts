@@ -16,6 +16,7 @@ import type { ProjectionDefinition } from './projection-config.js';
 import type { BatchOutput, Processor } from './processor.js';
 import { selectEvents } from './select-events.js';
 import type { SourceEvent } from './source-event.js';
+import type { StreamAccess } from '../services/stream-access.js';
 import { checkpointStreamOf, emittedStreamsStreamOf, EventTypes, partitionResultStreamOf, partitionsStreamOf, resultStreamOf } from './streams.js';
 
 export type ProjectionStorage = Pick<Engine, 'append' | 'readStreamBackward' | 'readStreamForward' | 'readEvent' | 'follow' | 'unfollow' | 'status'>;
@@ -31,6 +32,8 @@ export interface ProjectionDependencies {
   logger: Logger;
   /** Where the processor's outputs go: results only when it outputs state. */
   outputs: (processor: Processor) => ResultOutputs;
+  /** Holds a projection with a run-as user to that user's stream rights. */
+  access?: StreamAccess;
 }
 
 export interface ResultOutputs {
@@ -158,6 +161,7 @@ export class Projection {
     this.processor?.dispose();
     this.processor = await this.deps.createProcessor(this.definition);
     this.outputs = this.deps.outputs(this.processor);
+    this.checkReads(this.processor);
     await this.processor.restore({ states: this.checkpoint.states, shared: this.checkpoint.shared });
     if (this.outputs.rootState && !this.states.has('')) {
       const first = await this.processor.process([]);
@@ -165,6 +169,30 @@ export class Projection {
     }
     this.lastCheckpointMs = Date.now();
   }
+
+  /** With a run-as user, the sources must be readable by that user ($all for fromAll and categories). */
+  private checkReads(processor: Processor): void {
+    const { runAs } = this.definition;
+    if (!runAs || !this.deps.access) return;
+    const principal = { name: runAs.name, groups: runAs.roles };
+    const { selects } = processor;
+    const streams = selects.all || selects.categories.size > 0 ? ['$all'] : [...selects.streams];
+    for (const streamName of streams) this.deps.access.check(principal, 'read', streamName);
+  }
+
+  /** With a run-as user, every stream the code emits to must be writable by that user. */
+  private checkWrites(streamNames: Iterable<string>): void {
+    const { runAs } = this.definition;
+    if (!runAs || !this.deps.access) return;
+    const principal = { name: runAs.name, groups: runAs.roles };
+    for (const streamName of streamNames) {
+      if (this.writable.has(streamName)) continue;
+      this.deps.access.check(principal, 'write', streamName);
+      this.writable.add(streamName);
+    }
+  }
+
+  private readonly writable = new Set<string>();
 
   private readCheckpoint(): Checkpoint | undefined {
     const page = this.deps.storage.readStreamBackward(checkpointStreamOf(this.name), -1, 1);
@@ -268,6 +296,8 @@ export class Projection {
     this.lastWrite = Promise.all([this.lastWrite, writes.catch(() => undefined)]);
     const tracked: Promise<void> = writes.catch((error: unknown) => {
       this.writeError ??= error instanceof Error ? error : new Error(String(error));
+      // No page may come to notice it: the failure faults the projection now.
+      if (this.status === 'Running') this.fault(this.writeError);
     }).finally(() => {
       void this.writing.splice(this.writing.indexOf(tracked), 1);
     });
@@ -307,6 +337,7 @@ export class Projection {
 
   /** Emitted events, results, new partitions and tracked streams; all durable before this returns. */
   private async writeOutputs(events: readonly SourceEvent[], output: BatchOutput): Promise<void> {
+    this.checkWrites(new Set(output.emits.map((emit) => emit.streamName)));
     const pending: PendingEmit[] = output.emits.map((emit) => {
       const source = events[emit.sourceIndex];
       return { ...emit, causedBy: { position: source.position, eventId: source.event.eventId } };
@@ -381,6 +412,8 @@ export class Projection {
   }
 
   private fault(error: unknown): void {
+    // The first reason stays: what fails after it (a page in hand, a write under way) follows from it.
+    if (this.status === 'Faulted') return;
     this.unfollow();
     this.status = 'Faulted';
     this.stateReason = error instanceof Error ? error.message : String(error);

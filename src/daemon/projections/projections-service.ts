@@ -7,7 +7,7 @@ import { Errors } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import { isAdmin } from '../security/stream-acl.js';
 import { OPS_GROUP } from '../security/user-record.js';
-import type { Principal } from '../services/stream-access.js';
+import type { Principal, StreamAccess } from '../services/stream-access.js';
 import { DefinitionError } from './definition.js';
 import { JsProcessor } from './js-processor.js';
 import { defaultConfig, updatedConfig, type ProjectionConfig, type ProjectionDefinition, type ProjectionMode } from './projection-config.js';
@@ -38,6 +38,8 @@ export interface CreateRequest {
   emit: boolean;
   checkpoints: boolean;
   trackEmittedStreams: boolean;
+  /** Run as the creating user (its stream rights), rather than with the node's own. */
+  enableRunAs?: boolean;
 }
 
 export interface DeleteRequest {
@@ -71,7 +73,16 @@ export class ProjectionsService {
   private readonly projections = new Map<string, Projection>();
   private readonly store: ProjectionStore;
 
-  constructor(private readonly storage: ServiceStorage, private readonly options: ProjectionsOptions, private readonly logger: Logger) {
+  /**
+   * @param access the stream rights a projection with a run-as user is held to; without it every
+   * projection runs with the node's own rights.
+   */
+  constructor(
+    private readonly storage: ServiceStorage,
+    private readonly options: ProjectionsOptions,
+    private readonly logger: Logger,
+    private readonly access?: StreamAccess,
+  ) {
     this.store = new ProjectionStore(storage);
   }
 
@@ -129,7 +140,7 @@ export class ProjectionsService {
       ...defaultConfig(this.options.projectionExecutionTimeout),
       name, mode: request.mode, handlerType: 'JS', query: request.query, enabled: request.enabled,
       emitEnabled: request.emit && !transient, trackEmittedStreams: request.emit && request.trackEmittedStreams && !transient,
-      checkpointsEnabled: continuous || (request.checkpoints && !transient), runAs: runAsOf(principal), epoch: 0, version: 1,
+      checkpointsEnabled: continuous || (request.checkpoints && !transient), runAs: request.enableRunAs === true ? runAsOf(principal) : null, epoch: 0, version: 1,
     };
     // Compiled once before anything is stored: a source that cannot run is refused with its reason.
     (await this.compile(definition)).dispose();
@@ -253,6 +264,7 @@ export class ProjectionsService {
       logger: this.logger,
       createProcessor: (current) => this.processorFor(current),
       outputs: outputsOf,
+      access: this.access,
     });
   }
 
