@@ -28,10 +28,24 @@ export interface PendingEmit {
   causedBy: { position: number; eventId: string };
 }
 
-/** A deterministic version-3-shaped UUID for an emitted event. */
-export function emittedEventId(projection: string, epoch: number, position: number, index: number): string {
-  const hex = createHash('md5').update(`${projection}\u0000${epoch}\u0000${position}\u0000${index}`).digest('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-3${hex.slice(13, 16)}-${((parseInt(hex[16], 16) & 3) | 8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+/** 16 hex digits that stand for a projection and its epoch in the ids of its emitted events. */
+export function emitterPrefix(projection: string, epoch: number): string {
+  return createHash('md5').update(`${projection}\u0000${epoch}`).digest('hex').slice(0, 16);
+}
+
+const hex = (value: number, digits: number) => value.toString(16).padStart(digits, '0');
+
+/**
+ * A deterministic UUID (version 4 layout) for the `index`th event emitted because of the event at
+ * `position`: the position and index in full, four digits of the projection's prefix, and in front
+ * eight digits mixed from position and index, because the writer's table of recent ids keys on
+ * the first eight. Computed without hashing: this runs for every event a projection emits.
+ */
+export function emittedEventId(prefix: string, position: number, index: number): string {
+  const low = position % 0x1_0000_0000;
+  const mixed = Math.imul((low ^ Math.imul(index + 1, 0x9e3779b1)) >>> 0, 0x85ebca6b) >>> 0;
+  const p = hex(position, 14);
+  return `${hex(mixed, 8)}-${p.slice(0, 4)}-4${p.slice(4, 7)}-${(8 | (index & 3)).toString(16)}${p.slice(7, 10)}-${p.slice(10, 14)}${prefix.slice(0, 4)}${hex((index >>> 2) & 0xffff, 4)}`;
 }
 
 /** The projection's own properties, after those of the code's metadata (a JSON object, or nothing). */
@@ -64,6 +78,7 @@ function emittedTag(event: EventRecord): { position: number; epoch: number } | u
 export class Emitter {
   /** Per target stream written since the start: the source position its last emitted event names. */
   private readonly lastWritten = new Map<string, number>();
+  private readonly prefix: string;
 
   /**
    * @param recoveryEnd the log's end when the projection started: events after it were never
@@ -74,7 +89,9 @@ export class Emitter {
     private readonly projection: string,
     private readonly epoch: number,
     private recoveryEnd: number,
-  ) {}
+  ) {
+    this.prefix = emitterPrefix(projection, epoch);
+  }
 
   /** Writes the emits of one batch, in order per stream, every stream at once; resolves when all are durable. */
   /** `onStream` hears every stream the batch writes to, for tracking. */
@@ -96,7 +113,7 @@ export class Emitter {
         onStream?.(emit.streamName);
       }
       events.push({
-        eventId: emittedEventId(this.projection, this.epoch, emit.causedBy.position, index),
+        eventId: emittedEventId(this.prefix, emit.causedBy.position, index),
         eventType: emit.eventType, data: Buffer.from(emit.data), metadata: metadataOf(emit.metadata, this.epoch, emit.causedBy),
         isJson: emit.isJson,
       });
