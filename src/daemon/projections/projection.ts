@@ -260,9 +260,15 @@ export class Projection {
     this.consumer = undefined;
   }
 
+  /**
+   * Pages are processed one after the other, but the consumer may read the next page while this
+   * one is processed (a user projection's handlers run on the isolate's thread): it is told the
+   * page before this one is done, so it reads one page ahead at most.
+   */
   private handlePage(page: AllPage): Promise<void> {
-    this.inFlight = this.processPage(page).catch((error: unknown) => this.fault(error));
-    return this.inFlight;
+    const previous = this.inFlight;
+    this.inFlight = previous.then(() => this.processPage(page)).catch((error: unknown) => this.fault(error));
+    return previous;
   }
 
   private async processPage(page: AllPage): Promise<void> {
