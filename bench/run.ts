@@ -2,6 +2,7 @@ import { backupBenchmarks } from './backup.js';
 import { consoleBenchmarks } from './console.js';
 import { httpBenchmarks, pinning } from './http.js';
 import { loginFloodBenchmark } from './login-flood.js';
+import { projectionsBenchmarks } from './projections.js';
 import { redactionBenchmarks } from './redaction.js';
 import { storageBenchmarks } from './storage.js';
 import { subscriptionBenchmarks } from './subscriptions.js';
@@ -26,6 +27,7 @@ const groups: Record<string, () => Promise<void>> = {
   redaction: redactionBenchmarks,
   console: consoleBenchmarks,
   subscriptions: subscriptionBenchmarks,
+  projections: projectionsBenchmarks,
   // Part of `http` too; by name it runs alone.
   'login-flood': floodBenchmarks,
 };

@@ -466,6 +466,46 @@ export const Errors = {
     (pid: number) => ({ pid }),
   ),
 
+  // Projections API.
+  projectionNotFound: define(
+    'SVCDB_ERR_PROJECTION_NOT_FOUND', 404, 'no such projection',
+    (name: string) => `projection ${name} does not exist; GET /projections/any lists the projections of this node`,
+    (name: string) => ({ name }),
+  ),
+  projectionConflict: define(
+    'SVCDB_ERR_PROJECTION_CONFLICT', 409, 'a projection with this name exists',
+    (name: string) => `Duplicate projection names : ${name}; choose another name, or change the existing one with PUT /projection/${name}/query`,
+    (name: string) => ({ name }),
+  ),
+  projectionRequestInvalid: define(
+    'SVCDB_ERR_PROJECTION_REQUEST_INVALID', 400, 'a projection request has a malformed parameter',
+    (why: string) => `invalid projection request: ${why}`,
+  ),
+  projectionQueryInvalid: define(
+    'SVCDB_ERR_PROJECTION_QUERY_INVALID', 400, 'the source of a projection does not compile or declares no events',
+    (name: string, why: string) => `the query of projection ${name} is not usable: ${why}`,
+    (name: string) => ({ name }),
+  ),
+  projectionConfigInvalid: define(
+    'SVCDB_ERR_PROJECTION_CONFIG_INVALID', 400, 'a projection config update is malformed',
+    (name: string, why: string) => `Failed to parse the projection config of ${name}: ${why}`,
+    (name: string) => ({ name }),
+  ),
+  projectionRunning: define(
+    'SVCDB_ERR_PROJECTION_RUNNING', 400, 'the projection must be stopped for this',
+    (name: string, what: string) => `projection ${name} is running; disable it first (POST /projection/${name}/command/disable), then ${what}`,
+    (name: string) => ({ name }),
+  ),
+  projectionSystem: define(
+    'SVCDB_ERR_PROJECTION_SYSTEM', 400, 'system projections cannot be deleted',
+    (name: string) => `${name} is a system projection and cannot be deleted; disable it instead`,
+    (name: string) => ({ name }),
+  ),
+  projectionsUserDisabled: define(
+    'SVCDB_ERR_PROJECTIONS_USER_DISABLED', 400, 'user projections are not run by this node',
+    () => 'this node runs only the system projections (--run-projections System); start it with --run-projections All to create user projections',
+  ),
+
   // Redaction (svcdb redact and the node's unix socket). The command runs outside the node, so
   // the HTTP statuses only classify them; the exit codes are what scripts see.
   redactEventsInvalid: define(

@@ -33,9 +33,10 @@ import { RedactionService, type RedactionStorage } from './redaction/redaction-s
 import { RedactionSocket, SOCKET_FILE_NAME } from './redaction/socket-server.js';
 import { join } from 'node:path';
 import { ConsoleAssets, defaultConsoleDirectory } from './services/console-assets.js';
+import { ProjectionsService } from './projections/projections-service.js';
 
 /** The part of the storage engine the composition root drives and its services use. */
-export type NodeStorage = StreamStorage & RedactionStorage & Pick<Engine, 'close' | 'onFatal' | 'stats' | 'mergeIndexes'>;
+export type NodeStorage = StreamStorage & RedactionStorage & Pick<Engine, 'close' | 'onFatal' | 'stats' | 'mergeIndexes' | 'unfollow'>;
 
 export type OpenStorageOptions = EngineOptions & { logger: Logger };
 
@@ -107,14 +108,17 @@ export class Daemon {
       if (daemon) void daemon.stop({ kind: 'fatal', error });
     });
     let security: Security;
+    let projections: ProjectionsService | undefined;
     try {
       security = await startSecurity(storage, { admin: options.defaultAdminPassword, ops: options.defaultOpsPassword }, log.child({ component: 'security' }), options);
+      projections = await startProjections(storage, options, log, security);
       if (fatal) throw fatal;
     } catch (error) {
+      await projections?.close().catch((closeError: unknown) => log.error({ err: closeError }, 'stopping the projections failed'));
       await storage.close().catch((closeError: unknown) => log.error({ err: closeError }, 'closing the storage failed'));
       throw fatal ?? error;
     }
-    daemon = new Daemon(options, context, storage, security, loaded, certificates);
+    daemon = new Daemon(options, context, storage, security, loaded, certificates, projections);
     try {
       await daemon.listen();
     } catch (error) {
@@ -131,8 +135,10 @@ export class Daemon {
     security: Security,
     loaded: LoadedOptions,
     private readonly certificates: NodeCertificates,
+    projections: ProjectionsService | undefined,
   ) {
-    const nodeInfo = new NodeInfo(context.version, SERVED_FEATURES, authentication, () => this.nodeState);
+    const features = { ...SERVED_FEATURES, projections: projections !== undefined };
+    const nodeInfo = new NodeInfo(context.version, features, authentication, () => this.nodeState);
     const streams = new StreamsService(storage, security.access);
     const subscriptions = new SubscriptionsService({
       system: new SystemStreams(streams), access: security.access, follow: (options) => storage.follow(options),
@@ -150,7 +156,7 @@ export class Daemon {
       users: security.users, authenticator: security.authenticator,
       access: { allowAnonymousEndpointAccess, allowAnonymousStreamAccess, enableTrustedAuth },
       https: certificates.https, disableHttpCaching: options.disableHttpCaching,
-      connections: { max: connectionsMax.value, headersTimeoutMs: options.httpHeadersTimeoutMs },
+      connections: { max: connectionsMax.value, headersTimeoutMs: options.httpHeadersTimeoutMs }, projections,
       console: this.consoleAssets(),
     });
     this.logDroppedConnections();
@@ -159,6 +165,8 @@ export class Daemon {
     this.app.addHook('onClose', async () => operations.stats.stop());
     // After in-flight requests: none of them waits for a hash any more.
     this.app.addHook('onClose', async () => security.close());
+    // After in-flight requests, before the storage: each projection finishes its page and checkpoints.
+    this.app.addHook('onClose', async () => projections?.close());
     // Before the storage: a switch in progress finishes, and the socket file goes with a clean stop.
     this.app.addHook('onClose', async () => this.redactionSocket?.close());
     // fastify closes its plugins first and the storage last, after in-flight requests finished.
@@ -291,6 +299,15 @@ export class Daemon {
       this.context.logger.error({ err: error }, 'closing the storage failed');
     }
   }
+}
+
+/** With --run-projections System or All: the projections, loaded and the enabled ones started. */
+async function startProjections(storage: NodeStorage, options: DaemonOptions, log: ProcessLogger, security: Security): Promise<ProjectionsService | undefined> {
+  if (options.runProjections === 'None') return undefined;
+  const { runProjections, startStandardProjections, projectionExecutionTimeout, projectionMemoryLimitMb } = options;
+  const projections = new ProjectionsService(storage, { runProjections, startStandardProjections, projectionExecutionTimeout, projectionMemoryLimitMb }, log.child({ component: 'projections' }), security.access);
+  await projections.start();
+  return projections;
 }
 
 function describe(cause: StopCause): string {

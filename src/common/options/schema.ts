@@ -12,6 +12,7 @@ const GiB = 1024 * MiB;
 export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export const chunkVerifications = ['background', 'blocking', 'off'] as const;
 export const logFormats = ['auto', 'json', 'pretty'] as const;
+export const projectionModes = ['None', 'System', 'All'] as const;
 export type LogFormat = (typeof logFormats)[number];
 
 export const optionSchema = {
@@ -208,6 +209,29 @@ export const optionSchema = {
     group: 'Logging',
     description: 'Log one line per HTTP request: method, path, status, duration. Credentials are never logged.',
     default: false,
+  }),
+
+  // Projections
+  runProjections: oneOf({
+    group: 'Projections',
+    description: 'Which projections the node runs: None (no projections API, /info says projections: false), System (the system projections $by_category, $by_event_type, $stream_by_category, $streams and $by_correlation_id), or All (system and user projections).',
+    values: projectionModes,
+    default: 'None',
+  }),
+  startStandardProjections: boolean({
+    group: 'Projections',
+    description: 'Enable and start the system projections when the node starts; without it they stay as they were left (Stopped after they are first created).',
+    default: false,
+  }),
+  projectionExecutionTimeout: integer({
+    group: 'Projections',
+    description: 'Longest a user projection\'s handlers may run for one event; a projection past it faults with a stateReason that says so. The default of new projections; each projection\'s config may set its own.',
+    default: 250, min: 1, max: 600_000, unit: 'ms',
+  }),
+  projectionMemoryLimitMb: integer({
+    group: 'Projections',
+    description: 'Heap each user projection\'s JavaScript may use; a projection past it faults, and the node and other projections go on.',
+    default: 128, min: 8, max: 8192, unit: 'MiB',
   }),
 
   // Scavenge

@@ -25,6 +25,8 @@ import { consoleRoutes } from './console.js';
 import type { ConsoleAssets } from '../services/console-assets.js';
 import { subscriptionsRoutes } from './subscriptions/plugin.js';
 import type { SubscriptionsService } from '../subscriptions/service.js';
+import { projectionsRoutes } from './projections.js';
+import type { ProjectionsService } from '../projections/projections-service.js';
 
 export interface AppDependencies {
   logger: FastifyBaseLogger;
@@ -37,6 +39,8 @@ export interface AppDependencies {
   users: UsersService;
   authenticator: Authenticator;
   access: AccessOptions;
+  /** The projections API; absent with --run-projections None, and then every projection path is 404. */
+  projections?: ProjectionsService;
   /** Stats, metrics, gossip, options and admin commands; tests of other parts may leave them out. */
   operations?: OperationsDependencies;
   /** The node's certificate, key and trusted roots: with them the app serves HTTPS, without plain HTTP. */
@@ -78,7 +82,8 @@ function limitConnections(server: FastifyInstance['server'], limits: ConnectionL
 
 /**
  * The optional parts of the API this app serves, for `/info`: the streams API (Atom feeds) and
- * the users API are registered below on every node; projections are not served.
+ * the users API are registered below on every node; projections only with --run-projections
+ * System or All (the composition root sets the flag).
  */
 export const SERVED_FEATURES: NodeFeatures = Object.freeze({ projections: false, userManagement: true, atomPub: true });
 
@@ -125,7 +130,7 @@ export function buildApp(dependencies: AppDependencies): FastifyInstance {
 }
 
 function registerRoutes(app: FastifyInstance, dependencies: AppDependencies): void {
-  const { nodeInfo, streams, subscriptions, users, authenticator, access, operations, disableHttpCaching } = dependencies;
+  const { nodeInfo, streams, subscriptions, projections, users, authenticator, access, operations, disableHttpCaching } = dependencies;
   addCorsHeaders(app);
   if (disableHttpCaching) forbidCaching(app);
   redirectTrailingSlash(app);
@@ -136,5 +141,6 @@ function registerRoutes(app: FastifyInstance, dependencies: AppDependencies): vo
   if (subscriptions) app.register(subscriptionsRoutes, { subscriptions, streams });
   app.register(infoRoutes, { nodeInfo });
   app.register(usersRoutes, { users });
+  if (projections) app.register(projectionsRoutes, { projections, logEnd: () => streams.logEnd });
   if (dependencies.console) app.register(consoleRoutes, { assets: dependencies.console });
 }

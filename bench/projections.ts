@@ -1,0 +1,133 @@
+/**
+ * Projections benchmark, all in one run on one machine:
+ * - events/s processed by `$by_category` and by a user `fromAll().when({$any: count})` projection
+ *   over a log of 1M events, beside a plain read of `$all` over the same log (targets: 30% and 20%
+ *   of the read rate);
+ * - appends/s with the five standard projections running, beside the same load on a node without
+ *   them (target: 70%).
+ * SVC_BENCH_PROJECTION_EVENTS makes the log smaller for a quick run; SVC_BENCH_DIR picks the disk.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { ProjectionsService } from '../src/daemon/projections/projections-service.js';
+import { SYSTEM_PROJECTIONS } from '../src/daemon/projections/system-projections.js';
+import { Engine } from '../src/storage/engine.js';
+import type { NewEvent } from '../src/storage/writer.js';
+import { nowMs, report, runFor, section } from './measure.js';
+
+const EVENTS = Number(process.env.SVC_BENCH_PROJECTION_EVENTS ?? 1_000_000);
+const BATCH = 100;
+const STREAMS = 1000;
+const APPEND_MS = 5000;
+const APPENDERS = 16;
+const ADMIN = { name: 'admin', groups: ['$admins'] };
+const logger = pino({ level: 'silent' });
+
+function events(count: number, seed: number): NewEvent[] {
+  return Array.from({ length: count }, (_, i) => ({
+    eventId: randomUUID(), eventType: `Type${(seed + i) % 7}`, isJson: true, metadata: Buffer.alloc(0),
+    data: Buffer.from(`{"n":${seed + i},"note":"a small event body of some forty bytes"}`),
+  }));
+}
+
+async function openEngine(directory: string): Promise<Engine> {
+  return Engine.open({ dbPath: join(directory, 'db'), indexPath: join(directory, 'index'), verifyChunks: 'off', logger });
+}
+
+async function fillLog(engine: Engine): Promise<void> {
+  for (let written = 0; written < EVENTS; written += BATCH) {
+    const stream = `cat${(written / BATCH) % 10}-${(written / BATCH) % STREAMS}`;
+    await engine.append(stream, -2, events(Math.min(BATCH, EVENTS - written), written));
+  }
+}
+
+function readAllRate(engine: Engine): number {
+  const end = engine.status().writerPosition;
+  const started = nowMs();
+  let read = 0;
+  for (let position = 0; position < end;) {
+    const page = engine.readAllForward(position, 500);
+    read += page.events.length;
+    if (page.isEnd || page.events.length === 0) break;
+    position = page.nextPosition;
+  }
+  return read / ((nowMs() - started) / 1000);
+}
+
+/** Starts one projection and times it from its start until it has processed the whole log. */
+async function projectionRate(engine: Engine, service: ProjectionsService, name: string, start: () => Promise<void>): Promise<number> {
+  const end = engine.status().writerPosition;
+  const started = nowMs();
+  await start();
+  for (;;) {
+    const projection = service.get(ADMIN, name);
+    if (projection.status === 'Faulted') throw new Error(`${name} faulted: ${projection.stateReason}`);
+    if (projection.positions.next >= end) break;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  const elapsedMs = nowMs() - started;
+  await service.command(ADMIN, name, 'disable', false);
+  return EVENTS / (elapsedMs / 1000);
+}
+
+async function processingBenchmarks(directory: string): Promise<void> {
+  const engine = await openEngine(directory);
+  const service = new ProjectionsService(engine, {
+    runProjections: 'All', startStandardProjections: false, projectionExecutionTimeout: 250, projectionMemoryLimitMb: 128,
+  }, logger);
+  try {
+    await fillLog(engine);
+    await service.start();
+    const readRate = readAllRate(engine);
+    report('read $all', readRate, 'events/s', 'baseline');
+    const byCategory = await projectionRate(engine, service, '$by_category', () => service.command(ADMIN, '$by_category', 'enable', false));
+    report('$by_category', byCategory, 'events/s', `${((byCategory / readRate) * 100).toFixed(1)}% of the read; target 30%`);
+    const count = await projectionRate(engine, service, 'count', async () => {
+      await service.create(ADMIN, {
+        mode: 'Continuous', name: 'count', enabled: true, emit: false, checkpoints: true, trackEmittedStreams: false,
+        query: 'fromAll().when({$init: function(){ return {count: 0}; }, $any: function(s, e){ s.count++; }})',
+      });
+    });
+    report('fromAll().when({$any: count})', count, 'events/s', `${((count / readRate) * 100).toFixed(1)}% of the read; target 20%`);
+  } finally {
+    await service.close();
+    await engine.close();
+  }
+}
+
+async function appendRate(directory: string, withProjections: boolean): Promise<number> {
+  const engine = await openEngine(directory);
+  const service = withProjections
+    ? new ProjectionsService(engine, { runProjections: 'All', startStandardProjections: true, projectionExecutionTimeout: 250, projectionMemoryLimitMb: 128 }, logger)
+    : undefined;
+  try {
+    await service?.start();
+    let appended = 0;
+    const { elapsedMs } = await runFor(APPEND_MS, APPENDERS, async (loop, i) => {
+      await engine.append(`cat${loop % 10}-${loop}-${i % 50}`, -2, events(10, appended));
+      appended += 10;
+    });
+    if (service) for (const name of SYSTEM_PROJECTIONS) if (service.get(ADMIN, name).status !== 'Running') throw new Error(`${name} is not running`);
+    return appended / (elapsedMs / 1000);
+  } finally {
+    await service?.close();
+    await engine.close();
+  }
+}
+
+export async function projectionsBenchmarks(): Promise<void> {
+  section(`projections (${EVENTS.toLocaleString('en-US')} events in ${STREAMS} streams of 10 categories)`);
+  const root = mkdtempSync(join(process.env.SVC_BENCH_DIR ?? tmpdir(), 'svcdb-bench-projections-'));
+  try {
+    await processingBenchmarks(join(root, 'processing'));
+    const without = await appendRate(join(root, 'plain'), false);
+    report('appends, no projections', without, 'events/s', `${APPENDERS} appenders of 10 events, baseline`);
+    const withStandard = await appendRate(join(root, 'standard'), true);
+    report('appends, standard projections running', withStandard, 'events/s', `${((withStandard / without) * 100).toFixed(1)}% of the baseline; target 70%`);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}

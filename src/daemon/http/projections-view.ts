@@ -1,0 +1,44 @@
+/**
+ * A projection as the listings and GET /projection/{name} show it: the wire note's fields, with
+ * absolute URLs built from the request.
+ */
+import type { FastifyRequest } from 'fastify';
+import type { Projection } from '../projections/projection.js';
+import { baseUrl } from './streams/urls.js';
+
+export function statusText(projection: Projection): string {
+  const { status, definition } = projection;
+  const stopped = status === 'Stopped' || status === 'Faulted' || status === 'Aborted';
+  return stopped && definition.enabled ? `${status} (Enabled)` : status;
+}
+
+export function projectionUrl(request: FastifyRequest, name: string): string {
+  return `${baseUrl(request)}/projection/${encodeURIComponent(name)}`;
+}
+
+function progressOf(projection: Projection, logEnd: number): number {
+  if (projection.status === 'Completed') return 100;
+  if (logEnd <= 0) return 100;
+  return Math.min(100, Math.round((projection.positions.next / logEnd) * 10_000) / 100);
+}
+
+const positionText = (position: number) => (position < 0 ? '' : `C:${position}/P:${position}`);
+
+export function projectionView(request: FastifyRequest, projection: Projection, logEnd: number): Record<string, unknown> {
+  const { definition } = projection;
+  const url = projectionUrl(request, projection.name);
+  const view: Record<string, unknown> = {
+    name: projection.name, effectiveName: projection.name, mode: definition.mode, status: statusText(projection),
+    stateReason: projection.stateReason, enabled: definition.enabled, version: definition.version, epoch: definition.epoch,
+    position: positionText(projection.positions.last), progress: progressOf(projection, logEnd),
+    lastCheckpoint: positionText(projection.lastCheckpointPosition),
+    eventsProcessedAfterRestart: projection.eventsProcessedAfterRestart, checkpointStatus: '', bufferedEvents: 0,
+    partitionsCached: projection.partitionCount, coreProcessingTime: 0, readsInProgress: 0, writesInProgress: 0,
+    writePendingEventsBeforeCheckpoint: 0, writePendingEventsAfterCheckpoint: 0,
+    statusUrl: url, stateUrl: `${url}/state`, resultUrl: `${url}/result`, queryUrl: `${url}/query?config=yes`,
+    enableCommandUrl: `${url}/command/enable`, disableCommandUrl: `${url}/command/disable`,
+  };
+  const resultStream = projection.resultStream;
+  if (resultStream !== undefined) view.resultStreamUrl = `${baseUrl(request)}/streams/${encodeURIComponent(resultStream)}`;
+  return view;
+}

@@ -1,0 +1,43 @@
+/**
+ * A projection's checkpoint: where to read on from, the position of the last event processed,
+ * and every partition's state then. Written as `$ProjectionCheckpoint` events of
+ * `$projections-{name}-checkpoint`; the last one of the projection's epoch is where it resumes.
+ */
+import type { EventRecord } from '../../storage/record.js';
+
+export const CHECKPOINT_EVENT_TYPE = '$ProjectionCheckpoint';
+
+export interface Checkpoint {
+  epoch: number;
+  /** The log position reading resumes from. */
+  nextPosition: number;
+  /** Log position of the last event processed; -1 before the first. */
+  lastPosition: number;
+  states: Record<string, string | null>;
+  shared: string | null;
+}
+
+export const emptyCheckpoint = (epoch: number): Checkpoint => ({ epoch, nextPosition: 0, lastPosition: -1, states: {}, shared: null });
+
+export function encodeCheckpoint(checkpoint: Checkpoint): { data: Buffer; metadata: Buffer } {
+  const tag = { $v: String(checkpoint.epoch), $c: checkpoint.lastPosition, $p: checkpoint.lastPosition, $s: checkpoint.nextPosition };
+  return { data: Buffer.from(JSON.stringify(checkpoint)), metadata: Buffer.from(JSON.stringify(tag)) };
+}
+
+/** The checkpoint an event holds, or undefined when it is not one this version wrote. */
+export function decodeCheckpoint(event: EventRecord): Checkpoint | undefined {
+  if (event.eventType !== CHECKPOINT_EVENT_TYPE) return undefined;
+  try {
+    const parsed = JSON.parse(event.data.toString('utf8')) as Partial<Checkpoint>;
+    const valid = typeof parsed.epoch === 'number' && typeof parsed.nextPosition === 'number' &&
+      typeof parsed.lastPosition === 'number' && parsed.states !== null && typeof parsed.states === 'object';
+    return valid ? { shared: null, ...parsed } as Checkpoint : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The position header of state and result replies: the tag of the last event processed. */
+export function positionTag(lastPosition: number): string {
+  return JSON.stringify({ $c: lastPosition, $p: lastPosition });
+}

@@ -1,0 +1,90 @@
+/**
+ * What a projection's source declared when it ran once: where its events come from, how they are
+ * partitioned, which handlers it has and its options. The host reads the events and the sandbox
+ * runs the handlers; both follow this.
+ */
+export interface QuerySources {
+  all: boolean;
+  streams: string[];
+  categories: string[];
+}
+
+export interface QueryOptions {
+  resultStreamName?: string;
+  includeLinks: boolean;
+  reorderEvents: boolean;
+  processingLagMs: number;
+  biState: boolean;
+  partitionResultStreamPattern?: string;
+}
+
+export interface QueryDefinition {
+  sources: QuerySources;
+  byStream: boolean;
+  byCustomPartitions: boolean;
+  /** Event types with a handler, and `$any`, `$init`, `$initShared`, `$deleted`, `$created` when present. */
+  handlers: string[];
+  options: QueryOptions;
+  outputState: boolean;
+  outputTo: { stream: string; partitionPattern: string | null } | null;
+}
+
+const PROCESSING_LAG_MS_DEFAULT = 500;
+
+export class DefinitionError extends Error {}
+
+interface Description {
+  sources: QuerySources; byStream: boolean; byCustomPartitions: boolean; handlers: string[];
+  options: Record<string, unknown>; outputState: boolean; outputTo: QueryDefinition['outputTo']; biState: boolean;
+}
+
+const TAMPERED = 'the projection\'s definition could not be read; does the source replace JSON or Object.prototype.toJSON?';
+
+/** The runtime's description, checked field by field: projection code can reach what builds it. */
+function readDescription(json: unknown): Description {
+  if (typeof json !== 'string') throw new DefinitionError(TAMPERED);
+  let raw: Description;
+  try {
+    raw = JSON.parse(json) as Description;
+  } catch {
+    throw new DefinitionError(TAMPERED);
+  }
+  const names = (value: unknown) => Array.isArray(value) && value.every((item) => typeof item === 'string');
+  const valid = raw !== null && typeof raw === 'object' && raw.sources !== null && typeof raw.sources === 'object' &&
+    typeof raw.sources.all === 'boolean' && names(raw.sources.streams) && names(raw.sources.categories) && names(raw.handlers) &&
+    raw.options !== null && typeof raw.options === 'object' && typeof raw.byStream === 'boolean' && typeof raw.byCustomPartitions === 'boolean';
+  if (!valid) throw new DefinitionError(TAMPERED);
+  return raw;
+}
+
+export function parseDefinition(json: unknown): QueryDefinition {
+  const raw = readDescription(json);
+  const { sources } = raw;
+  if (!sources.all && sources.streams.length === 0 && sources.categories.length === 0) {
+    throw new DefinitionError('the projection selects no events: call fromAll(), fromStream(s) or fromCategory/ies() first');
+  }
+  if (raw.byStream && raw.byCustomPartitions) throw new DefinitionError('foreachStream() and partitionBy() exclude each other');
+  const options = raw.options;
+  const lag = options.processingLag;
+  return {
+    sources, byStream: raw.byStream, byCustomPartitions: raw.byCustomPartitions, handlers: raw.handlers,
+    outputState: raw.outputState, outputTo: raw.outputTo,
+    options: {
+      resultStreamName: typeof options.resultStreamName === 'string' && options.resultStreamName !== '' ? options.resultStreamName : undefined,
+      includeLinks: options.$includeLinks === true,
+      reorderEvents: options.reorderEvents === true,
+      processingLagMs: typeof lag === 'number' && lag >= 0 ? lag : PROCESSING_LAG_MS_DEFAULT,
+      biState: raw.biState,
+      partitionResultStreamPattern: typeof options.partitionResultStreamPattern === 'string' ? options.partitionResultStreamPattern : undefined,
+    },
+  };
+}
+
+/** Category of a stream: the part before the first '-' (the whole name when there is none). */
+export function categoryOf(streamName: string): string {
+  const dash = streamName.indexOf('-');
+  return dash < 0 ? streamName : streamName.slice(0, dash);
+}
+
+/** A $ce- stream stands for the category after the prefix. */
+export const CATEGORY_STREAM_PREFIX = '$ce-';

@@ -1,0 +1,156 @@
+/**
+ * Writes what a projection emits, so that processing an event twice writes its events once.
+ *
+ * Every emitted event carries the log position of the event that caused it (`$p`, with the
+ * projection's epoch in `$v`) and an id derived from the projection, the epoch, that position and
+ * its place among that event's emits. A projection that resumes from its checkpoint processes
+ * again the events after it, some of whose emits were written before a crash: for each target
+ * stream first written after the restart, the last event tells how far it got, and emits up to
+ * there are skipped (all emits of one event into one stream go in one append, so they were
+ * written whole or not at all). The derived ids make a repeated append idempotent besides.
+ */
+import { createHash } from 'node:crypto';
+import { Errors } from '../../common/errors.js';
+import type { Engine } from '../../storage/engine.js';
+import type { EventRecord } from '../../storage/record.js';
+import { ExpectedVersion } from '../../storage/stream-metadata.js';
+import type { NewEvent } from '../../storage/writer.js';
+
+export type EmitterStorage = Pick<Engine, 'append' | 'readStreamBackward'>;
+
+/** One event to write, with the source event position that caused it. */
+export interface PendingEmit {
+  streamName: string;
+  eventType: string;
+  data: string;
+  metadata: string;
+  isJson: boolean;
+  causedBy: { position: number; eventId: string };
+}
+
+/** 16 hex digits that stand for a projection and its epoch in the ids of its emitted events. */
+export function emitterPrefix(projection: string, epoch: number): string {
+  return createHash('md5').update(`${projection}\u0000${epoch}`).digest('hex').slice(0, 16);
+}
+
+const hex = (value: number, digits: number) => value.toString(16).padStart(digits, '0');
+
+/**
+ * A deterministic UUID (version 4 layout) for the `index`th event emitted because of the event at
+ * `position`: the position and index in full, four digits of the projection's prefix, and in front
+ * eight digits mixed from position and index, because the writer's table of recent ids keys on
+ * the first eight. Computed without hashing: this runs for every event a projection emits.
+ */
+export function emittedEventId(prefix: string, position: number, index: number): string {
+  const low = position % 0x1_0000_0000;
+  const mixed = Math.imul((low ^ Math.imul(index + 1, 0x9e3779b1)) >>> 0, 0x85ebca6b) >>> 0;
+  const p = hex(position, 14);
+  return `${hex(mixed, 8)}-${p.slice(0, 4)}-4${p.slice(4, 7)}-${(8 | (index & 3)).toString(16)}${p.slice(7, 10)}-${p.slice(10, 14)}${prefix.slice(0, 4)}${hex((index >>> 2) & 0xffff, 4)}`;
+}
+
+/** The projection's own properties, after those of the code's metadata (a JSON object, or nothing). */
+function metadataOf(code: string, epoch: number, causedBy: PendingEmit['causedBy']): Buffer {
+  const own = `"$v":"${epoch}","$c":${causedBy.position},"$p":${causedBy.position},"$causedBy":"${causedBy.eventId}"`;
+  if (code === '') return Buffer.from(`{${own}}`);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(code);
+  } catch {
+    parsed = undefined;
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return Buffer.from(`{${own}}`);
+  const mine = JSON.parse(`{${own}}`) as Record<string, unknown>;
+  return Buffer.from(JSON.stringify({ ...(parsed as Record<string, unknown>), ...mine }));
+}
+
+/** The position and epoch an emitted event names, if it is one. */
+function emittedTag(event: EventRecord): { position: number; epoch: number } | undefined {
+  if (event.metadata.length === 0 || event.metadata[0] !== 0x7b) return undefined;
+  try {
+    const metadata = JSON.parse(event.metadata.toString('utf8')) as { $p?: unknown; $v?: unknown };
+    if (typeof metadata.$p !== 'number' || typeof metadata.$v !== 'string') return undefined;
+    return { position: metadata.$p, epoch: Number(metadata.$v) };
+  } catch {
+    return undefined;
+  }
+}
+
+export class Emitter {
+  /** Per target stream written since the start: the source position its last emitted event names. */
+  private readonly lastWritten = new Map<string, number>();
+  private readonly prefix: string;
+
+  /**
+   * @param recoveryEnd the log's end when the projection started: events after it were never
+   * processed before, so their emits need no check.
+   */
+  constructor(
+    private readonly storage: EmitterStorage,
+    private readonly projection: string,
+    private readonly epoch: number,
+    private recoveryEnd: number,
+  ) {
+    this.prefix = emitterPrefix(projection, epoch);
+  }
+
+  /** Writes the emits of one batch, in order per stream, every stream at once; resolves when all are durable. */
+  /** `onStream` hears every stream the batch writes to, for tracking. */
+  async write(emits: readonly PendingEmit[], onStream?: (streamName: string) => void): Promise<void> {
+    if (emits.length === 0) return;
+    const byStream = new Map<string, NewEvent[]>();
+    // Decided against what the streams held before this batch: one event may emit several events into one stream.
+    const written = new Map<string, number>();
+    let previous: PendingEmit | undefined;
+    let index = 0;
+    for (const emit of emits) {
+      index = previous?.causedBy.position === emit.causedBy.position ? index + 1 : 0;
+      previous = emit;
+      if (this.alreadyWritten(emit)) continue;
+      let events = byStream.get(emit.streamName);
+      if (!events) {
+        events = [];
+        byStream.set(emit.streamName, events);
+        onStream?.(emit.streamName);
+      }
+      events.push({
+        eventId: emittedEventId(this.prefix, emit.causedBy.position, index),
+        eventType: emit.eventType, data: Buffer.from(emit.data), metadata: metadataOf(emit.metadata, this.epoch, emit.causedBy),
+        isJson: emit.isJson,
+      });
+      if (this.recoveryEnd >= 0) written.set(emit.streamName, emit.causedBy.position);
+    }
+    for (const [streamName, position] of written) this.lastWritten.set(streamName, position);
+    await Promise.all([...byStream].map(([streamName, events]) => this.append(streamName, events)));
+    // Past the end of the log of the previous run, no emit can have been written before.
+    if (emits[emits.length - 1].causedBy.position >= this.recoveryEnd) {
+      this.recoveryEnd = -1;
+      this.lastWritten.clear();
+    }
+  }
+
+  private alreadyWritten(emit: PendingEmit): boolean {
+    if (this.recoveryEnd < 0 || emit.causedBy.position >= this.recoveryEnd) return false;
+    let last = this.lastWritten.get(emit.streamName);
+    if (last === undefined) {
+      last = this.lastEmittedPosition(emit.streamName);
+      this.lastWritten.set(emit.streamName, last);
+    }
+    return emit.causedBy.position <= last;
+  }
+
+  private lastEmittedPosition(streamName: string): number {
+    const page = this.storage.readStreamBackward(streamName, -1, 1);
+    const tag = page.events.length > 0 ? emittedTag(page.events[0]) : undefined;
+    return tag && tag.epoch === this.epoch ? tag.position : -1;
+  }
+
+  /** One append per stream; a repeat that overlaps in part is retried event by event, each idempotent. */
+  private async append(streamName: string, events: NewEvent[]): Promise<void> {
+    try {
+      await this.storage.append(streamName, ExpectedVersion.any, events);
+    } catch (error) {
+      if (!Errors.wrongExpectedVersion.is(error) || events.length === 1) throw error;
+      for (const event of events) await this.storage.append(streamName, ExpectedVersion.any, [event]);
+    }
+  }
+}

@@ -1,0 +1,439 @@
+/**
+ * One projection at run time: it follows the log from its checkpoint, hands the events it
+ * selects to its processor, writes what the processor emits and the results it outputs, and
+ * checkpoints by its config's thresholds, always after those writes are durable. Whatever goes
+ * wrong in the projection's code or its writes faults this projection alone, with the reason in
+ * `stateReason`.
+ */
+import type { Logger } from '../../common/logger.js';
+import type { Engine } from '../../storage/engine.js';
+import type { LogConsumer } from '../../storage/log-consumers.js';
+import type { AllPage } from '../../storage/reader.js';
+import { ExpectedVersion } from '../../storage/stream-metadata.js';
+import { CHECKPOINT_EVENT_TYPE, decodeCheckpoint, emptyCheckpoint, encodeCheckpoint, type Checkpoint } from './checkpoint.js';
+import { Emitter, type PendingEmit } from './emitter.js';
+import type { ProjectionDefinition } from './projection-config.js';
+import type { BatchOutput, Processor } from './processor.js';
+import { selectEvents } from './select-events.js';
+import type { SourceEvent } from './source-event.js';
+import type { StreamAccess } from '../services/stream-access.js';
+import { checkpointStreamOf, emittedStreamsStreamOf, EventTypes, partitionResultStreamOf, partitionsStreamOf, resultStreamOf } from './streams.js';
+
+export type ProjectionStorage = Pick<Engine, 'append' | 'readStreamBackward' | 'readStreamForward' | 'readEvent' | 'follow' | 'unfollow' | 'status'>;
+
+export type RunStatus = 'Stopped' | 'Loading' | 'Running' | 'Stopping' | 'Faulted' | 'Completed' | 'Aborted';
+
+/** How a processor is made for a definition; a source that does not compile rejects. */
+export type ProcessorFactory = (definition: ProjectionDefinition) => Promise<Processor>;
+
+export interface ProjectionDependencies {
+  storage: ProjectionStorage;
+  createProcessor: ProcessorFactory;
+  logger: Logger;
+  /** Where the processor's outputs go: results only when it outputs state. */
+  outputs: (processor: Processor) => ResultOutputs;
+  /** Holds a projection with a run-as user to that user's stream rights. */
+  access?: StreamAccess;
+}
+
+export interface ResultOutputs {
+  outputState: boolean;
+  resultStreamName?: string;
+  partitionResultStreamPattern?: string;
+  /** Needs a root state ($init) before any event. */
+  rootState: boolean;
+}
+
+const PAGE_EVENTS_MAX = 1000;
+/**
+ * Pages whose writes may be under way while the next pages are processed. The writer keeps them
+ * in order, so each target stream still gets its events in order; a checkpoint waits for all.
+ */
+const PAGES_WRITING_MAX = 8;
+
+export class Projection {
+  status: RunStatus = 'Stopped';
+  stateReason = '';
+  eventsProcessedAfterRestart = 0;
+  private processor: Processor | undefined;
+  private consumer: LogConsumer | undefined;
+  private emitter: Emitter | undefined;
+  private outputs: ResultOutputs = { outputState: false, rootState: false };
+  private inFlight: Promise<void> = Promise.resolve();
+  private readonly writing: Array<Promise<void>> = [];
+  private writeError: Error | undefined;
+  private checkpoint: Checkpoint;
+  private readonly states = new Map<string, string | null>();
+  private readonly results = new Map<string, string | null>();
+  private shared: string | null = null;
+  private readonly tracked = new Set<string>();
+  private handledSinceCheckpoint = 0;
+  private unhandledBytes = 0;
+  private lastCheckpointMs = 0;
+  private endPosition = Number.POSITIVE_INFINITY;
+
+  constructor(public definition: ProjectionDefinition, private readonly deps: ProjectionDependencies) {
+    this.checkpoint = emptyCheckpoint(definition.epoch);
+  }
+
+  get name(): string {
+    return this.definition.name;
+  }
+
+  /**
+   * `next`: the log position up to which everything is processed and its writes are durable (what
+   * progress and waiting for a projection go by); `last`: the position of the last event processed.
+   */
+  get positions(): { next: number; last: number } {
+    return { next: this.writtenPosition, last: this.checkpoint.lastPosition };
+  }
+
+  private writtenPosition = 0;
+  private lastWrite: Promise<unknown> = Promise.resolve();
+
+  get lastCheckpointPosition(): number {
+    return this.lastCheckpointTag;
+  }
+
+  private lastCheckpointTag = -1;
+
+  /** Partitions whose state is held. */
+  get partitionCount(): number {
+    return this.states.size;
+  }
+
+  /** Whether the projection writes its state to a result stream, and which one for the root partition. */
+  get resultStream(): string | undefined {
+    return this.outputs.outputState ? this.resultStreamFor('') : undefined;
+  }
+
+  state(partition: string): string | null | undefined {
+    return this.states.get(partition);
+  }
+
+  result(partition: string): string | null | undefined {
+    return this.outputs.outputState ? this.results.get(partition) : this.states.get(partition);
+  }
+
+  heapBytes(): number {
+    return this.processor?.heapBytes() ?? 0;
+  }
+
+  /** Loads the checkpoint, compiles the source and follows the log. A fault is recorded, never thrown. */
+  async start(): Promise<void> {
+    if (this.status === 'Running' || this.status === 'Loading') return;
+    this.status = 'Loading';
+    this.stateReason = '';
+    this.writeError = undefined;
+    try {
+      await this.load();
+    } catch (error) {
+      this.fault(error);
+      return;
+    }
+    if (this.status !== 'Loading') return;
+    this.status = 'Running';
+    const { storage } = this.deps;
+    const logEnd = storage.status().writerPosition;
+    this.emitter = new Emitter(storage, this.name, this.definition.epoch, logEnd);
+    this.endPosition = this.definition.mode === 'Continuous' ? Number.POSITIVE_INFINITY : logEnd;
+    if (this.checkpoint.nextPosition >= this.endPosition) {
+      await this.complete();
+      return;
+    }
+    this.consumer = storage.follow({
+      name: `projection ${this.name}`, fromPosition: this.checkpoint.nextPosition, pageEventsMax: PAGE_EVENTS_MAX,
+      handle: (page) => this.handlePage(page),
+    });
+  }
+
+  private async load(): Promise<void> {
+    const checkpoint = this.definition.checkpointsEnabled ? this.readCheckpoint() : undefined;
+    this.checkpoint = checkpoint ?? emptyCheckpoint(this.definition.epoch);
+    this.lastCheckpointTag = this.checkpoint.lastPosition;
+    this.writtenPosition = this.checkpoint.nextPosition;
+    this.lastWrite = Promise.resolve();
+    this.states.clear();
+    this.results.clear();
+    for (const [partition, state] of Object.entries(this.checkpoint.states)) this.states.set(partition, state);
+    this.shared = this.checkpoint.shared;
+    this.readTracked();
+    this.processor?.dispose();
+    this.processor = await this.deps.createProcessor(this.definition);
+    this.outputs = this.deps.outputs(this.processor);
+    this.checkReads(this.processor);
+    await this.processor.restore({ states: this.checkpoint.states, shared: this.checkpoint.shared });
+    if (this.outputs.rootState && !this.states.has('')) {
+      const first = await this.processor.process([]);
+      this.applyChanges(first);
+    }
+    this.lastCheckpointMs = Date.now();
+  }
+
+  /** With a run-as user, the sources must be readable by that user ($all for fromAll and categories). */
+  private checkReads(processor: Processor): void {
+    const { runAs } = this.definition;
+    if (!runAs || !this.deps.access) return;
+    const principal = { name: runAs.name, groups: runAs.roles };
+    const { selects } = processor;
+    const streams = selects.all || selects.categories.size > 0 ? ['$all'] : [...selects.streams];
+    for (const streamName of streams) this.deps.access.check(principal, 'read', streamName);
+  }
+
+  /** With a run-as user, every stream the code emits to must be writable by that user. */
+  private checkWrites(streamNames: Iterable<string>): void {
+    const { runAs } = this.definition;
+    if (!runAs || !this.deps.access) return;
+    const principal = { name: runAs.name, groups: runAs.roles };
+    for (const streamName of streamNames) {
+      if (this.writable.has(streamName)) continue;
+      this.deps.access.check(principal, 'write', streamName);
+      this.writable.add(streamName);
+    }
+  }
+
+  private readonly writable = new Set<string>();
+
+  private readCheckpoint(): Checkpoint | undefined {
+    const page = this.deps.storage.readStreamBackward(checkpointStreamOf(this.name), -1, 1);
+    const checkpoint = page.events.length > 0 ? decodeCheckpoint(page.events[0]) : undefined;
+    return checkpoint?.epoch === this.definition.epoch ? checkpoint : undefined;
+  }
+
+  private readTracked(): void {
+    this.tracked.clear();
+    if (!this.definition.trackEmittedStreams) return;
+    const stream = emittedStreamsStreamOf(this.name);
+    for (let from = 0; ;) {
+      const page = this.deps.storage.readStreamForward(stream, from, 1000);
+      for (const event of page.events) this.tracked.add(streamIdOf(event.data.toString('utf8')));
+      if (page.isEndOfStream || page.events.length === 0) return;
+      from = page.nextEventNumber;
+    }
+  }
+
+  /** Stops following the log once the page in hand is done; a disable checkpoints, an abort does not. */
+  async stop(how: 'disable' | 'abort'): Promise<void> {
+    const wasRunning = this.status === 'Running';
+    this.unfollow();
+    await this.inFlight;
+    await Promise.all(this.writing);
+    if (wasRunning && how === 'disable' && this.definition.checkpointsEnabled) {
+      try {
+        await this.writeCheckpoint();
+        await this.settleWrites();
+      } catch (error) {
+        this.fault(error);
+        return;
+      }
+    }
+    this.status = how === 'abort' ? 'Aborted' : 'Stopped';
+    this.stateReason = '';
+  }
+
+  /** Forgets every state and the checkpoint; the next start processes the log from its beginning. */
+  async reset(): Promise<void> {
+    await this.stop('abort');
+    this.checkpoint = emptyCheckpoint(this.definition.epoch);
+    this.lastCheckpointTag = -1;
+    this.writtenPosition = 0;
+    this.states.clear();
+    this.results.clear();
+    this.shared = null;
+    this.eventsProcessedAfterRestart = 0;
+    if (this.definition.checkpointsEnabled) {
+      await this.writeCheckpoint();
+      await this.settleWrites();
+    }
+    this.status = 'Stopped';
+  }
+
+  /** Releases the isolate; the projection is gone from the node. */
+  dispose(): void {
+    this.unfollow();
+    this.processor?.dispose();
+    this.processor = undefined;
+  }
+
+  private unfollow(): void {
+    if (this.consumer) this.deps.storage.unfollow(this.consumer);
+    this.consumer = undefined;
+  }
+
+  /**
+   * Pages are processed one after the other, but the consumer may read the next page while this
+   * one is processed (a user projection's handlers run on the isolate's thread): it is told the
+   * page before this one is done, so it reads one page ahead at most.
+   */
+  private handlePage(page: AllPage): Promise<void> {
+    const previous = this.inFlight;
+    this.inFlight = previous.then(() => this.processPage(page)).catch((error: unknown) => this.fault(error));
+    return previous;
+  }
+
+  private async processPage(page: AllPage): Promise<void> {
+    if (this.status !== 'Running' || !this.processor || !this.emitter) return;
+    const events = selectEvents(this.processor.selects, this.deps.storage, page.events, this.endPosition);
+    const nextPosition = Math.min(page.nextPosition, this.endPosition);
+    if (events.length > 0) {
+      const output = await this.processor.process(events);
+      for (const message of output.logs) this.deps.logger.info({ projection: this.name, message }, 'projection log');
+      this.startWrites(this.writeOutputs(events, output));
+      this.applyChanges(output);
+      this.checkpoint.lastPosition = events[events.length - 1].position;
+      this.eventsProcessedAfterRestart += events.length;
+      this.handledSinceCheckpoint += events.length;
+    } else {
+      this.unhandledBytes += nextPosition - this.checkpoint.nextPosition;
+    }
+    this.checkpoint.nextPosition = nextPosition;
+    this.lastWrite = this.lastWrite.then(() => {
+      this.writtenPosition = Math.max(this.writtenPosition, nextPosition);
+    });
+    if (nextPosition >= this.endPosition) {
+      await this.complete();
+      return;
+    }
+    if (this.checkpointDue()) await this.writeCheckpoint();
+    else await this.throttleWrites();
+  }
+
+  private startWrites(writes: Promise<void>): void {
+    this.lastWrite = Promise.all([this.lastWrite, writes.catch(() => undefined)]);
+    const tracked: Promise<void> = writes.catch((error: unknown) => {
+      this.writeError ??= error instanceof Error ? error : new Error(String(error));
+      // No page may come to notice it: the failure faults the projection now.
+      if (this.status === 'Running') this.fault(this.writeError);
+    }).finally(() => {
+      void this.writing.splice(this.writing.indexOf(tracked), 1);
+    });
+    this.writing.push(tracked);
+  }
+
+  /** Waits for the oldest pages' writes when too many are under way; a failed write faults the projection. */
+  private async throttleWrites(): Promise<void> {
+    while (this.writing.length > PAGES_WRITING_MAX) await this.writing[0];
+    this.throwWriteError();
+  }
+
+  /** Every write started so far is durable, or the first failure is thrown. */
+  private async settleWrites(): Promise<void> {
+    await Promise.all(this.writing);
+    this.throwWriteError();
+  }
+
+  private throwWriteError(): void {
+    if (this.writeError !== undefined) throw this.writeError;
+  }
+
+  private applyChanges(output: BatchOutput): void {
+    for (const change of output.changes) {
+      this.states.set(change.partition, change.state);
+      this.results.set(change.partition, change.result);
+    }
+    if (output.shared !== undefined) this.shared = output.shared;
+  }
+
+  private checkpointDue(): boolean {
+    if (!this.definition.checkpointsEnabled) return false;
+    const { checkpointHandledThreshold, checkpointUnhandledBytesThreshold, checkpointAfterMs } = this.definition;
+    const due = this.handledSinceCheckpoint >= checkpointHandledThreshold || this.unhandledBytes >= checkpointUnhandledBytesThreshold;
+    return due && Date.now() - this.lastCheckpointMs >= checkpointAfterMs;
+  }
+
+  /** Emitted events, results, new partitions and tracked streams; all durable before this returns. */
+  private async writeOutputs(events: readonly SourceEvent[], output: BatchOutput): Promise<void> {
+    this.checkWrites(new Set(output.emits.map((emit) => emit.streamName)));
+    const pending: PendingEmit[] = output.emits.map((emit) => {
+      const source = events[emit.sourceIndex];
+      return { ...emit, causedBy: { position: source.position, eventId: source.event.eventId } };
+    });
+    const last = events[events.length - 1];
+    const causedBy = { position: last.position, eventId: last.event.eventId };
+    for (const change of output.changes) {
+      if (!this.states.has(change.partition) && change.partition !== '') {
+        pending.push({ streamName: partitionsStreamOf(this.name), eventType: EventTypes.partition, data: change.partition, metadata: '', isJson: false, causedBy });
+      }
+      if (this.outputs.outputState && change.result !== null) {
+        pending.push({ streamName: this.resultStreamFor(change.partition), eventType: EventTypes.result, data: change.result, metadata: '', isJson: true, causedBy });
+      }
+    }
+    const newStreams: string[] = [];
+    const track = this.definition.trackEmittedStreams && this.definition.emitEnabled;
+    const emitted = new Set(output.emits.map((emit) => emit.streamName));
+    const writes = this.emitter!.write(pending, (streamName) => {
+      if (!track || !emitted.has(streamName) || this.tracked.has(streamName)) return;
+      // Marked at once: the next page, processed while this one writes, must not track it again.
+      this.tracked.add(streamName);
+      newStreams.push(streamName);
+    });
+    await Promise.all([writes, newStreams.length > 0 ? this.trackStreams(newStreams) : undefined]);
+  }
+
+  private async trackStreams(streamNames: string[]): Promise<void> {
+    await this.deps.storage.append(emittedStreamsStreamOf(this.name), ExpectedVersion.any, streamNames.map((streamName) => ({
+      eventId: crypto.randomUUID(), eventType: EventTypes.streamTracked, data: Buffer.from(JSON.stringify({ streamId: streamName })),
+      metadata: Buffer.alloc(0), isJson: true,
+    })));
+  }
+
+  /** The streams emitted to and tracked, for DELETE with deleteEmittedStreams. */
+  trackedStreams(): string[] {
+    return [...this.tracked];
+  }
+
+  private resultStreamFor(partition: string): string {
+    if (partition === '') return this.outputs.resultStreamName ?? resultStreamOf(this.name);
+    const pattern = this.outputs.partitionResultStreamPattern;
+    return pattern ? pattern.replaceAll('{0}', partition) : partitionResultStreamOf(this.name, partition);
+  }
+
+  /**
+   * Queued after the writes of the pages it covers, without waiting for them: the writer commits
+   * in queue order, so the checkpoint is never durable before those writes are, and a restart
+   * never skips an emit. (A write the writer refuses faults the projection.)
+   */
+  private async writeCheckpoint(): Promise<void> {
+    this.throwWriteError();
+    const checkpoint: Checkpoint = { ...this.checkpoint, epoch: this.definition.epoch, states: Object.fromEntries(this.states), shared: this.shared };
+    const { data, metadata } = encodeCheckpoint(checkpoint);
+    const written = this.deps.storage.append(checkpointStreamOf(this.name), ExpectedVersion.any, [
+      { eventId: crypto.randomUUID(), eventType: CHECKPOINT_EVENT_TYPE, data, metadata, isJson: true },
+    ]).then(() => {
+      this.lastCheckpointTag = checkpoint.lastPosition;
+    });
+    this.startWrites(written);
+    this.handledSinceCheckpoint = 0;
+    this.unhandledBytes = 0;
+    this.lastCheckpointMs = Date.now();
+    await this.throttleWrites();
+  }
+
+  private async complete(): Promise<void> {
+    this.unfollow();
+    await this.settleWrites();
+    if (this.definition.checkpointsEnabled) await this.writeCheckpoint();
+    await this.settleWrites();
+    this.status = 'Completed';
+  }
+
+  private fault(error: unknown): void {
+    // The first reason stays: what fails after it (a page in hand, a write under way) follows from it.
+    if (this.status === 'Faulted') return;
+    this.unfollow();
+    this.status = 'Faulted';
+    this.stateReason = error instanceof Error ? error.message : String(error);
+    this.deps.logger.warn({ projection: this.name, reason: this.stateReason }, 'projection faulted');
+    this.processor?.dispose();
+    this.processor = undefined;
+  }
+}
+
+function streamIdOf(data: string): string {
+  try {
+    const parsed = JSON.parse(data) as { streamId?: unknown };
+    return typeof parsed.streamId === 'string' ? parsed.streamId : data;
+  } catch {
+    return data;
+  }
+}

@@ -1,0 +1,306 @@
+/**
+ * The projections of a node: it loads them at start, creates, changes, commands and deletes them
+ * for the HTTP routes, and checks who may do what. Each projection runs on its own
+ * (projection.ts); this class keeps the registry and the definitions in their streams.
+ */
+import { Errors } from '../../common/errors.js';
+import type { Logger } from '../../common/logger.js';
+import { isAdmin } from '../security/stream-acl.js';
+import { OPS_GROUP } from '../security/user-record.js';
+import type { Principal, StreamAccess } from '../services/stream-access.js';
+import { DefinitionError } from './definition.js';
+import { JsProcessor } from './js-processor.js';
+import { defaultConfig, updatedConfig, type ProjectionConfig, type ProjectionDefinition, type ProjectionMode } from './projection-config.js';
+import { readEvents, type ReadEventsRequest, type ReadEventsStorage } from './read-events.js';
+import { Projection, type ProjectionStorage, type ResultOutputs } from './projection.js';
+import { ProjectionStore, type StoreStorage } from './projection-store.js';
+import type { Processor } from './processor.js';
+import { SandboxFault } from './sandbox.js';
+import { checkpointStreamOf, resultStreamOf } from './streams.js';
+import { checkSystemSource, isSystemProjection, SYSTEM_PROJECTIONS, SYSTEM_SOURCES, SystemProcessor } from './system-projections.js';
+
+export type RunProjections = 'None' | 'System' | 'All';
+
+export interface ProjectionsOptions {
+  runProjections: RunProjections;
+  startStandardProjections: boolean;
+  projectionExecutionTimeout: number;
+  projectionMemoryLimitMb: number;
+}
+
+export type ServiceStorage = ProjectionStorage & StoreStorage & ReadEventsStorage;
+
+export interface CreateRequest {
+  mode: ProjectionMode;
+  name?: string;
+  query: string;
+  enabled: boolean;
+  emit: boolean;
+  checkpoints: boolean;
+  trackEmittedStreams: boolean;
+  /** Run as the creating user (its stream rights), rather than with the node's own. */
+  enableRunAs?: boolean;
+}
+
+export interface DeleteRequest {
+  deleteStateStream: boolean;
+  deleteCheckpointStream: boolean;
+  deleteEmittedStreams: boolean;
+}
+
+export type ProjectionCommand = 'enable' | 'disable' | 'reset' | 'abort';
+
+const SYSTEM_HANDLER_TYPE = 'System';
+
+function requireOperator(principal: Principal | undefined, what: string): void {
+  if (isAdmin(principal) || principal?.groups.includes(OPS_GROUP)) return;
+  if (principal === undefined) throw Errors.authRequired.create(what);
+  throw Errors.accessDenied.create(`user ${principal.name}`, what, '$admins, $ops');
+}
+
+function requireUser(principal: Principal | undefined, what: string): void {
+  if (principal === undefined) throw Errors.authRequired.create(what);
+}
+
+/** A name that is a path segment and part of stream names. */
+function checkName(name: string): void {
+  if (name === '' || name.length > 200 || /[/\\?#\s]/.test(name)) {
+    throw Errors.projectionRequestInvalid.create('name must be 1 to 200 characters without spaces, /, \\, ? or #');
+  }
+}
+
+export class ProjectionsService {
+  private readonly projections = new Map<string, Projection>();
+  private readonly store: ProjectionStore;
+
+  /**
+   * @param access the stream rights a projection with a run-as user is held to; without it every
+   * projection runs with the node's own rights.
+   */
+  constructor(
+    private readonly storage: ServiceStorage,
+    private readonly options: ProjectionsOptions,
+    private readonly logger: Logger,
+    private readonly access?: StreamAccess,
+  ) {
+    this.store = new ProjectionStore(storage);
+  }
+
+  /** Loads every projection of the registry (creating the system ones on first start) and starts the enabled ones. */
+  async start(): Promise<void> {
+    const registry = this.store.registry();
+    if (!registry.initialized) await this.store.initialize();
+    for (const name of registry.names) {
+      const definition = this.store.definition(name);
+      if (definition) this.projections.set(name, this.newProjection(definition));
+    }
+    for (const name of SYSTEM_PROJECTIONS) {
+      if (this.projections.has(name)) continue;
+      const definition = this.systemDefinition(name);
+      await this.store.create(definition);
+      this.projections.set(name, this.newProjection(definition));
+    }
+    for (const projection of this.projections.values()) {
+      const system = isSystemProjection(projection.name);
+      if (system && this.options.startStandardProjections && !projection.definition.enabled) {
+        projection.definition = { ...projection.definition, enabled: true, version: projection.definition.version + 1 };
+        await this.store.save(projection.definition);
+      }
+      if (projection.definition.enabled && (system || this.options.runProjections === 'All')) await projection.start();
+    }
+  }
+
+  async close(): Promise<void> {
+    for (const projection of this.projections.values()) {
+      await projection.stop('disable');
+      projection.dispose();
+    }
+    this.projections.clear();
+  }
+
+  list(principal: Principal | undefined, modes: readonly ProjectionMode[]): Projection[] {
+    requireUser(principal, 'list projections');
+    return [...this.projections.values()].filter((projection) => modes.includes(projection.definition.mode));
+  }
+
+  get(principal: Principal | undefined, name: string): Projection {
+    requireUser(principal, `read projection ${name}`);
+    return this.existing(name);
+  }
+
+  async create(principal: Principal | undefined, request: CreateRequest): Promise<Projection> {
+    requireOperator(principal, 'create projections');
+    if (this.options.runProjections !== 'All') throw Errors.projectionsUserDisabled.create();
+    const name = request.name ?? crypto.randomUUID();
+    checkName(name);
+    if (this.projections.has(name) || isSystemProjection(name)) throw Errors.projectionConflict.create(name);
+    const continuous = request.mode === 'Continuous';
+    const transient = request.mode === 'Transient';
+    const definition: ProjectionDefinition = {
+      ...defaultConfig(this.options.projectionExecutionTimeout),
+      name, mode: request.mode, handlerType: 'JS', query: request.query, enabled: request.enabled,
+      emitEnabled: request.emit && !transient, trackEmittedStreams: request.emit && request.trackEmittedStreams && !transient,
+      checkpointsEnabled: continuous || (request.checkpoints && !transient), runAs: request.enableRunAs === true ? runAsOf(principal) : null, epoch: 0, version: 1,
+    };
+    // Compiled once before anything is stored: a source that cannot run is refused with its reason.
+    (await this.compile(definition)).dispose();
+    if (this.projections.has(name)) throw Errors.projectionConflict.create(name);
+    const projection = this.newProjection(definition);
+    this.projections.set(name, projection);
+    try {
+      if (!transient) await this.store.create(definition);
+    } catch (error) {
+      this.projections.delete(name);
+      throw error;
+    }
+    if (definition.enabled) await projection.start();
+    return projection;
+  }
+
+  async updateQuery(principal: Principal | undefined, name: string, query: string, emit: boolean | undefined): Promise<void> {
+    requireOperator(principal, `change the query of projection ${name}`);
+    const projection = this.existing(name);
+    const wasRunning = this.isRunning(projection);
+    const next = { ...projection.definition, query, version: projection.definition.version + 1 };
+    if (emit !== undefined) next.emitEnabled = emit;
+    if (isSystemProjection(name)) checkSystemSource(name, query);
+    else (await this.compile(next)).dispose();
+    if (wasRunning) await projection.stop('disable');
+    projection.definition = next;
+    await this.persist(projection);
+    if (wasRunning) await projection.start();
+  }
+
+  config(principal: Principal | undefined, name: string): ProjectionDefinition {
+    requireOperator(principal, `read the config of projection ${name}`);
+    return this.existing(name).definition;
+  }
+
+  /** Applies a config sent as JSON text; checked for rights first, then for shape. */
+  async updateConfig(principal: Principal | undefined, name: string, bodyText: string): Promise<void> {
+    requireOperator(principal, `change the config of projection ${name}`);
+    const projection = this.existing(name);
+    let body: unknown;
+    try {
+      body = JSON.parse(bodyText);
+    } catch {
+      throw Errors.projectionConfigInvalid.create(name, 'the body is not JSON');
+    }
+    if (this.isRunning(projection)) throw Errors.projectionRunning.create(name, 'change its config');
+    const config: ProjectionConfig = updatedConfig(name, projection.definition, body);
+    projection.definition = { ...projection.definition, ...config, version: projection.definition.version + 1 };
+    await this.persist(projection);
+  }
+
+  async command(principal: Principal | undefined, name: string, command: ProjectionCommand, enableRunAs: boolean): Promise<void> {
+    requireOperator(principal, `${command} projection ${name}`);
+    const projection = this.existing(name);
+    const definition = { ...projection.definition, version: projection.definition.version + 1 };
+    if (enableRunAs) definition.runAs = runAsOf(principal);
+    if (command === 'enable') {
+      if (!isSystemProjection(name) && this.options.runProjections !== 'All') throw Errors.projectionsUserDisabled.create();
+      definition.enabled = true;
+    } else if (command === 'reset') {
+      // A new epoch: what the projection emitted before is never taken for what it emits now.
+      definition.epoch += 1;
+      await projection.stop('abort');
+    } else {
+      definition.enabled = false;
+      await projection.stop(command);
+    }
+    projection.definition = definition;
+    await this.persist(projection);
+    if (command === 'reset') await projection.reset();
+    if (definition.enabled && (command === 'enable' || command === 'reset')) await projection.start();
+  }
+
+  async delete(principal: Principal | undefined, name: string, request: DeleteRequest): Promise<void> {
+    requireOperator(principal, `delete projection ${name}`);
+    const projection = this.existing(name);
+    if (isSystemProjection(name)) throw Errors.projectionSystem.create(name);
+    if (this.isRunning(projection)) throw Errors.projectionRunning.create(name, 'delete it');
+    projection.dispose();
+    this.projections.delete(name);
+    if (projection.definition.mode === 'Transient') return;
+    await this.store.delete(name);
+    if (request.deleteCheckpointStream) await this.store.deleteQuietly(checkpointStreamOf(name));
+    if (request.deleteStateStream) await this.store.deleteQuietly(resultStreamOf(name));
+    if (request.deleteEmittedStreams) {
+      for (const streamName of projection.trackedStreams()) await this.store.deleteQuietly(streamName);
+    }
+  }
+
+  /** What a query definition would be given from a position; reading $all needs an admin. */
+  readEvents(principal: Principal | undefined, request: ReadEventsRequest): Record<string, unknown> {
+    requireOperator(principal, 'read events for a projection query');
+    return readEvents(this.storage, request);
+  }
+
+  private isRunning(projection: Projection): boolean {
+    return projection.status === 'Running' || projection.status === 'Loading';
+  }
+
+  private async persist(projection: Projection): Promise<void> {
+    if (projection.definition.mode !== 'Transient') await this.store.save(projection.definition);
+  }
+
+  private existing(name: string): Projection {
+    const projection = this.projections.get(name);
+    if (!projection) throw Errors.projectionNotFound.create(name);
+    return projection;
+  }
+
+  private systemDefinition(name: (typeof SYSTEM_PROJECTIONS)[number]): ProjectionDefinition {
+    return {
+      ...defaultConfig(this.options.projectionExecutionTimeout), name, mode: 'Continuous', handlerType: SYSTEM_HANDLER_TYPE,
+      query: SYSTEM_SOURCES[name], enabled: false, emitEnabled: true, trackEmittedStreams: false, checkpointsEnabled: true,
+      runAs: null, epoch: 0, version: 1,
+    };
+  }
+
+  private newProjection(definition: ProjectionDefinition): Projection {
+    return new Projection(definition, {
+      storage: this.storage,
+      logger: this.logger,
+      createProcessor: (current) => this.processorFor(current),
+      outputs: outputsOf,
+      access: this.access,
+    });
+  }
+
+  private async processorFor(definition: ProjectionDefinition): Promise<Processor> {
+    if (definition.handlerType === SYSTEM_HANDLER_TYPE && isSystemProjection(definition.name)) {
+      return new SystemProcessor(definition.name, definition.query);
+    }
+    return JsProcessor.create(definition.query, this.limitsOf(definition), definition.emitEnabled);
+  }
+
+  /** Compiles a definition's source for a check; its faults become the coded 400 of a bad query. */
+  private async compile(definition: ProjectionDefinition): Promise<Processor> {
+    try {
+      return await this.processorFor(definition);
+    } catch (error) {
+      if (error instanceof SandboxFault || error instanceof DefinitionError) throw Errors.projectionQueryInvalid.create(definition.name, error.message);
+      throw error;
+    }
+  }
+
+  private limitsOf(definition: ProjectionDefinition) {
+    return { memoryLimitMb: this.options.projectionMemoryLimitMb, executionTimeoutMs: definition.projectionExecutionTimeout };
+  }
+}
+
+function runAsOf(principal: Principal | undefined): ProjectionDefinition['runAs'] {
+  return principal ? { name: principal.name, roles: [...principal.groups] } : null;
+}
+
+function outputsOf(processor: Processor): ResultOutputs {
+  if (!(processor instanceof JsProcessor)) return { outputState: false, rootState: false };
+  const { definition } = processor;
+  return {
+    outputState: definition.outputState || definition.options.resultStreamName !== undefined,
+    resultStreamName: definition.options.resultStreamName ?? definition.outputTo?.stream,
+    partitionResultStreamPattern: definition.options.partitionResultStreamPattern ?? definition.outputTo?.partitionPattern ?? undefined,
+    rootState: !processor.partitioned,
+  };
+}

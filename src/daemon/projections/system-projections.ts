@@ -1,0 +1,139 @@
+/**
+ * The system projections, in native code: each reads every event of the non-system streams and
+ * writes links ($>) or stream-name events ($@) into index streams that clients read
+ * ($ce-, $et-, $category-, $streams, $bc-). Their sources are small configurations, changed
+ * with PUT /projection/{name}/query while they are stopped.
+ */
+import { Errors } from '../../common/errors.js';
+import type { EventRecord } from '../../storage/record.js';
+import type { BatchOutput, Emit, EventSelector, Processor } from './processor.js';
+import type { SourceEvent } from './source-event.js';
+
+export const SYSTEM_PROJECTIONS = ['$by_category', '$by_event_type', '$stream_by_category', '$streams', '$by_correlation_id'] as const;
+export type SystemProjectionName = (typeof SYSTEM_PROJECTIONS)[number];
+
+export const isSystemProjection = (name: string): name is SystemProjectionName => (SYSTEM_PROJECTIONS as readonly string[]).includes(name);
+
+/** The source each system projection is created with. */
+export const SYSTEM_SOURCES: Record<SystemProjectionName, string> = {
+  $by_category: 'first\n-',
+  $by_event_type: '',
+  $stream_by_category: 'first\n-',
+  $streams: '',
+  $by_correlation_id: '{"correlationIdProperty":"$correlationId"}',
+};
+
+export const LINK_TYPE = '$>';
+export const STREAM_REFERENCE_TYPE = '$@';
+
+const SELECTS_ALL: EventSelector = Object.freeze({
+  all: true, streams: new Set<string>(), categories: new Set<string>(), includeLinks: false, resolveLinks: false, deletions: false,
+});
+
+type Extract = (streamName: string) => string | undefined;
+
+/** `first\n-`: the category is the stream name up to the first (or last) separator. */
+function categoryExtractor(name: string, source: string): Extract {
+  const [which = 'first', separator = '-'] = source.split(/\r?\n/).map((line) => line.trim());
+  if ((which !== 'first' && which !== 'last') || separator.length !== 1) {
+    throw Errors.projectionQueryInvalid.create(name, 'the source is two lines: first or last, then a one-character separator (first\\n-)');
+  }
+  return (streamName) => {
+    const at = which === 'first' ? streamName.indexOf(separator) : streamName.lastIndexOf(separator);
+    return at > 0 ? streamName.slice(0, at) : undefined;
+  };
+}
+
+function correlationProperty(name: string, source: string): string {
+  if (source.trim() === '') return '$correlationId';
+  try {
+    const parsed = JSON.parse(source) as { correlationIdProperty?: unknown };
+    if (typeof parsed.correlationIdProperty === 'string' && parsed.correlationIdProperty !== '') return parsed.correlationIdProperty;
+  } catch {
+    // Reported below with what the source must look like.
+  }
+  throw Errors.projectionQueryInvalid.create(name, 'the source is JSON: {"correlationIdProperty":"$correlationId"}');
+}
+
+const linkData = (event: EventRecord) => `${event.eventNumber}@${event.streamName}`;
+
+function link(sourceIndex: number, streamName: string, event: EventRecord): Emit {
+  return { sourceIndex, streamName, eventType: LINK_TYPE, data: linkData(event), metadata: '', isJson: false };
+}
+
+type Map1 = (event: EventRecord, index: number, emits: Emit[]) => void;
+
+/** Builds the per-event function of a system projection from its source; a bad source is an error. */
+function mapperOf(name: SystemProjectionName, source: string): Map1 {
+  switch (name) {
+    case '$by_category': {
+      const category = categoryExtractor(name, source);
+      return (event, index, emits) => {
+        const found = category(event.streamName);
+        if (found !== undefined) emits.push(link(index, `$ce-${found}`, event));
+      };
+    }
+    case '$by_event_type':
+      return (event, index, emits) => void emits.push(link(index, `$et-${event.eventType}`, event));
+    case '$stream_by_category': {
+      const category = categoryExtractor(name, source);
+      return (event, index, emits) => {
+        const found = event.eventNumber === 0 ? category(event.streamName) : undefined;
+        if (found !== undefined) {
+          emits.push({ sourceIndex: index, streamName: `$category-${found}`, eventType: STREAM_REFERENCE_TYPE, data: event.streamName, metadata: '', isJson: false });
+        }
+      };
+    }
+    case '$streams':
+      return (event, index, emits) => {
+        if (event.eventNumber === 0) emits.push(link(index, '$streams', event));
+      };
+    case '$by_correlation_id': {
+      const property = correlationProperty(name, source);
+      return (event, index, emits) => {
+        const id = correlationIdOf(event, property);
+        if (id !== undefined) emits.push(link(index, `$bc-${id}`, event));
+      };
+    }
+  }
+}
+
+function correlationIdOf(event: EventRecord, property: string): string | undefined {
+  if (event.metadata.length === 0 || event.metadata[0] !== 0x7b) return undefined;
+  try {
+    const value = (JSON.parse(event.metadata.toString('utf8')) as Record<string, unknown>)[property];
+    return typeof value === 'string' && value !== '' ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Checks a system projection's source; throws the coded error a PUT of the query answers with. */
+export function checkSystemSource(name: SystemProjectionName, source: string): void {
+  mapperOf(name, source);
+}
+
+export class SystemProcessor implements Processor {
+  readonly selects = SELECTS_ALL;
+  private readonly map: Map1;
+
+  constructor(name: SystemProjectionName, source: string) {
+    this.map = mapperOf(name, source);
+  }
+
+  process(events: readonly SourceEvent[]): Promise<BatchOutput> {
+    const emits: Emit[] = [];
+    for (let i = 0; i < events.length; i++) this.map(events[i].event, i, emits);
+    return Promise.resolve({ emits, changes: [], logs: [] });
+  }
+
+  restore(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  heapBytes(): number {
+    return 0;
+  }
+
+  dispose(): void {}
+}

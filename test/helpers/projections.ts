@@ -1,0 +1,112 @@
+/**
+ * A real node with the projections service: the real engine, users and ACLs, the projections
+ * loaded and started as the daemon does, and the real app on port 0. Helpers to create
+ * projections and read what they wrote over HTTP.
+ */
+import type { Test } from 'tap';
+import pino from 'pino';
+import { buildApp, SERVED_FEATURES } from '../../src/daemon/http/app.js';
+import { ProjectionsService, type ProjectionsOptions } from '../../src/daemon/projections/projections-service.js';
+import { NodeInfo } from '../../src/daemon/services/node-info.js';
+import type { Engine } from '../../src/storage/engine.js';
+import { adminFetch } from './auth.js';
+import { nodeServices, type TestNodeOptions } from './node.js';
+import { setTimeout as delay } from 'node:timers/promises';
+import { pollUntil, WAIT_DEADLINE_MS, WaitTimeoutError } from './wait.js';
+
+export interface ProjectionsNode {
+  url: string;
+  engine: Engine;
+  projections: ProjectionsService;
+}
+
+const silent = pino({ level: 'silent' });
+
+export const PROJECTION_DEFAULTS: ProjectionsOptions = Object.freeze({
+  runProjections: 'All', startStandardProjections: false, projectionExecutionTimeout: 250, projectionMemoryLimitMb: 32,
+});
+
+export async function startProjectionsNode(t: Test, options: Partial<ProjectionsOptions> = {}, nodeOptions: TestNodeOptions = {}): Promise<ProjectionsNode> {
+  let app: ReturnType<typeof buildApp> | undefined;
+  let projections: ProjectionsService | undefined;
+  t.teardown(async () => {
+    await app?.close();
+    await projections?.close();
+  });
+  const services = await nodeServices(t, nodeOptions);
+  projections = new ProjectionsService(services.engine, { ...PROJECTION_DEFAULTS, ...options }, silent, services.security.access);
+  await projections.start();
+  const nodeInfo = new NodeInfo('0.0.0-test', { ...SERVED_FEATURES, projections: true }, { type: 'internal', properties: null }, () => 'leader');
+  app = buildApp({ logger: silent, nodeInfo, nodeState: () => 'leader', ...services, projections });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const { port } = app.server.address() as { port: number };
+  return { url: `http://127.0.0.1:${port}`, engine: services.engine, projections };
+}
+
+/** POST /projections/{mode}?name=…&… with the source; fails the test unless it answers 201. */
+export async function createProjection(url: string, mode: string, name: string, source: string, params: Record<string, string> = {}): Promise<void> {
+  const query = new URLSearchParams({ name, type: 'JS', ...params });
+  const response = await adminFetch(`${url}/projections/${mode}?${query}`, { method: 'POST', body: source, headers: { 'content-type': 'application/json' } });
+  if (response.status !== 201) throw new Error(`creating ${name}: ${response.status} ${await response.text()}`);
+}
+
+export async function projectionInfo(url: string, name: string): Promise<Record<string, unknown>> {
+  const response = await adminFetch(`${url}/projection/${encodeURIComponent(name)}`);
+  if (response.status !== 200) throw new Error(`reading ${name}: ${response.status} ${await response.text()}`);
+  return await response.json() as Record<string, unknown>;
+}
+
+export async function projectionState(url: string, name: string, partition?: string, which: 'state' | 'result' = 'state'): Promise<unknown> {
+  const query = partition === undefined ? '' : `?partition=${encodeURIComponent(partition)}`;
+  const response = await adminFetch(`${url}/projection/${encodeURIComponent(name)}/${which}${query}`);
+  const body = await response.text();
+  return body === '' || body === '""' ? undefined : JSON.parse(body) as unknown;
+}
+
+/** Waits until the projection has processed the log up to its end as it is now. */
+export async function waitCaughtUp(node: ProjectionsNode, name: string): Promise<void> {
+  const end = node.engine.status().writerPosition;
+  await pollUntil(`projection ${name} to reach log position ${end}`, () => {
+    const projection = node.projections.get({ name: 'admin', groups: ['$admins'] }, name);
+    if (projection.status === 'Faulted') throw new Error(`projection ${name} faulted: ${projection.stateReason}`);
+    return projection.positions.next >= end || projection.status === 'Completed';
+  }, { intervalMs: 10 });
+}
+
+/** Waits for a status such as Faulted or Completed; returns the projection's listing item. */
+export async function waitStatus(url: string, name: string, status: string): Promise<Record<string, unknown>> {
+  const deadline = Date.now() + WAIT_DEADLINE_MS;
+  for (;;) {
+    const info = await projectionInfo(url, name);
+    if (String(info.status).startsWith(status)) return info;
+    if (Date.now() > deadline) throw new WaitTimeoutError(`projection ${name} to be ${status} (it is ${String(info.status)}: ${String(info.stateReason)})`, WAIT_DEADLINE_MS);
+    await delay(20);
+  }
+}
+
+/** JSON text as its value; anything else as it is. */
+function parsed(value: unknown): unknown {
+  if (typeof value !== 'string' || !/^[[{]/.test(value)) return value;
+  try {
+    return JSON.parse(value) as unknown;
+  } catch {
+    return value;
+  }
+}
+
+/** Events of a stream, oldest first, as an admin (links not resolved unless asked). */
+export async function readStream(url: string, stream: string, resolve = false): Promise<Array<Record<string, unknown>>> {
+  const events: Array<Record<string, unknown>> = [];
+  for (let from = 0; ; from += READ_PAGE) {
+    const response = await adminFetch(`${url}/streams/${encodeURIComponent(stream)}/${from}/forward/${READ_PAGE}?embed=body`, {
+      headers: { accept: 'application/vnd.svc.atom+json', 'svc-resolvelinktos': resolve ? 'true' : 'false' },
+    });
+    if (response.status === 404) return events;
+    if (response.status !== 200) throw new Error(`reading ${stream}: ${response.status} ${await response.text()}`);
+    const feed = await response.json() as { entries: Array<Record<string, unknown>> };
+    events.push(...feed.entries.reverse().map((entry) => ({ ...entry, data: parsed(entry.data), metaData: parsed(entry.metaData) })));
+    if (feed.entries.length < READ_PAGE) return events;
+  }
+}
+
+const READ_PAGE = 4096;
