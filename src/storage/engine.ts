@@ -269,6 +269,18 @@ export class Engine {
     return this.writer.submit({ kind: 'append', streamName, expectedVersion, events, framedBytes });
   }
 
+  /**
+   * Completes the chunk being written, once the writes queued before are durable, and starts the
+   * next one: a scavenge point closes its chunk, so that everything before the point can be
+   * scavenged. Nothing happens when the chunk holds no record yet. Resolves with the position
+   * the next record will be written at.
+   */
+  async completeActiveChunk(): Promise<number> {
+    this.checkOpen();
+    const result = await this.writer.submit({ kind: 'completeChunk', streamName: '', expectedVersion: -2, events: [] });
+    return result.logPosition;
+  }
+
   /** Soft delete (reads answer not found; a new append revives the stream) or hard delete (tombstone, forever). */
   async deleteStream(streamName: string, expectedVersion: number, hard: boolean): Promise<WriteResult> {
     this.checkOpen();

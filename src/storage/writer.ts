@@ -31,7 +31,8 @@ export interface WriteResult {
   idempotent: boolean;
 }
 
-export type WriteKind = 'append' | 'softDelete' | 'hardDelete';
+/** `completeChunk` writes nothing: it completes the chunk being written, if it holds any record. */
+export type WriteKind = 'append' | 'softDelete' | 'hardDelete' | 'completeChunk';
 
 export interface WriteRequest {
   kind: WriteKind;
@@ -195,6 +196,8 @@ export class Writer {
     const durable: Planned[] = [];
     /** Repeats of writes in this very commit: answered only once those writes are durable. */
     const repeats: Array<{ pending: Pending; result: WriteResult }> = [];
+    /** Chunk completions asked for in this commit: answered once the writes before them are durable. */
+    const completions: Array<{ pending: Pending; result: WriteResult }> = [];
     const commitStart = this.log.writerPosition;
     let segmentStart = commitStart;
     let used = 0;
@@ -204,6 +207,18 @@ export class Writer {
       const timestamp = this.clock();
       for (; next < batch.length; next++) {
         const pending = batch[next];
+        if (pending.request.kind === 'completeChunk') {
+          if ((segmentStart + used) % this.log.chunkSize !== 0) {
+            await this.flushSegment(used, segmentStart, true);
+            durable.push(...planned);
+            planned = [];
+            segmentStart = this.log.writerPosition;
+            used = 0;
+          }
+          const position = this.log.writerPosition;
+          completions.push({ pending, result: { firstEventNumber: -1, lastEventNumber: -1, logPosition: position, idempotent: false } });
+          continue;
+        }
         const decision = this.decide(pending.request);
         if (decision instanceof Error) {
           pending.reject(decision);
@@ -257,8 +272,8 @@ export class Writer {
       this.pendingWrites.clear();
       this.pendingMetadata.clear();
     }
-    if (durable.length > 0) this.onDurable(durable.flatMap((plan) => plan.writes), this.log.writerPosition);
-    for (const plan of [...durable, ...repeats]) plan.pending.resolve(plan.result);
+    if (durable.length > 0 || completions.length > 0) this.onDurable(durable.flatMap((plan) => plan.writes), this.log.writerPosition);
+    for (const plan of [...durable, ...repeats, ...completions]) plan.pending.resolve(plan.result);
   }
 
   /**

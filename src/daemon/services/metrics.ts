@@ -21,6 +21,7 @@ const totals = new Set([
   'svc.readIndex.cachedRecord', 'svc.readIndex.notCachedRecord', 'svc.readIndex.cachedStreamInfo',
   'svc.readIndex.notCachedStreamInfo', 'svc.readIndex.cachedTransInfo', 'svc.readIndex.notCachedTransInfo',
   'svc.readIndex.hashCollisions',
+  'svc.scavenge.scavengesStarted', 'svc.scavenge.scavengesSucceeded', 'svc.scavenge.scavengesFailed', 'svc.scavenge.scavengesStopped',
   'svc.authentication.verificationsRefused', 'svc.authentication.failedLogins', 'svc.authentication.throttledRequests',
 ]);
 

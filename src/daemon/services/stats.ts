@@ -8,6 +8,7 @@ import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { EngineStatistics, QueueMeter, QueueSnapshot } from '../../storage/engine-stats.js';
 import type { AuthenticationStats } from '../security/authenticator.js';
+import type { ScavengeFields } from '../scavenge/scavenge-stats.js';
 import {
   ConnectionMeter, GcMonitor, diskIo, driveSpace, heapSizes, processStatus, systemCpuTimes,
   type DiskIo, type DriveSpace,
@@ -110,6 +111,8 @@ export interface Stats {
     consumers: Record<string, ConsumerFields>;
     /** Present when the node authenticates (always, in a running node). */
     authentication?: AuthenticationFields;
+    /** Present when the node scavenges (always, in a running node). */
+    scavenge?: ScavengeFields;
   };
 }
 
@@ -145,6 +148,7 @@ export interface StatsSources {
   /** Directories whose file systems are reported under sys.drive (db, index). */
   paths: readonly string[];
   authentication?: () => AuthenticationStats;
+  scavenge?: () => ScavengeFields;
 }
 
 /** The counters a rate is computed from, taken at one instant. */
@@ -197,6 +201,7 @@ export class StatsService {
       svc: this.databaseStats(storage, now, before),
     };
     if (this.sources.authentication) stats.svc.authentication = authenticationFields(this.sources.authentication());
+    if (this.sources.scavenge) stats.svc.scavenge = this.sources.scavenge();
     return stats;
   }
 
