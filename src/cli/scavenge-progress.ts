@@ -1,0 +1,43 @@
+/**
+ * The spinner of `svcdb scavenge start --wait`: phase, chunks done and bytes reclaimed, on stderr,
+ * only when stderr is a terminal and --json is off. From cron (no terminal) it prints nothing.
+ */
+import ora from 'ora';
+import { formatBytes } from './progress.js';
+
+export interface ScavengeProgressView {
+  phase: string;
+  chunksDone: number;
+  chunksTotal: number;
+  spaceSaved: number;
+}
+
+export interface ScavengeDisplay {
+  readonly shown: boolean;
+  update(progress: ScavengeProgressView): void;
+  succeed(text: string): void;
+  fail(): void;
+}
+
+export function scavengeProgressText(progress: ScavengeProgressView): string {
+  const chunks = progress.chunksTotal > 0 ? `chunks ${progress.chunksDone}/${progress.chunksTotal}` : `chunks ${progress.chunksDone}`;
+  return `Scavenging: ${progress.phase}, ${chunks}, ${formatBytes(progress.spaceSaved)} reclaimed`;
+}
+
+export function scavengeDisplay(title: string, json: boolean): ScavengeDisplay {
+  const shown = !json && process.stderr.isTTY === true;
+  const spinner = ora({ text: title, stream: process.stderr, isEnabled: shown, isSilent: !shown });
+  if (shown) spinner.start();
+  return {
+    shown,
+    update(progress) {
+      if (shown) spinner.text = scavengeProgressText(progress);
+    },
+    succeed(text) {
+      if (shown) spinner.succeed(text);
+    },
+    fail() {
+      if (shown) spinner.fail();
+    },
+  };
+}
