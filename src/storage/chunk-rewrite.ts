@@ -13,6 +13,22 @@ import {
 } from './chunk-format.js';
 import { storageError, writeFully } from './file-write.js';
 import { PositionMap, type MappedRecord } from './position-map.js';
+import type { ReplaceOptions } from './chunk-replacement.js';
+
+export interface RewriteOptions extends ReplaceOptions {
+  /** Leave the chunks as they are when every record is kept (a scavenge that finds nothing to remove). */
+  skipWhenAllKept?: boolean;
+}
+
+/** What a rewrite of a range of chunks did. */
+export interface RewriteResult {
+  rewritten: boolean;
+  recordsKept: number;
+  recordsRemoved: number;
+  /** Bytes of the files replaced, and of the file that replaced them (the same when not rewritten). */
+  fileBytesBefore: number;
+  fileBytesAfter: number;
+}
 
 export interface RewrittenRecord {
   /** The record's offset in the new chunk's logical space (its log position − the chunk's start). */

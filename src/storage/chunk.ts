@@ -79,6 +79,11 @@ export class Chunk {
     return (this.positionMap?.size ?? 0) * POSITION_MAP_ENTRY_BYTES;
   }
 
+  /** The size of a completed chunk's file. */
+  get fileBytes(): number {
+    return completedFileBytes(this.dataBytes, this.mapBytes);
+  }
+
   get chunkNumber(): number {
     return this.header.startNumber;
   }

@@ -331,6 +331,21 @@ export class TransactionLog {
     return decodeRecord(frame.buffer, frame.offset);
   }
 
+  /**
+   * Whether the record an index entry points to is still in the log: a scavenge removes records
+   * from a chunk before it removes their index entries, and a crash can fall in between.
+   */
+  isKept(position: number): boolean {
+    const chunk = this.chunks[this.chunkNumberOf(position)];
+    if (!chunk?.isMapped) return true;
+    return chunk.isRecordStart(position - chunk.chunkNumber * this.chunkSize, chunk.logicalSize);
+  }
+
+  /** The record at `position`, or undefined when a scavenge removed it. */
+  readRecordIfKept(position: number): LogRecord | undefined {
+    return this.isKept(position) ? this.readRecord(position) : undefined;
+  }
+
   /** The first record at or after `position` (which is a record start or a chunk's free tail). */
   nextRecord(position: number): PositionedRecord | undefined {
     let at = position;
@@ -392,7 +407,7 @@ export class TransactionLog {
    * offsets from the range's start, the range's first header and its logical size: what a rewrite
    * of the range starts from.
    */
-  chunkRange(startNumber: number, endNumber: number): { header: ChunkHeader; logicalDataSize: number; records: RewrittenRecord[] } {
+  chunkRange(startNumber: number, endNumber: number): { header: ChunkHeader; logicalDataSize: number; records: RewrittenRecord[]; chunks: Chunk[] } {
     const first = this.chunks[startNumber];
     const last = this.chunks[endNumber];
     if (!first || !last || first.header.startNumber !== startNumber || last.header.endNumber !== endNumber || !last.isCompleted) {
@@ -409,7 +424,7 @@ export class TransactionLog {
         records.push({ logical: offset + found.local, frame: Buffer.from(buffer.subarray(at, at + framedLength)) });
       }
     }
-    return { header: { ...first.header, endNumber }, logicalDataSize: end - start, records };
+    return { header: { ...first.header, endNumber }, logicalDataSize: end - start, records, chunks: [...new Set(this.chunks.slice(startNumber, endNumber + 1))] };
   }
 
   /** The chunk that holds chunk number `number` now (a merged chunk holds several). */
@@ -467,6 +482,11 @@ export class TransactionLog {
     this.options.logger.info({ chunk: replacement.fileName, replaced: replaced.map((chunk) => chunk.fileName) }, 'chunk replaced');
     await options.onStep?.('removed');
     return replacement;
+  }
+
+  /** Every chunk file, oldest first (a merged file once). */
+  chunkList(): Chunk[] {
+    return [...new Set(this.chunks)];
   }
 
   /** Completed chunks, newest first, for the start-up hash verification. */

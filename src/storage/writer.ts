@@ -31,7 +31,7 @@ export interface WriteResult {
   idempotent: boolean;
 }
 
-/** `completeChunk` writes nothing: it completes the chunk being written, if it holds any record. */
+/** `completeChunk` writes nothing: it completes the ongoing chunk (one holding a scavenge point). */
 export type WriteKind = 'append' | 'softDelete' | 'hardDelete' | 'completeChunk';
 
 export interface WriteRequest {
@@ -196,8 +196,6 @@ export class Writer {
     const durable: Planned[] = [];
     /** Repeats of writes in this very commit: answered only once those writes are durable. */
     const repeats: Array<{ pending: Pending; result: WriteResult }> = [];
-    /** Chunk completions asked for in this commit: answered once the writes before them are durable. */
-    const completions: Array<{ pending: Pending; result: WriteResult }> = [];
     const commitStart = this.log.writerPosition;
     let segmentStart = commitStart;
     let used = 0;
@@ -208,15 +206,15 @@ export class Writer {
       for (; next < batch.length; next++) {
         const pending = batch[next];
         if (pending.request.kind === 'completeChunk') {
-          if ((segmentStart + used) % this.log.chunkSize !== 0) {
+          // What this commit encoded so far goes into the chunk being completed, before it.
+          if (this.log.currentChunk.dataSize + used > 0) {
             await this.flushSegment(used, segmentStart, true);
             durable.push(...planned);
             planned = [];
             segmentStart = this.log.writerPosition;
             used = 0;
           }
-          const position = this.log.writerPosition;
-          completions.push({ pending, result: { firstEventNumber: -1, lastEventNumber: -1, logPosition: position, idempotent: false } });
+          planned.push({ pending, writes: [], result: { firstEventNumber: -1, lastEventNumber: -1, logPosition: segmentStart, idempotent: false } });
           continue;
         }
         const decision = this.decide(pending.request);
@@ -272,8 +270,8 @@ export class Writer {
       this.pendingWrites.clear();
       this.pendingMetadata.clear();
     }
-    if (durable.length > 0 || completions.length > 0) this.onDurable(durable.flatMap((plan) => plan.writes), this.log.writerPosition);
-    for (const plan of [...durable, ...repeats, ...completions]) plan.pending.resolve(plan.result);
+    if (durable.length > 0) this.onDurable(durable.flatMap((plan) => plan.writes), this.log.writerPosition);
+    for (const plan of [...durable, ...repeats]) plan.pending.resolve(plan.result);
   }
 
   /**
