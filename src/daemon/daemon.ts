@@ -35,7 +35,7 @@ import { ScavengeService, type ScavengeStorage } from './scavenge/scavenge-servi
 import { openNodeScavenger } from './scavenge/open-scavenger.js';
 
 /** The part of the storage engine the composition root drives and its services use. */
-export type NodeStorage = StreamStorage & RedactionStorage & ScavengeStorage & Pick<Engine, 'close' | 'onFatal' | 'stats' | 'mergeIndexes'>;
+export type NodeStorage = StreamStorage & RedactionStorage & ScavengeStorage & Pick<Engine, 'close' | 'onFatal' | 'stats' | 'mergeIndexes' | 'scavengeAccess'>;
 
 /** The scavenge options the storage scavenger takes, besides the storage it works on. */
 export interface ScavengerSettings {

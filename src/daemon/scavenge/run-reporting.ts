@@ -15,7 +15,6 @@ export class RunReporting implements RunReports {
     private readonly history: ScavengeHistory,
     private readonly logger: Logger,
     private readonly nodeEndpoint: () => string,
-    private readonly threshold: number,
   ) {}
 
   private record(run: ScavengeRun, eventType: string, data: Record<string, unknown>): void {
@@ -29,16 +28,16 @@ export class RunReporting implements RunReports {
     return this.writes;
   }
 
-  stageStarted(run: ScavengeRun, stage: ScavengeStage): void {
-    this.logger.info({ scavengeId: run.scavengeId, stage }, `scavenge stage ${stage}`);
+  stageStarted(_run: ScavengeRun, _stage: ScavengeStage): void {
+    // The scavenger logs each stage it enters; the run keeps its phase for the API.
   }
 
   chunkExecuted(run: ScavengeRun, report: ChunkExecutionReport): void {
     const { chunkStartNumber: start, chunkEndNumber: end, weight } = report;
     const fields = { scavengeId: run.scavengeId, chunkStartNumber: start, chunkEndNumber: end, weight, spaceSaved: report.spaceSaved };
+    // The scavenger logs each chunk it starts or skips, with its weight; this is how each one ended.
     if (report.errorMessage) this.logger.error({ ...fields, error: report.errorMessage }, `Failed to scavenge physical chunk ${start}-${end} with weight ${weight}`);
-    else if (report.wasScavenged) this.logger.info(fields, `Scavenged physical chunk ${start}-${end} with weight ${weight}`);
-    else this.logger.info(fields, `Skipped physical chunk ${start}-${end} with weight ${weight}. The threshold is ${this.threshold}`);
+    else if (report.wasScavenged) this.logger.info(fields, `Scavenged physical chunk ${start}-${end} with weight ${weight}: ${report.spaceSaved} bytes saved`);
     this.record(run, ScavengeEventType.chunksCompleted, {
       chunkStartNumber: start, chunkEndNumber: end, timeTaken: timeSpanText(report.timeTakenMs), wasScavenged: report.wasScavenged,
       spaceSaved: report.spaceSaved, errorMessage: report.errorMessage ?? null,

@@ -3,14 +3,15 @@
  *
  * A start follows the reference's transition table: resume a stopped scavenge (its checkpoint is
  * not Done); else scavenge to the latest point if the last run has not reached it; else, unless
- * syncOnly, write a new point (which completes the active chunk) and scavenge to it. The run
- * holds the chunk-switch lock from start to end, so a redaction and a scavenge exclude each other.
+ * syncOnly, write a new point (which completes the active chunk) and scavenge to it. The
+ * chunk-switch lock is held from the start on: here while the run begins, then by the scavenger,
+ * which takes it in the same turn of the event loop as this releases it. So a redaction and a
+ * scavenge exclude each other, and a start while a redaction holds it is refused at once.
  * Each run is recorded in `$scavenges-<id>` and `$scavenges` (scavenge-history.ts) and in the log.
  */
 import { randomUUID } from 'node:crypto';
 import { Errors, isSvcError } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
-import type { ChunkSwitchHold } from '../../storage/chunk-switch-lock.js';
 import type { Engine } from '../../storage/engine.js';
 import type {
   ScavengeOutcome, ScavengePoint, Scavenger,
@@ -85,7 +86,7 @@ export class ScavengeService {
   async start(request: ScavengeStartRequest): Promise<string> {
     if (this.closed) throw Errors.nodeShuttingDown.create();
     if (this.running) throw Errors.scavengeAlreadyRunning.create(this.running.scavengeId);
-    const hold = this.options.storage.takeChunkSwitchLock('scavenge');
+    const beginning = this.options.storage.takeChunkSwitchLock('scavenge');
     const run = new ScavengeRun(randomUUID(), this.clock());
     this.running = run;
     try {
@@ -95,12 +96,14 @@ export class ScavengeService {
       run.point = await this.choosePoint(request);
     } catch (error) {
       // The run has not touched a chunk: it ends here, recorded as Failed if its start was recorded.
-      run.finished = this.finish(run, hold, { error });
+      this.options.storage.releaseChunkSwitchLock(beginning);
+      run.finished = this.finish(run, { error });
       await run.finished;
       throw error;
     }
     this.options.logger.info({ scavengeId: run.scavengeId, point: run.point, ...request }, 'scavenge started');
-    run.finished = this.execute(run, request, hold);
+    this.options.storage.releaseChunkSwitchLock(beginning);
+    run.finished = this.execute(run, request);
     return run.scavengeId;
   }
 
@@ -130,12 +133,13 @@ export class ScavengeService {
     return point;
   }
 
-  private async execute(run: ScavengeRun, request: ScavengeStartRequest, hold: ChunkSwitchHold): Promise<void> {
+  /** Runs the scavenger; its first step (synchronous) takes the chunk-switch lock just released. */
+  private async execute(run: ScavengeRun, request: ScavengeStartRequest): Promise<void> {
     if (!run.point) {
-      await this.finish(run, hold, { outcome: { result: 'Success', spaceSaved: 0, maxChunkScavenged: -1 } });
+      await this.finish(run, { outcome: { result: 'Success', spaceSaved: 0, maxChunkScavenged: -1 } });
       return;
     }
-    const reporting = new RunReporting(this.history, this.options.logger, this.options.nodeEndpoint, run.point.threshold);
+    const reporting = new RunReporting(this.history, this.options.logger, this.options.nodeEndpoint);
     let outcome: ScavengeOutcome | undefined;
     let failure: unknown;
     try {
@@ -147,11 +151,11 @@ export class ScavengeService {
       failure = error;
     }
     await reporting.settled();
-    await this.finish(run, hold, outcome ? { outcome } : { error: failure });
+    await this.finish(run, outcome ? { outcome } : { error: failure });
   }
 
-  /** Records how a run ended, releases the lock and frees the slot for the next run. */
-  private async finish(run: ScavengeRun, hold: ChunkSwitchHold, end: { outcome?: ScavengeOutcome; error?: unknown }): Promise<void> {
+  /** Records how a run ended and frees the slot for the next run. */
+  private async finish(run: ScavengeRun, end: { outcome?: ScavengeOutcome; error?: unknown }): Promise<void> {
     const result: ScavengeResult = end.outcome?.result ?? 'Failed';
     const errorText = end.outcome ? null : describe(end.error);
     const spaceSaved = end.outcome?.spaceSaved ?? run.spaceSaved;
@@ -163,7 +167,6 @@ export class ScavengeService {
     } catch (error) {
       log.error({ err: error, scavengeId: run.scavengeId }, 'the scavenge\'s completion could not be recorded in $scavenges');
     } finally {
-      this.options.storage.releaseChunkSwitchLock(hold);
       this.running = undefined;
     }
     this.remember({ ...data, phase: 'Completed' });
