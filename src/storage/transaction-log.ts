@@ -323,6 +323,9 @@ export class TransactionLog {
     const chunk = this.chunks[this.chunkNumberOf(position)];
     const local = position - chunk.chunkNumber * this.chunkSize;
     if (local >= this.chunkLimit(chunk)) return true;
+    // A rewritten chunk finds records through its map, never by reading at the position: a
+    // page that ended at a record a scavenge then removed continues from the next one.
+    if (chunk.isMapped) return true;
     return chunk.isRecordStart(local, this.chunkLimit(chunk));
   }
 

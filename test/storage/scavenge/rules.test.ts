@@ -30,14 +30,14 @@ t.test('a scavenge removes what the rules discard and nothing a reader sees', as
 
   const scavenger = scavengerFor(engine, engineOptions(directory).indexPath);
   const outcome = await runScavenge(scavenger, point);
-  t.equal(outcome.result, 'Success');
+  t.equal(outcome.result, 'Success', 'the scavenge completes');
   t.ok(outcome.spaceSaved > 0, 'space saved is reported');
   t.same(readAll(engine), expected, '$all shows exactly the events the rules keep');
   t.same(readStreams(engine, FIXTURE_STREAMS), streamsBefore, 'stream reads are unchanged');
   t.same(engine.readStreamForward('$$meta-many', 0, 100).events.map((event) => event.eventNumber), [4], 'a metadata stream keeps its latest record');
   t.equal(engine.getStreamMetadata('counted').metadata.maxCount, 5, 'metadata still applies');
   t.ok(chunkBytes(engineOptions(directory).dbPath) < bytesBefore * 0.7, 'the bytes on disk fall');
-  t.equal(scavenger.checkpoint()?.stage, 'Done');
+  t.equal(scavenger.checkpoint()?.stage, 'Done', 'the checkpoint ends at Done');
   scavenger.close();
   t.equal(readScavengeState(engineOptions(directory).indexPath).stage, 'Done', 'a backup reads the stage Done from the file');
 
