@@ -143,7 +143,8 @@ export class Chunk {
       throw await fail(`completed chunk of ${size} bytes does not match its footer's data size ${footer.physicalDataSize}`);
     }
     const chunk = new Chunk(path, header, handle, true, footer.physicalDataSize);
-    if (footer.mapSize > 0) {
+    // A scavenged chunk that kept no record has an empty map, yet still covers its logical range.
+    if (footer.mapSize > 0 || header.isScavenged) {
       const problem = chunk.loadPositionMap(footer.mapSize, footer.logicalDataSize);
       if (problem) throw await fail(problem);
     }
