@@ -18,6 +18,9 @@ export default class ScavengeStart extends BaseCommand {
     'scavenge succeeded: 15 when it failed, 16 when it was stopped (svcdb scavenge stop, or the node shutting down).',
     'Exit 14: a scavenge is already running; 10: the node could not be reached; 11: it refused the credentials.',
     'Quiet on success unless stderr is a terminal, so cron mails only failures; --json prints the result.',
+    'A crontab line, nightly at 02:30 and throttled to half the time:',
+    '30 2 * * * SVC_USERNAME=ops SVC_PASSWORD_FILE=/etc/svcdb/ops-password svcdb scavenge start --throttle-percent 50 --wait.',
+    'Exit codes: man svcdb-scavenge-start; every error code: man svcdb-errors.',
   ].join(' ');
 
   static override usage = [

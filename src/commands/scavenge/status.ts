@@ -11,6 +11,7 @@ export default class ScavengeStatus extends BaseCommand {
   static override description = [
     'GET /admin/scavenge/current at --url with the credentials of an admin or ops user. Prints one line',
     '(or the result with --json) and exits 0 whether or not a scavenge runs.',
+    'Exit codes: man svcdb-scavenge-status; every error code: man svcdb-errors.',
   ].join(' ');
 
   static override examples = [

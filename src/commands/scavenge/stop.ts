@@ -12,6 +12,7 @@ export default class ScavengeStop extends BaseCommand {
     'DELETE /admin/scavenge/current (or /admin/scavenge/ID with --id) at --url with the credentials of an admin or ops',
     'user. Exits 0 once the scavenge has stopped at a safe place; svcdb scavenge start resumes it from there.',
     'Exits 1 with SVCDB_ERR_SCAVENGE_NOT_FOUND when no scavenge (or not that one) is running.',
+    'Exit codes: man svcdb-scavenge-stop; every error code: man svcdb-errors.',
   ].join(' ');
 
   static override examples = [
