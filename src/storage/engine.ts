@@ -498,7 +498,7 @@ export class Engine {
       completeActiveChunk: () => this.completeActiveChunk(),
       scan: (from, to, visit) => {
         this.checkOpen();
-        this.guardRead(() => log.scan(from, Math.min(to, log.readableEnd), (buffer, offset, position) => visit(decodeRecord(buffer, offset), position)));
+        this.guardRead(() => log.scanChunks(from, Math.min(to, log.readableEnd), (buffer, offset, position) => visit(decodeRecord(buffer, offset), position)));
       },
       streamHash: (streamName) => this.options.streamHasher(streamName),
       indexEntries: (streamName, from, to) => {
