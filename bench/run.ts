@@ -2,6 +2,7 @@ import { backupBenchmarks } from './backup.js';
 import { httpBenchmarks, pinning } from './http.js';
 import { loginFloodBenchmark } from './login-flood.js';
 import { redactionBenchmarks } from './redaction.js';
+import { scavengeBenchmarks } from './scavenge.js';
 import { storageBenchmarks } from './storage.js';
 
 async function floodBenchmarks(): Promise<void> {
@@ -22,6 +23,7 @@ const groups: Record<string, () => Promise<void>> = {
   },
   backup: backupBenchmarks,
   redaction: redactionBenchmarks,
+  scavenge: scavengeBenchmarks,
   // Part of `http` too; by name it runs alone.
   'login-flood': floodBenchmarks,
 };
