@@ -64,6 +64,8 @@ function chunkFiles(db: string): string[] {
 
 interface RunFigures {
   stageMs: Map<ScavengeStage, number>;
+  /** CPU time of this process per stage (user + system): below the wall time when it waits on the disk or other processes. */
+  stageCpuMs: Map<ScavengeStage, number>;
   bytesRewritten: number;
   chunksRewritten: number;
   spaceSaved: number;
@@ -72,13 +74,18 @@ interface RunFigures {
 async function scavenge(engine: Engine, index: string, point: ScavengePoint): Promise<RunFigures> {
   const scavenger = openScavenger(engine, { path: join(index, 'scavenging', 'scavenging.db'), pageSizeBytes: 16 * 1024, cacheSizeBytes: 64 * MiB, hashUsersCacheCapacity: 100_000 });
   const stageMs = new Map<ScavengeStage, number>();
-  let current: { stage: ScavengeStage; since: number } | undefined;
-  const figures: RunFigures = { stageMs, bytesRewritten: 0, chunksRewritten: 0, spaceSaved: 0 };
+  const stageCpuMs = new Map<ScavengeStage, number>();
+  let current: { stage: ScavengeStage; since: number; cpu: NodeJS.CpuUsage } | undefined;
+  const figures: RunFigures = { stageMs, stageCpuMs, bytesRewritten: 0, chunksRewritten: 0, spaceSaved: 0 };
   const files = new Map(engine.scavengeAccess().chunkFiles().map((file) => [file.startNumber, file.fileBytes]));
   const mark = (stage?: ScavengeStage) => {
     const now = nowMs();
-    if (current) stageMs.set(current.stage, now - current.since);
-    current = stage ? { stage, since: now } : undefined;
+    if (current) {
+      stageMs.set(current.stage, now - current.since);
+      const cpu = process.cpuUsage(current.cpu);
+      stageCpuMs.set(current.stage, (cpu.user + cpu.system) / 1000);
+    }
+    current = stage ? { stage, since: now, cpu: process.cpuUsage() } : undefined;
   };
   try {
     const outcome = await scavenger.run({
@@ -131,7 +138,7 @@ export async function scavengeBenchmarks(): Promise<void> {
     const rewriteRate = run1.bytesRewritten / MiB / (executeMs / 1000);
     report('scavenge: cp + sync of the chunks (baseline)', copyRate, 'MiB/s', `${completed.length} chunks in ${Math.round(copyMs)} ms`);
     report('scavenge: chunk execution, bytes of chunks rewritten', rewriteRate, 'MiB/s',
-      `${run1.chunksRewritten} chunks in ${Math.round(executeMs)} ms; ${((rewriteRate / copyRate) * 100).toFixed(0)}% of the copy (target ≥ 50%)`);
+      `${run1.chunksRewritten} chunks in ${Math.round(executeMs)} ms, ${Math.round(run1.stageCpuMs.get('ExecutingChunks') ?? NaN)} ms of CPU; ${((rewriteRate / copyRate) * 100).toFixed(0)}% of the copy (target ≥ 50%)`);
     report('scavenge: first scavenge, accumulation', run1.stageMs.get('Accumulating') ?? NaN, 'ms', `${(first.position / MiB).toFixed(0)} MiB read`);
     const stages = [...run1.stageMs].map(([stage, ms]) => `${stage} ${Math.round(ms)}`).join(', ');
     report('scavenge: first scavenge, space saved', run1.spaceSaved / MiB, 'MiB', `stages (ms): ${stages}`);
