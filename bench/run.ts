@@ -2,6 +2,7 @@ import { backupBenchmarks } from './backup.js';
 import { httpBenchmarks, pinning } from './http.js';
 import { loginFloodBenchmark } from './login-flood.js';
 import { redactionBenchmarks } from './redaction.js';
+import { scavengeBenchmarks } from './scavenge.js';
 import { scavengeLoadBenchmarks } from './scavenge-load.js';
 import { storageBenchmarks } from './storage.js';
 
@@ -23,6 +24,7 @@ const groups: Record<string, () => Promise<void>> = {
   },
   backup: backupBenchmarks,
   redaction: redactionBenchmarks,
+  scavenge: scavengeBenchmarks,
   'scavenge-load': scavengeLoadBenchmarks,
   // Part of `http` too; by name it runs alone.
   'login-flood': floodBenchmarks,

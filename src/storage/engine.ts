@@ -22,7 +22,7 @@ import type { EngineStatistics } from './engine-stats.js';
 import { randomUUID } from 'node:crypto';
 import { isTransientStorageError } from './file-write.js';
 import { LogConsumers, type ConsumerOptions, type LogConsumer } from './log-consumers.js';
-import type { ReplaceOptions } from './chunk-replacement.js';
+import { validateOwnRewrite, type ReplaceOptions } from './chunk-replacement.js';
 import { writeRewrittenChunk, type RewriteOptions, type RewriteResult } from './chunk-rewrite.js';
 import { decodeRecord, type LogRecord } from './record.js';
 import { basename, dirname, join } from 'node:path';
@@ -475,7 +475,7 @@ export class Engine {
     const tempPath = join(this.options.dbPath, `${randomUUID()}.rewrite.tmp`);
     await writeRewrittenChunk({ path: tempPath, header: source.header, logicalDataSize: source.logicalDataSize }, records);
     try {
-      await this.replaceChunks(tempPath, options, hold);
+      await this.replaceChunks(tempPath, { validate: validateOwnRewrite, ...options }, hold);
     } catch (error) {
       await unlink(tempPath).catch(() => undefined);
       throw error;
@@ -498,7 +498,7 @@ export class Engine {
       completeActiveChunk: () => this.completeActiveChunk(),
       scan: (from, to, visit) => {
         this.checkOpen();
-        this.guardRead(() => log.scan(from, Math.min(to, log.readableEnd), (buffer, offset, position) => visit(decodeRecord(buffer, offset), position)));
+        this.guardRead(() => log.scanChunks(from, Math.min(to, log.readableEnd), (buffer, offset, position) => visit(decodeRecord(buffer, offset), position)));
       },
       streamHash: (streamName) => this.options.streamHasher(streamName),
       indexEntries: (streamName, from, to) => {

@@ -385,6 +385,29 @@ export class TransactionLog {
     }
   }
 
+  /**
+   * Visits every record from `from` to `to` like scan(), reading completed chunks in large blocks:
+   * for walks over whole chunks (a scavenge's accumulation).
+   */
+  scanChunks(from: number, to: number, visit: (buffer: Buffer, offset: number, position: number) => void): void {
+    let at = from;
+    while (at < to) {
+      const chunk = this.chunks[this.chunkNumberOf(at)];
+      const chunkStart = chunk.chunkNumber * this.chunkSize;
+      const chunkEnd = (chunk.header.endNumber + 1) * this.chunkSize;
+      if (!chunk.isCompleted) {
+        this.scan(at, to, visit);
+        return;
+      }
+      for (const found of chunk.records()) {
+        const position = chunkStart + found.logical;
+        if (position >= to) break;
+        if (position >= at) visit(found.buffer, found.offset, position);
+      }
+      at = chunkEnd;
+    }
+  }
+
   /** The last record that ends at or before `position`. */
   previousRecord(position: number): PositionedRecord | undefined {
     let end = Math.min(position, this.published);
@@ -419,12 +442,11 @@ export class TransactionLog {
     const start = startNumber * this.chunkSize;
     const end = last.chunkNumber * this.chunkSize + last.logicalSize;
     const records: RewrittenRecord[] = [];
-    // Each frame is read once and not decoded: the caller decides what to keep.
+    // Each frame is read once, in large blocks, and not decoded: the caller decides what to keep.
     for (const chunk of new Set(this.chunks.slice(startNumber, endNumber + 1))) {
       const offset = chunk.chunkNumber * this.chunkSize - start;
-      for (let found = chunk.recordFrom(0, chunk.logicalSize); found; found = chunk.recordFrom(found.next, chunk.logicalSize)) {
-        const { buffer, offset: at, framedLength } = found.frame;
-        records.push({ logical: offset + found.local, frame: Buffer.from(buffer.subarray(at, at + framedLength)) });
+      for (const found of chunk.records()) {
+        records.push({ logical: offset + found.logical, frame: found.buffer.subarray(found.offset, found.offset + found.framedLength) });
       }
     }
     return { header: { ...first.header, endNumber }, logicalDataSize: end - start, records, chunks: [...new Set(this.chunks.slice(startNumber, endNumber + 1))] };

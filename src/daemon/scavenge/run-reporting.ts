@@ -15,6 +15,7 @@ export class RunReporting implements RunReports {
     private readonly history: ScavengeHistory,
     private readonly logger: Logger,
     private readonly nodeEndpoint: () => string,
+    private readonly threshold: number,
   ) {}
 
   private record(run: ScavengeRun, eventType: string, data: Record<string, unknown>): void {
@@ -35,9 +36,11 @@ export class RunReporting implements RunReports {
   chunkExecuted(run: ScavengeRun, report: ChunkExecutionReport): void {
     const { chunkStartNumber: start, chunkEndNumber: end, weight } = report;
     const fields = { scavengeId: run.scavengeId, chunkStartNumber: start, chunkEndNumber: end, weight, spaceSaved: report.spaceSaved };
-    // The scavenger logs each chunk it starts or skips, with its weight; this is how each one ended.
+    // Operators grep for "with weight": one line per chunk file, executed or skipped.
     if (report.errorMessage) this.logger.error({ ...fields, error: report.errorMessage }, `Failed to scavenge physical chunk ${start}-${end} with weight ${weight}`);
     else if (report.wasScavenged) this.logger.info(fields, `Scavenged physical chunk ${start}-${end} with weight ${weight}: ${report.spaceSaved} bytes saved`);
+    else if (weight > this.threshold) this.logger.info(fields, `Kept physical chunk ${start}-${end} with weight ${weight} as it was: no record in it can be removed`);
+    else this.logger.info({ ...fields, threshold: this.threshold }, `Skipped physical chunk ${start}-${end} with weight ${weight}. The threshold is ${this.threshold}`);
     this.record(run, ScavengeEventType.chunksCompleted, {
       chunkStartNumber: start, chunkEndNumber: end, timeTaken: timeSpanText(report.timeTakenMs), wasScavenged: report.wasScavenged,
       spaceSaved: report.spaceSaved, errorMessage: report.errorMessage ?? null,

@@ -139,7 +139,7 @@ export class ScavengeService {
       await this.finish(run, { outcome: { result: 'Success', spaceSaved: 0, maxChunkScavenged: -1 } });
       return;
     }
-    const reporting = new RunReporting(this.history, this.options.logger, this.options.nodeEndpoint);
+    const reporting = new RunReporting(this.history, this.options.logger, this.options.nodeEndpoint, run.point.threshold);
     let outcome: ScavengeOutcome | undefined;
     let failure: unknown;
     try {

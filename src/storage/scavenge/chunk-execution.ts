@@ -2,7 +2,8 @@
  * Chunk execution: every completed chunk file up to the one holding the scavenge point whose
  * weight is above the threshold is rewritten without the records the filter removes (as
  * `chunk-X.(Y+1)`, through the engine's chunk-switch seam); the others are skipped. Up to
- * `threads` files at once. The checkpoint moves past a file once it and every file before it
+ * `threads` files at once. Each file's weight goes to the observer, whose service logs it (the
+ * "with weight" lines operators grep for). The checkpoint moves past a file once it and every file before it
  * are done, in the transaction that resets their weights.
  */
 import { performance } from 'node:perf_hooks';
@@ -72,12 +73,8 @@ async function executeChunk(context: RunContext, file: ChunkFile, filter: Record
   const threshold = context.point.threshold;
   const base = { chunkStartNumber: startNumber, chunkEndNumber: endNumber, weight };
   if (!(weight > threshold)) {
-    context.logger.info({ chunkStartNumber: startNumber, chunkEndNumber: endNumber, weight, threshold },
-      `Skipped physical chunk ${startNumber}-${endNumber} with weight ${weight}. The threshold is ${threshold}`);
     return { ...base, timeTakenMs: performance.now() - started, wasScavenged: false, spaceSaved: 0 };
   }
-  context.logger.info({ chunkStartNumber: startNumber, chunkEndNumber: endNumber, weight },
-    `Started to scavenge physical chunk ${startNumber}-${endNumber} with weight ${weight}`);
   // Threshold -1 rewrites every chunk, even one the filter leaves whole.
   const result = await context.access.rewriteChunks(startNumber, endNumber, filter.keep, { skipWhenAllKept: threshold >= 0 }, context.hold);
   // Only this run executes chunks, so no weight is added meanwhile: what was weighed is done.

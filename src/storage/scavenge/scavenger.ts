@@ -7,6 +7,7 @@
 import type Database from 'better-sqlite3';
 import { Errors } from '../../common/errors.js';
 import { silentLogger, type Logger } from '../../common/logger.js';
+import type { ChunkSwitchHold } from '../chunk-switch-lock.js';
 import type { Engine } from '../engine.js';
 import type { ScavengeAccess } from './access.js';
 import { accumulate } from './accumulation.js';
@@ -74,7 +75,7 @@ class StateScavenger implements Scavenger {
     }
   }
 
-  private async runHolding(options: ScavengeRunOptions, hold: ReturnType<Engine['takeChunkSwitchLock']>): Promise<ScavengeOutcome> {
+  private async runHolding(options: ScavengeRunOptions, hold: ChunkSwitchHold): Promise<ScavengeOutcome> {
     const access = this.engine.scavengeAccess();
     const { point } = options;
     checkPoint(access, point);
@@ -110,7 +111,7 @@ class StateScavenger implements Scavenger {
   }
 
   private context(
-    access: ScavengeAccess, options: ScavengeRunOptions, hold: ReturnType<Engine['takeChunkSwitchLock']>, checkpoint: CheckpointValue, pointChunk: number,
+    access: ScavengeAccess, options: ScavengeRunOptions, hold: ChunkSwitchHold, checkpoint: CheckpointValue, pointChunk: number,
   ): RunContext {
     const db = this.db;
     const observer = options.observer ?? {};
