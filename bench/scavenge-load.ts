@@ -5,7 +5,7 @@
  * the same run (target: at least 70% of the throughput without a scavenge, at 50). Each run gets
  * its own copy of one prepared log: chunks of which half the events are removable ($maxCount).
  * The time each scavenge takes to the end is shown too (50 should take about twice as long as 100).
- * SVC_BENCH_SCAVENGE_MIB sets the size of the log (default 256), SVC_BENCH_SCAVENGE_CHUNK_MIB its
+ * SVC_BENCH_SCAVENGE_LOAD_MIB sets the size of the log (default 256), SVC_BENCH_SCAVENGE_LOAD_CHUNK_MIB its
  * chunk size (default 32), SVC_BENCH_SECONDS the window.
  */
 import { randomUUID } from 'node:crypto';
@@ -21,8 +21,8 @@ import type { NewEvent } from '../src/storage/writer.js';
 import { nowMs, percentile, report, section } from './measure.js';
 
 const MiB = 1024 * 1024;
-const LOG_BYTES = Number(process.env.SVC_BENCH_SCAVENGE_MIB ?? 256) * MiB;
-const CHUNK_BYTES = Number(process.env.SVC_BENCH_SCAVENGE_CHUNK_MIB ?? 32) * MiB;
+const LOG_BYTES = Number(process.env.SVC_BENCH_SCAVENGE_LOAD_MIB ?? 256) * MiB;
+const CHUNK_BYTES = Number(process.env.SVC_BENCH_SCAVENGE_LOAD_CHUNK_MIB ?? 32) * MiB;
 const WINDOW_MS = Number(process.env.SVC_BENCH_SECONDS ?? 3) * 1000;
 const APPENDERS = 16;
 const EVENT_BYTES = 1024;

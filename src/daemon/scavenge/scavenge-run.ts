@@ -37,10 +37,16 @@ export class ScavengeRun {
   chunksTotal = 0;
   spaceSaved = 0;
   maxChunkScavenged = -1;
-  /** Settles once the run has ended and its completion is recorded. */
-  finished: Promise<void> = Promise.resolve();
+  private markFinished!: () => void;
+  /** Resolves once the run has ended and its completion is recorded, however it began. */
+  readonly finished = new Promise<void>((resolve) => (this.markFinished = resolve));
 
   constructor(readonly scavengeId: string, readonly startedMs: number) {}
+
+  /** Called once, when the run's end is recorded. */
+  ended(): void {
+    this.markFinished();
+  }
 
   get stopRequested(): boolean {
     return this.controller.signal.aborted;

@@ -97,13 +97,12 @@ export class ScavengeService {
     } catch (error) {
       // The run has not touched a chunk: it ends here, recorded as Failed if its start was recorded.
       this.options.storage.releaseChunkSwitchLock(beginning);
-      run.finished = this.finish(run, { error });
-      await run.finished;
+      await this.finish(run, { error });
       throw error;
     }
     this.options.logger.info({ scavengeId: run.scavengeId, point: run.point, ...request }, 'scavenge started');
     this.options.storage.releaseChunkSwitchLock(beginning);
-    run.finished = this.execute(run, request);
+    void this.execute(run, request);
     return run.scavengeId;
   }
 
@@ -174,6 +173,7 @@ export class ScavengeService {
     const fields = { scavengeId: run.scavengeId, result, spaceSaved, maxChunkScavenged: maxChunk, timeTaken: data.timeTaken };
     if (result === 'Failed') log.error({ ...fields, err: end.error }, 'scavenge failed');
     else log.info(fields, result === 'Stopped' ? 'scavenge stopped' : 'scavenge completed');
+    run.ended();
   }
 
   private completedData(
