@@ -26,7 +26,8 @@ export function scavengeProgressText(progress: ScavengeProgressView): string {
 
 export function scavengeDisplay(title: string, json: boolean): ScavengeDisplay {
   const shown = !json && process.stderr.isTTY === true;
-  const spinner = ora({ text: title, stream: process.stderr, isEnabled: shown, isSilent: !shown });
+  // stdin is left alone: ora's discarding of it can hold the process open after the summary.
+  const spinner = ora({ text: title, stream: process.stderr, isEnabled: shown, isSilent: !shown, discardStdin: false });
   if (shown) spinner.start();
   return {
     shown,
