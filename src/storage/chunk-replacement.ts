@@ -52,14 +52,16 @@ export async function validateReplacement(candidate: Chunk, range: ReplacedRange
 /**
  * The check of a chunk the engine rewrote itself from records it had just read and checked
  * (a scavenge, a merge): what could go wrong is the file on its way to the disk, so the file's
- * hash must hold and each record must sit at the log position it names, in order, inside the
+ * hash must hold (or the file must hold the very bytes written, `written`) and each record must sit at the log position it names, in order, inside the
  * range. The byte-for-byte comparison with the originals (for copies made elsewhere) is spared:
  * it would read every original chunk a second time.
  */
-export async function validateOwnRewrite(candidate: Chunk, range: ReplacedRange): Promise<Chunk[]> {
+export async function validateOwnRewrite(candidate: Chunk, range: ReplacedRange, written?: Buffer): Promise<Chunk[]> {
   const refuse = (why: string) => Errors.storageReplacementInvalid.create(candidate.path, why);
   const { replaced, start } = checkShape(candidate, range, refuse);
-  if (!(await candidate.verifyHash())) throw refuse('its hash does not match its contents');
+  // The bytes written, when known, were hashed: finding them in the file proves the hash holds.
+  const intact = written ? await candidate.holdsBytes(written) : await candidate.verifyHash();
+  if (!intact) throw refuse(written ? 'the file does not hold the bytes written' : 'its hash does not match its contents');
   let previous = -1;
   try {
     for (const found of candidate.records(false)) {

@@ -44,8 +44,11 @@ export interface RewriteTarget {
   logicalDataSize: number;
 }
 
-/** Writes `records` (ascending by logical offset) as a completed, mapped chunk at `target.path`. */
-export async function writeRewrittenChunk(target: RewriteTarget, records: readonly RewrittenRecord[]): Promise<void> {
+/**
+ * Writes `records` (ascending by logical offset) as a completed, mapped chunk at `target.path`.
+ * Returns the bytes written, for a check that the file holds them.
+ */
+export async function writeRewrittenChunk(target: RewriteTarget, records: readonly RewrittenRecord[]): Promise<Buffer> {
   const entries: MappedRecord[] = [];
   let physical = 0;
   for (const record of records) {
@@ -64,8 +67,8 @@ export async function writeRewrittenChunk(target: RewriteTarget, records: readon
   const handle = await open(target.path, 'wx').catch((error: unknown) => {
     throw storageError(target.path, 'create', error);
   });
+  const contents = Buffer.concat([header, ...records.map((record) => record.frame), map, padding, footer]);
   try {
-    const contents = Buffer.concat([header, ...records.map((record) => record.frame), map, padding, footer]);
     await writeFully(handle, contents, 0, contents.length, 0, target.path);
     try {
       await handle.sync();
@@ -78,4 +81,5 @@ export async function writeRewrittenChunk(target: RewriteTarget, records: readon
     throw error;
   }
   await handle.close();
+  return contents;
 }

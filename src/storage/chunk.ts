@@ -151,7 +151,7 @@ export class Chunk {
       throw await fail(`completed chunk of ${size} bytes does not match its footer's data size ${footer.physicalDataSize}`);
     }
     const chunk = new Chunk(path, header, handle, true, footer.physicalDataSize);
-    // A scavenged chunk that kept no record has an empty map, yet still covers its logical range.
+    // A rewritten chunk has a map even when it kept no record: its logical size is in the footer.
     if (footer.mapSize > 0 || header.isScavenged) {
       const problem = chunk.loadPositionMap(footer.mapSize, footer.logicalDataSize);
       if (problem) throw await fail(problem);
@@ -469,6 +469,22 @@ export class Chunk {
     const stored = Buffer.alloc(16);
     readSync(this.handle.fd, stored, 0, 16, hashedEnd);
     return hash.digest().equals(stored);
+  }
+
+  /**
+   * Whether the file holds exactly `expected`: for a file this process has just written, a cheaper
+   * proof than its hash that every byte reached the file (the hash was computed over `expected`).
+   */
+  async holdsBytes(expected: Buffer): Promise<boolean> {
+    const size = fstatSync(this.handle.fd).size;
+    if (size !== expected.length) return false;
+    const block = Buffer.allocUnsafe(HASH_BLOCK_BYTES);
+    for (let position = 0; position < size; position += HASH_BLOCK_BYTES) {
+      const length = Math.min(HASH_BLOCK_BYTES, size - position);
+      const { bytesRead } = await this.handle.read(block, 0, length, position);
+      if (bytesRead !== length || !block.subarray(0, length).equals(expected.subarray(position, position + length))) return false;
+    }
+    return true;
   }
 
   /**

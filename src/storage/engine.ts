@@ -473,9 +473,9 @@ export class Engine {
       return { rewritten: false, recordsKept: records.length, recordsRemoved, fileBytesBefore, fileBytesAfter: fileBytesBefore };
     }
     const tempPath = join(this.options.dbPath, `${randomUUID()}.rewrite.tmp`);
-    await writeRewrittenChunk({ path: tempPath, header: source.header, logicalDataSize: source.logicalDataSize }, records);
+    const written = await writeRewrittenChunk({ path: tempPath, header: source.header, logicalDataSize: source.logicalDataSize }, records);
     try {
-      await this.replaceChunks(tempPath, { validate: validateOwnRewrite, ...options }, hold);
+      await this.replaceChunks(tempPath, { validate: (candidate, range) => validateOwnRewrite(candidate, range, written), ...options }, hold);
     } catch (error) {
       await unlink(tempPath).catch(() => undefined);
       throw error;

@@ -30,7 +30,7 @@ export async function accumulate(context: RunContext): Promise<boolean> {
       accumulateRange(context, chunkNumber, from, to);
       context.saveCheckpoint({ accumulatedTo: to, doneLogicalChunkNumber: chunkNumber });
     });
-    context.progress(chunkNumber + 1);
+    context.progress(chunkNumber + 1, 'chunks');
     await context.throttle.rest();
   }
   return true;

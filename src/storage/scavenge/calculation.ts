@@ -69,7 +69,7 @@ export async function calculate(context: RunContext): Promise<boolean> {
       context.saveCheckpoint({ doneStreamHandle: batch.handles[batch.handles.length - 1] });
     });
     streamsDone += batch.streams.length;
-    context.progress(streamsDone);
+    context.progress(streamsDone, 'streams');
     await context.throttle.rest();
   }
 }

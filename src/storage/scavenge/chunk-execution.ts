@@ -44,7 +44,7 @@ export async function executeChunks(context: RunContext, totals: ExecutionTotals
         done.add(files.indexOf(file));
         advanceCheckpoint(context, files, done);
         context.observer.chunkExecuted?.(report);
-        context.progress(done.size);
+        context.progress(done.size, 'chunks');
       } catch (error) {
         failure ??= error as Error;
       }

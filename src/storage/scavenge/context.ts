@@ -7,7 +7,7 @@ import type { CheckpointValue } from './state-db.js';
 import type { StreamData } from './stream-data.js';
 import type { StreamKeys } from './stream-keys.js';
 import type { Throttle } from './throttle.js';
-import type { ScavengeObserver, ScavengePoint, ScavengeRunOptions } from './types.js';
+import type { ScavengeObserver, ScavengePoint, ScavengeProgress, ScavengeRunOptions } from './types.js';
 import type { ChunkTables } from './weights.js';
 
 export interface RunContext {
@@ -31,7 +31,7 @@ export interface RunContext {
   shouldStop(): boolean;
   chunkOf(position: number): number;
   /** Reports progress within the current stage. */
-  progress(chunksDone: number): void;
+  progress(done: number, unit: NonNullable<ScavengeProgress['unit']>): void;
   /** Adds to the bytes reclaimed so far. */
   reclaimed(bytes: number): void;
 }

@@ -15,7 +15,7 @@ export async function executeIndex(context: RunContext): Promise<{ completed: bo
     spaceSaved += report.spaceSaved;
     context.reclaimed(report.spaceSaved);
     context.observer.indexExecuted?.(report);
-    context.progress(++files);
+    context.progress(++files, 'indexFiles');
   }, () => context.shouldStop());
   return { completed, spaceSaved };
 }

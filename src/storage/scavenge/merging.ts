@@ -40,7 +40,7 @@ export async function mergeChunks(context: RunContext): Promise<{ completed: boo
     context.observer.chunksMerged?.({
       chunkStartNumber: startNumber, chunkEndNumber: endNumber, timeTakenMs: performance.now() - started, wasMerged: true, spaceSaved: saved,
     });
-    context.progress(++merges);
+    context.progress(++merges, 'merges');
     await context.throttle.rest();
   }
 }

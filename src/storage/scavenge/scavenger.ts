@@ -126,7 +126,7 @@ class StateScavenger implements Scavenger {
       transaction: (work) => db.transaction(work)(),
       shouldStop: () => options.signal.aborted,
       chunkOf: (position) => Math.floor(position / access.chunkSizeBytes),
-      progress: (chunksDone) => observer.progress?.({ stage: checkpoint.checkpointStage, chunksDone, chunksTotal: pointChunk + 1, bytesReclaimed }),
+      progress: (chunksDone, unit) => observer.progress?.({ stage: checkpoint.checkpointStage, unit, chunksDone, chunksTotal: pointChunk + 1, bytesReclaimed }),
       reclaimed: (bytes) => {
         bytesReclaimed += bytes;
       },
