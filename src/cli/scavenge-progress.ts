@@ -7,6 +7,8 @@ import { formatBytes } from './progress.js';
 
 export interface ScavengeProgressView {
   phase: string;
+  /** What chunksDone counts: chunks (of chunksTotal), or streams, merges, indexFiles. */
+  unit?: string;
   chunksDone: number;
   chunksTotal: number;
   spaceSaved: number;
@@ -19,9 +21,12 @@ export interface ScavengeDisplay {
   fail(): void;
 }
 
+const unitLabels: Record<string, string> = { chunks: 'chunks', streams: 'streams', merges: 'merges', indexFiles: 'index files' };
+
 export function scavengeProgressText(progress: ScavengeProgressView): string {
-  const chunks = progress.chunksTotal > 0 ? `chunks ${progress.chunksDone}/${progress.chunksTotal}` : `chunks ${progress.chunksDone}`;
-  return `Scavenging: ${progress.phase}, ${chunks}, ${formatBytes(progress.spaceSaved)} reclaimed`;
+  const unit = progress.unit ?? 'chunks';
+  const counted = unit === 'chunks' && progress.chunksTotal > 0 ? `chunks ${progress.chunksDone}/${progress.chunksTotal}` : `${unitLabels[unit] ?? unit} ${progress.chunksDone}`;
+  return `Scavenging: ${progress.phase}, ${counted}, ${formatBytes(progress.spaceSaved)} reclaimed`;
 }
 
 export function scavengeDisplay(title: string, json: boolean): ScavengeDisplay {

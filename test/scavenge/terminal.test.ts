@@ -32,7 +32,7 @@ t.test('on a terminal, --wait shows a spinner with phase, chunks and bytes, then
   const deadline = Date.now() + WAIT_MS;
   while (Date.now() < deadline && !/Pane is dead/.test(screen)) {
     screen = await tmux(['capture-pane', '-p', '-J', '-S', '-']);
-    const progress = screen.match(/Scavenging: (\w+), chunks \d+(\/\d+)?, [\d.]+ (B|KiB|MiB) reclaimed/);
+    const progress = screen.match(/Scavenging: (\w+), (chunks|streams|merges|index files) \d+(\/\d+)?, [\d.]+ (B|KiB|MiB) reclaimed/);
     if (progress) seen.add(progress[1]);
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }

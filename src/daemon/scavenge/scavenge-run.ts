@@ -8,12 +8,15 @@ import type {
 } from '../../storage/scavenge/types.js';
 
 export type RunPhase = 'Beginning' | ScavengeStage;
+export type ProgressUnit = NonNullable<ScavengeProgress['unit']>;
 
 export interface RunStatus {
   scavengeId: string;
   phase: RunPhase;
   /** The point the run scavenges to; absent while it begins, and for a sync-only start with none to sync to. */
   point?: ScavengePoint;
+  /** What `chunksDone` counts in this phase (chunks, streams, merges, index files). */
+  unit: ProgressUnit;
   chunksDone: number;
   chunksTotal: number;
   /** Bytes of chunks and index files reclaimed so far. */
@@ -33,6 +36,7 @@ export class ScavengeRun {
   readonly controller = new AbortController();
   phase: RunPhase = 'Beginning';
   point: ScavengePoint | undefined;
+  unit: ProgressUnit = 'chunks';
   chunksDone = 0;
   chunksTotal = 0;
   spaceSaved = 0;
@@ -53,8 +57,8 @@ export class ScavengeRun {
   }
 
   status(): RunStatus {
-    const { scavengeId, phase, point, chunksDone, chunksTotal, spaceSaved, startedMs, stopRequested } = this;
-    return { scavengeId, phase, ...(point && { point }), chunksDone, chunksTotal, spaceSaved, startedMs, stopRequested };
+    const { scavengeId, phase, point, unit, chunksDone, chunksTotal, spaceSaved, startedMs, stopRequested } = this;
+    return { scavengeId, phase, ...(point && { point }), unit, chunksDone, chunksTotal, spaceSaved, startedMs, stopRequested };
   }
 
   /** The observer handed to the scavenger: counts, then passes each report on. */
@@ -81,6 +85,7 @@ export class ScavengeRun {
       },
       progress: (progress: ScavengeProgress) => {
         this.phase = progress.stage;
+        this.unit = progress.unit ?? 'chunks';
         this.chunksDone = progress.chunksDone;
         this.chunksTotal = progress.chunksTotal;
       },

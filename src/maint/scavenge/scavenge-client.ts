@@ -16,6 +16,8 @@ export interface StartParameters {
 export interface RunningScavenge {
   scavengeId: string;
   phase: string;
+  /** What chunksDone counts in this phase: chunks, streams, merges or indexFiles. */
+  unit?: string;
   chunksDone: number;
   chunksTotal: number;
   spaceSaved: number;
