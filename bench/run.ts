@@ -4,6 +4,8 @@ import { httpBenchmarks, pinning } from './http.js';
 import { loginFloodBenchmark } from './login-flood.js';
 import { projectionsBenchmarks } from './projections.js';
 import { redactionBenchmarks } from './redaction.js';
+import { scavengeBenchmarks } from './scavenge.js';
+import { scavengeLoadBenchmarks } from './scavenge-load.js';
 import { storageBenchmarks } from './storage.js';
 import { subscriptionBenchmarks } from './subscriptions.js';
 
@@ -28,6 +30,8 @@ const groups: Record<string, () => Promise<void>> = {
   console: consoleBenchmarks,
   subscriptions: subscriptionBenchmarks,
   projections: projectionsBenchmarks,
+  scavenge: scavengeBenchmarks,
+  'scavenge-load': scavengeLoadBenchmarks,
   // Part of `http` too; by name it runs alone.
   'login-flood': floodBenchmarks,
 };

@@ -32,8 +32,14 @@ export const ExitCode = {
   eventNotFound: 12,
   /** An event to redact is still in the chunk the node is writing. */
   chunkNotCompleted: 13,
+  /** A scavenge is already running on the node. */
+  scavengeRunning: 14,
+  /** The scavenge ended with result Failed. */
+  scavengeFailed: 15,
+  /** The scavenge was stopped before it completed, by a stop request or the node's shutdown. */
+  scavengeStopped: 16,
   /** An event to redact is stream metadata (an event of a `$$` stream). */
-  metadataEvent: 14,
+  metadataEvent: 17,
 } as const;
 
 const exitCodeByErrorCode: ReadonlyMap<string, number> = new Map([
@@ -87,6 +93,10 @@ const exitCodeByErrorCode: ReadonlyMap<string, number> = new Map([
   [Errors.redactMetadataEvent.code, ExitCode.metadataEvent],
   [Errors.redactNoSocket.code, ExitCode.unreachable],
   [Errors.redactNotDataDirectory.code, ExitCode.refused],
+  [Errors.scavengeParameterInvalid.code, ExitCode.usage],
+  [Errors.scavengeAlreadyRunning.code, ExitCode.scavengeRunning],
+  [Errors.scavengeFailed.code, ExitCode.scavengeFailed],
+  [Errors.scavengeStopped.code, ExitCode.scavengeStopped],
 ]);
 
 export function exitCodeFor(errorCode: string): number {

@@ -1,4 +1,3 @@
-import { resolve } from 'node:path';
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../cli/base-command.js';
 import { DB_DEFAULT, dataDirectories } from '../cli/data-directories.js';
@@ -6,14 +5,7 @@ import { progressDisplay } from '../cli/progress.js';
 import { reloadOverHttp } from '../maint/cert-reload/http-reload.js';
 import type { CertReloadResult } from '../maint/cert-reload/result.js';
 import { reloadBySignal } from '../maint/cert-reload/signal-reload.js';
-import { readSecretFile } from '../common/options/secret-file.js';
-import { DEFAULT_PASSWORD } from '../daemon/security/default-users.js';
-
-/** The password of the request: from --password-file, --password (or their variables), or the first one. */
-function passwordOf(flags: { password?: string; 'password-file'?: string }): string {
-  if (flags['password-file'] !== undefined) return readSecretFile(resolve(flags['password-file']), '--password-file');
-  return flags.password ?? DEFAULT_PASSWORD;
-}
+import { nodeFlags, passwordOf } from '../cli/node-flags.js';
 
 export default class CertReload extends BaseCommand {
   static override summary = 'Reload a running node\'s certificates from their files, without a restart.';
@@ -41,36 +33,7 @@ export default class CertReload extends BaseCommand {
   ];
 
   static override flags = {
-    url: Flags.string({
-      summary: 'Base URL of the node, http:// or https://.',
-      default: 'http://127.0.0.1:2113',
-      helpValue: 'URL',
-      exclusive: ['signal'],
-    }),
-    username: Flags.string({
-      summary: 'User of the request; it must be an admin or ops user.',
-      env: 'SVC_USERNAME',
-      default: 'admin',
-    }),
-    // No displayed default: a password, even the well-known first one, is never shown by --help.
-    password: Flags.string({
-      summary: 'Password of --username; changeit unless set.',
-      description: 'Prefer --password-file or SVC_PASSWORD: a command line is visible to every user of the machine.',
-      env: 'SVC_PASSWORD',
-      helpValue: 'PASSWORD',
-      exclusive: ['password-file'],
-    }),
-    'password-file': Flags.string({
-      summary: 'File that holds the password of --username (one trailing line break is ignored).',
-      env: 'SVC_PASSWORD_FILE',
-      helpValue: 'FILE',
-      exclusive: ['password', 'signal'],
-    }),
-    'ca-file': Flags.string({
-      summary: 'PEM file of the CA that issued the node\'s certificate, trusted for this request besides the system\'s CAs.',
-      helpValue: 'FILE',
-      exclusive: ['signal'],
-    }),
+    ...nodeFlags(['signal']),
     signal: Flags.boolean({
       summary: 'Send SIGHUP to the node running on --db (same machine) instead of an HTTP request.',
       default: false,

@@ -16,7 +16,7 @@ export default class Redact extends BaseCommand {
     'at once: every representation shows the event with isRedacted true and empty data. Only events in completed',
     'chunks can be redacted. Running it twice is harmless. It refuses, changing nothing: no socket (exit 10), an',
     'event that does not exist or is a tombstone (exit 12), an event in the chunk still being written (exit 13), an',
-    'event of a metadata stream ($$s: metadata cannot be redacted, write new metadata instead; exit 14), a scavenge',
+    'event of a metadata stream ($$s: metadata cannot be redacted, write new metadata instead; exit 17), a scavenge',
     'running (exit 7), a malformed --events list (exit 2), a --db that is not a node\'s (exit 8).',
     'PROTOCOL. <db>/svcdb.sock (mode 0600) speaks JSON over HTTP/1.1 and serves nothing else; the HTTP port never',
     'serves it. POST /lock takes the node\'s chunk-switch lock (shared with scavenge) for the connection and answers',

@@ -549,6 +549,38 @@ export const Errors = {
     (why: string) => `redaction request refused: ${why}`,
   ),
 
+  // Scavenge: the node's admin routes, and svcdb scavenge (whose exit codes are what scripts see).
+  scavengeParameterInvalid: define(
+    'SVCDB_ERR_SCAVENGE_PARAMETER_INVALID', 400, 'a scavenge start parameter is not valid',
+    (parameter: string, why: string) => `invalid ${parameter}: ${why}`,
+    (parameter: string) => ({ parameter }),
+  ),
+  scavengeAlreadyRunning: define(
+    'SVCDB_ERR_SCAVENGE_ALREADY_RUNNING', 400, 'a scavenge is already running on the node',
+    (scavengeId: string) =>
+      `Scavenge is already running: scavenge ${scavengeId}; follow it with GET /admin/scavenge/current, or stop it with DELETE /admin/scavenge/${scavengeId} before starting another`,
+    (scavengeId: string) => ({ scavengeId }),
+  ),
+  scavengeNotFound: define(
+    'SVCDB_ERR_SCAVENGE_NOT_FOUND', 404, 'no running scavenge has this id',
+    (scavengeId: string) => (scavengeId === 'current'
+      ? 'no scavenge is running on this node'
+      : `Scavenge Id does not exist: ${scavengeId} is not the running scavenge; GET /admin/scavenge/current gives its id`),
+    (scavengeId: string) => ({ scavengeId }),
+  ),
+  scavengeFailed: define(
+    'SVCDB_ERR_SCAVENGE_FAILED', 500, 'the scavenge ended with result Failed',
+    (scavengeId: string, error: string) =>
+      `scavenge ${scavengeId} failed: ${error || 'no reason given'}; the node's log has the details, and the next start resumes it`,
+    (scavengeId: string) => ({ scavengeId }),
+  ),
+  scavengeStopped: define(
+    'SVCDB_ERR_SCAVENGE_STOPPED', 409, 'the scavenge was stopped before it completed',
+    (scavengeId: string) =>
+      `scavenge ${scavengeId} was stopped before it completed (a stop request, or the node shutting down); the next start resumes it from where it stopped`,
+    (scavengeId: string) => ({ scavengeId }),
+  ),
+
   invalidArgument: define(
     'SVCDB_ERR_INVALID_ARGUMENT', 400, 'an argument is out of range',
     (name: string, why: string) => `invalid ${name}: ${why}`,

@@ -27,6 +27,7 @@ import { optionsInfo } from './services/options-info.js';
 import { connectionsMaxOf } from './services/connection-limits.js';
 import { ConnectionMeter } from './services/stats-process.js';
 import { StatsService } from './services/stats.js';
+import { scavengeStats } from './scavenge/scavenge-stats.js';
 import type { ReloadTrigger } from '../maint/cert-reload/reload-status.js';
 import { NodeCertificates, type ReloadOutcome } from './tls/node-certificates.js';
 import { RedactionService, type RedactionStorage } from './redaction/redaction-service.js';
@@ -34,9 +35,26 @@ import { RedactionSocket, SOCKET_FILE_NAME } from './redaction/socket-server.js'
 import { join } from 'node:path';
 import { ConsoleAssets, defaultConsoleDirectory } from './services/console-assets.js';
 import { ProjectionsService } from './projections/projections-service.js';
+import type { Scavenger } from '../storage/scavenge/types.js';
+import { ScavengeService, type ScavengeStorage } from './scavenge/scavenge-service.js';
+import { openNodeScavenger } from './scavenge/open-scavenger.js';
 
 /** The part of the storage engine the composition root drives and its services use. */
-export type NodeStorage = StreamStorage & RedactionStorage & Pick<Engine, 'close' | 'onFatal' | 'stats' | 'mergeIndexes' | 'unfollow'>;
+export type NodeStorage = StreamStorage & RedactionStorage & ScavengeStorage & Pick<Engine, 'close' | 'onFatal' | 'stats' | 'mergeIndexes' | 'unfollow' | 'scavengeAccess'>;
+
+/** The scavenge options the storage scavenger takes, besides the storage it works on. */
+export interface ScavengerSettings {
+  indexPath: string;
+  /** --scavenge-backend-page-size, in bytes. */
+  pageSizeBytes: number;
+  /** --scavenge-backend-cache-size, in bytes. */
+  cacheSizeBytes: number;
+  /** --scavenge-hash-users-cache-capacity. */
+  hashUsersCacheCapacity: number;
+  logger: Logger;
+}
+
+export type OpenScavenger = (storage: NodeStorage, settings: ScavengerSettings) => Scavenger;
 
 export type OpenStorageOptions = EngineOptions & { logger: Logger };
 
@@ -46,6 +64,8 @@ export interface DaemonContext {
   logger: ProcessLogger;
   version: string;
   openStorage: OpenStorage;
+  /** The storage scavenger of the node; the engine's own unless a test injects a fault. */
+  openScavenger?: OpenScavenger;
 }
 
 export type StopCause =
@@ -83,6 +103,7 @@ export class Daemon {
   private readonly app: FastifyInstance;
   private readonly connectionsMax: number;
   private redactionSocket: RedactionSocket | undefined;
+  private readonly scavenge: ScavengeService;
 
   /** Resolves once the node has stopped, whoever asked it to. */
   readonly stopped = new Promise<StopResult>((resolve) => {
@@ -118,7 +139,14 @@ export class Daemon {
       await storage.close().catch((closeError: unknown) => log.error({ err: closeError }, 'closing the storage failed'));
       throw fatal ?? error;
     }
-    daemon = new Daemon(options, context, storage, security, loaded, certificates, projections);
+    try {
+      daemon = new Daemon(options, context, storage, security, loaded, certificates, projections);
+      await daemon.scavenge.closeInterruptedRun();
+    } catch (error) {
+      await security.close();
+      await storage.close().catch((closeError: unknown) => log.error({ err: closeError }, 'closing the storage failed'));
+      throw fatal ?? error;
+    }
     try {
       await daemon.listen();
     } catch (error) {
@@ -146,6 +174,7 @@ export class Daemon {
     });
     subscriptions.start();
     const connections = new ConnectionMeter();
+    this.scavenge = this.scavengeService();
     const operations = this.operations(loaded, connections, security, subscriptions);
     const { allowAnonymousEndpointAccess, allowAnonymousStreamAccess, enableTrustedAuth } = options;
     const connectionsMax = connectionsMaxOf(options.connectionsMax);
@@ -169,6 +198,8 @@ export class Daemon {
     this.app.addHook('onClose', async () => projections?.close());
     // Before the storage: a switch in progress finishes, and the socket file goes with a clean stop.
     this.app.addHook('onClose', async () => this.redactionSocket?.close());
+    // A running scavenge stops at its next safe place and records that it stopped, while the storage is open.
+    this.app.addHook('onClose', async () => this.scavenge.close());
     // fastify closes its plugins first and the storage last, after in-flight requests finished.
     this.app.addHook('onClose', async () => this.closeStorage());
   }
@@ -181,6 +212,31 @@ export class Daemon {
     return assets;
   }
 
+  /** The scavenge of this node, with every scavenge option of the node. */
+  private scavengeService(): ScavengeService {
+    const { options, context } = this;
+    const logger = context.logger.child({ component: 'scavenge' });
+    const settings: ScavengerSettings = {
+      indexPath: options.index,
+      pageSizeBytes: options.scavengeBackendPageSize * 1024,
+      cacheSizeBytes: options.scavengeBackendCacheSize,
+      hashUsersCacheCapacity: options.scavengeHashUsersCacheCapacity,
+      logger,
+    };
+    const open = context.openScavenger ?? openNodeScavenger;
+    return new ScavengeService({
+      storage: this.storage, openScavenger: () => open(this.storage, settings), mergeChunks: !options.disableScavengeMerging,
+      historyMaxAgeDays: options.scavengeHistoryMaxAge, nodeEndpoint: () => this.endpoint(), logger,
+    });
+  }
+
+  /** `ip:port` of the HTTP server; the configured one until it listens. */
+  private endpoint(): string {
+    if (!this.app.server.listening) return `${this.options.httpIp}:${this.options.httpPort}`;
+    const { ip, port } = this.address;
+    return `${ip}:${port}`;
+  }
+
   /** The services behind /stats, /metrics, /gossip, /info/options and /admin. */
   private operations(loaded: LoadedOptions, connections: ConnectionMeter, security: Security, subscriptions: SubscriptionsService): OperationsDependencies {
     const requests = new QueueMeter('HttpRequests', 'Http');
@@ -189,6 +245,7 @@ export class Daemon {
       storage: () => this.storage.stats(), requests, connections, requestErrors: () => requestErrors,
       authentication: () => security.authenticator.stats(),
       subscriptions: () => subscriptions.stats(),
+      scavenge: () => scavengeStats(this.scavenge),
       paths: [this.options.db, this.options.index],
     });
     const gossip = new GossipService({
@@ -204,6 +261,7 @@ export class Daemon {
       logRequests: this.options.logHttpRequests,
       shutdown: () => void this.stop({ kind: 'request' }),
       mergeIndexes: () => this.storage.mergeIndexes(),
+      scavenge: this.scavenge,
       reloadConfig: async () => {
         const outcome = await this.reloadCertificates('http');
         if (!outcome.ok) throw outcome.error;

@@ -7,7 +7,10 @@
  */
 import { Errors } from '../common/errors.js';
 import type { Chunk, FrameLocation } from './chunk.js';
-import { decodeRecord } from './record.js';
+import { readInt64 } from './int64.js';
+
+/** Where a record's log position lies in its frame (after the length, checksum, kind and version). */
+const RECORD_POSITION_OFFSET = 4 + 6;
 
 /** The steps of a replacement, in order; `onStep` hears each once it is done. */
 export type ReplacementStep = 'validated' | 'renamed' | 'switched' | 'removed';
@@ -40,6 +43,42 @@ const sameBytes = (original: Buffer, replacement: Buffer) => original.equals(rep
 /** Returns the chunks the candidate replaces (oldest first), or throws the coded refusal. */
 export async function validateReplacement(candidate: Chunk, range: ReplacedRange, options: ReplaceOptions): Promise<Chunk[]> {
   const refuse = (why: string) => Errors.storageReplacementInvalid.create(candidate.path, why);
+  const { replaced, start } = checkShape(candidate, range, refuse);
+  if (!(await candidate.verifyHash())) throw refuse('its hash does not match its contents');
+  checkRecords(candidate, replaced, range, start, options.accepts ?? sameBytes, refuse);
+  return replaced;
+}
+
+/**
+ * The check of a chunk the engine rewrote itself from records it had just read and checked
+ * (a scavenge, a merge): what could go wrong is the file on its way to the disk, so the file's
+ * hash must hold (or the file must hold the very bytes written, `written`) and each record must sit at the log position it names, in order, inside the
+ * range. The byte-for-byte comparison with the originals (for copies made elsewhere) is spared:
+ * it would read every original chunk a second time.
+ */
+export async function validateOwnRewrite(candidate: Chunk, range: ReplacedRange, written?: Buffer): Promise<Chunk[]> {
+  const refuse = (why: string) => Errors.storageReplacementInvalid.create(candidate.path, why);
+  const { replaced, start } = checkShape(candidate, range, refuse);
+  // The bytes written, when known, were hashed: finding them in the file proves the hash holds.
+  const intact = written ? await candidate.holdsBytes(written) : await candidate.verifyHash();
+  if (!intact) throw refuse(written ? 'the file does not hold the bytes written' : 'its hash does not match its contents');
+  let previous = -1;
+  try {
+    for (const found of candidate.records(false)) {
+      const position = start + found.logical;
+      const recorded = readInt64(found.buffer, found.offset + RECORD_POSITION_OFFSET);
+      if (recorded !== position || position <= previous) throw refuse(`the record at ${position} says it was written at ${recorded}`);
+      previous = position;
+    }
+  } catch (error) {
+    if (Errors.storageReplacementInvalid.is(error)) throw error;
+    throw refuse(`a record is damaged: ${(error as Error).message}`);
+  }
+  return replaced;
+}
+
+/** Checks that the candidate covers a range of whole completed chunks, up to where their data ends. */
+function checkShape(candidate: Chunk, range: ReplacedRange, refuse: (why: string) => Error): { replaced: Chunk[]; start: number } {
   const { startNumber, endNumber } = candidate.header;
   if (!candidate.isCompleted) throw refuse('it is not a completed chunk');
   const first = range.chunkAt(startNumber);
@@ -56,34 +95,42 @@ export async function validateReplacement(candidate: Chunk, range: ReplacedRange
   const start = startNumber * range.chunkSize;
   const end = last.chunkNumber * range.chunkSize + last.logicalSize;
   if (start + candidate.logicalSize !== end) throw refuse(`its data ends at ${start + candidate.logicalSize}, the chunks' at ${end}`);
-  if (!(await candidate.verifyHash())) throw refuse('its hash does not match its contents');
-  checkRecords(candidate, range, start, options.accepts ?? sameBytes, refuse);
-  return replaced;
+  return { replaced, start };
 }
 
-function checkRecords(candidate: Chunk, range: ReplacedRange, start: number, accepts: NonNullable<ReplaceOptions['accepts']>, refuse: (why: string) => Error): void {
-  let local = 0;
-  for (;;) {
-    let found;
-    try {
-      found = candidate.recordFrom(local, candidate.logicalSize);
-    } catch (error) {
-      throw refuse(`a record at offset ${local} is damaged: ${(error as Error).message}`);
-    }
-    if (!found) return;
-    const position = start + found.local;
-    const record = decodeRecord(found.frame.buffer, found.frame.offset);
-    if (record.logPosition !== position) throw refuse(`the record at ${position} says it was written at ${record.logPosition}`);
-    const original = originalFrame(range, position);
-    if (!original) throw refuse(`no record of the original chunks starts at ${position}`);
-    if (!accepts(frameBytes(original), frameBytes(found.frame))) throw refuse(`the record at ${position} differs from the original`);
-    local = found.next;
+/** The records of the replaced chunks in log order, with their log positions. */
+function* originalFrames(replaced: readonly Chunk[], chunkSize: number): Generator<{ position: number; bytes: Buffer }, void, undefined> {
+  for (const chunk of replaced) {
+    const chunkStart = chunk.chunkNumber * chunkSize;
+    // Not checksummed here: each is compared byte for byte with a candidate record that is.
+    for (const found of chunk.records(false)) yield { position: chunkStart + found.logical, bytes: frameBytes(found) };
   }
 }
 
-function originalFrame(range: ReplacedRange, position: number): FrameLocation | undefined {
-  const chunk = range.chunkAt(Math.floor(position / range.chunkSize))!;
-  const local = position - chunk.chunkNumber * range.chunkSize;
-  if (!chunk.isRecordStart(local, chunk.logicalSize)) return undefined;
-  return chunk.recordAt(local, chunk.logicalSize, true);
+/**
+ * Walks the candidate's records and the originals side by side (both in log order, read in
+ * large blocks): each candidate record must stand where an original record started, for it.
+ */
+function checkRecords(
+  candidate: Chunk, replaced: readonly Chunk[], range: ReplacedRange, start: number, accepts: NonNullable<ReplaceOptions['accepts']>,
+  refuse: (why: string) => Error,
+): void {
+  const originals = originalFrames(replaced, range.chunkSize);
+  let original = originals.next();
+  const records = candidate.records();
+  for (;;) {
+    let found;
+    try {
+      found = records.next();
+    } catch (error) {
+      throw refuse(`a record is damaged: ${(error as Error).message}`);
+    }
+    if (found.done) return;
+    const position = start + found.value.logical;
+    const recorded = readInt64(found.value.buffer, found.value.offset + RECORD_POSITION_OFFSET);
+    if (recorded !== position) throw refuse(`the record at ${position} says it was written at ${recorded}`);
+    while (!original.done && original.value.position < position) original = originals.next();
+    if (original.done || original.value.position !== position) throw refuse(`no record of the original chunks starts at ${position}`);
+    if (!accepts(original.value.bytes, frameBytes(found.value))) throw refuse(`the record at ${position} differs from the original`);
+  }
 }

@@ -13,6 +13,22 @@ import {
 } from './chunk-format.js';
 import { storageError, writeFully } from './file-write.js';
 import { PositionMap, type MappedRecord } from './position-map.js';
+import type { ReplaceOptions } from './chunk-replacement.js';
+
+export interface RewriteOptions extends ReplaceOptions {
+  /** Leave the chunks as they are when every record is kept (a scavenge that finds nothing to remove). */
+  skipWhenAllKept?: boolean;
+}
+
+/** What a rewrite of a range of chunks did. */
+export interface RewriteResult {
+  rewritten: boolean;
+  recordsKept: number;
+  recordsRemoved: number;
+  /** Bytes of the files replaced, and of the file that replaced them (the same when not rewritten). */
+  fileBytesBefore: number;
+  fileBytesAfter: number;
+}
 
 export interface RewrittenRecord {
   /** The record's offset in the new chunk's logical space (its log position − the chunk's start). */
@@ -28,8 +44,11 @@ export interface RewriteTarget {
   logicalDataSize: number;
 }
 
-/** Writes `records` (ascending by logical offset) as a completed, mapped chunk at `target.path`. */
-export async function writeRewrittenChunk(target: RewriteTarget, records: readonly RewrittenRecord[]): Promise<void> {
+/**
+ * Writes `records` (ascending by logical offset) as a completed, mapped chunk at `target.path`.
+ * Returns the bytes written, for a check that the file holds them.
+ */
+export async function writeRewrittenChunk(target: RewriteTarget, records: readonly RewrittenRecord[]): Promise<Buffer> {
   const entries: MappedRecord[] = [];
   let physical = 0;
   for (const record of records) {
@@ -48,8 +67,8 @@ export async function writeRewrittenChunk(target: RewriteTarget, records: readon
   const handle = await open(target.path, 'wx').catch((error: unknown) => {
     throw storageError(target.path, 'create', error);
   });
+  const contents = Buffer.concat([header, ...records.map((record) => record.frame), map, padding, footer]);
   try {
-    const contents = Buffer.concat([header, ...records.map((record) => record.frame), map, padding, footer]);
     await writeFully(handle, contents, 0, contents.length, 0, target.path);
     try {
       await handle.sync();
@@ -62,4 +81,5 @@ export async function writeRewrittenChunk(target: RewriteTarget, records: readon
     throw error;
   }
   await handle.close();
+  return contents;
 }

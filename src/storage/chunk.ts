@@ -14,7 +14,7 @@ import { storageError, writeFully, writeFullySync } from './file-write.js';
 import { POSITION_MAP_ENTRY_BYTES, PositionMap } from './position-map.js';
 
 const READ_AHEAD_BYTES = 4096;
-const HASH_BLOCK_BYTES = 1024 * 1024;
+const HASH_BLOCK_BYTES = 4 * 1024 * 1024;
 
 /** Where a frame was found: `buffer` holds the whole frame at `offset`. */
 export interface FrameLocation {
@@ -22,6 +22,14 @@ export interface FrameLocation {
   offset: number;
   framedLength: number;
 }
+
+/** A frame found by a walk of the records, with its logical offset. */
+export interface LocatedFrame extends FrameLocation {
+  logical: number;
+}
+
+/** Bytes read at a time by a walk of every record of a chunk. */
+const RECORDS_BLOCK_BYTES = 8 * 1024 * 1024;
 
 /** A record found by logical offset: its frame, its offset and the logical offset of the next one. */
 export interface LocatedRecord {
@@ -77,6 +85,11 @@ export class Chunk {
 
   private get mapBytes(): number {
     return (this.positionMap?.size ?? 0) * POSITION_MAP_ENTRY_BYTES;
+  }
+
+  /** The size of a completed chunk's file. */
+  get fileBytes(): number {
+    return completedFileBytes(this.dataBytes, this.mapBytes);
   }
 
   get chunkNumber(): number {
@@ -138,7 +151,8 @@ export class Chunk {
       throw await fail(`completed chunk of ${size} bytes does not match its footer's data size ${footer.physicalDataSize}`);
     }
     const chunk = new Chunk(path, header, handle, true, footer.physicalDataSize);
-    if (footer.mapSize > 0) {
+    // A rewritten chunk has a map even when it kept no record: its logical size is in the footer.
+    if (footer.mapSize > 0 || header.isScavenged) {
       const problem = chunk.loadPositionMap(footer.mapSize, footer.logicalDataSize);
       if (problem) throw await fail(problem);
     }
@@ -395,6 +409,50 @@ export class Chunk {
     return { buffer, offset, framedLength: check.framedLength };
   }
 
+  /**
+   * Every record of a completed chunk in file order with its logical offset, read in large
+   * blocks (a whole rewrite or scan costs a few reads, not one per record) and checked against
+   * its checksum unless the caller checks the bytes otherwise (`verify` false: only the frame
+   * lengths are followed). A frame stays valid after the walk moves on: each block is a buffer
+   * of its own.
+   */
+  *records(verify = true): Generator<LocatedFrame, void, undefined> {
+    if (!this.completed) throw new TypeError('records() on a chunk that is not completed');
+    const map = this.positionMap;
+    let index = 0;
+    let physical = 0;
+    while (physical < this.dataBytes) {
+      const block = this.dataBlock(physical);
+      let at = 0;
+      while (at + 4 <= block.length) {
+        const framedLength = block.readUInt32LE(at) + 8;
+        if (at + framedLength > block.length) break;
+        const checked = verify ? this.checked(block, at, at + framedLength, physical + at).framedLength : framedLength;
+        yield { buffer: block, offset: at, framedLength: checked, logical: map ? map.entry(index).logical : physical + at };
+        index++;
+        at += checked;
+      }
+      if (at === 0) this.checked(block, 0, block.length, physical);
+      physical += at;
+    }
+  }
+
+  /** The data from `physical` on, a block at a time (a longer one for a frame longer than a block). */
+  private dataBlock(physical: number): Buffer {
+    const remaining = this.dataBytes - physical;
+    if (this.memory) return this.memory.subarray(physical, this.dataBytes);
+    let length = Math.min(RECORDS_BLOCK_BYTES, remaining);
+    let block = Buffer.allocUnsafe(length);
+    readFully(this.handle.fd, block, CHUNK_HEADER_BYTES + physical);
+    const framed = block.readUInt32LE(0) + 8;
+    if (framed > length && framed <= remaining) {
+      length = framed;
+      block = Buffer.allocUnsafe(length);
+      readFully(this.handle.fd, block, CHUNK_HEADER_BYTES + physical);
+    }
+    return block;
+  }
+
   /** Recomputes the MD5 of a completed chunk and compares it with the footer's. */
   async verifyHash(): Promise<boolean> {
     if (!this.completed) throw new TypeError('verifyHash on an ongoing chunk');
@@ -414,6 +472,22 @@ export class Chunk {
   }
 
   /**
+   * Whether the file holds exactly `expected`: for a file this process has just written, a cheaper
+   * proof than its hash that every byte reached the file (the hash was computed over `expected`).
+   */
+  async holdsBytes(expected: Buffer): Promise<boolean> {
+    const size = fstatSync(this.handle.fd).size;
+    if (size !== expected.length) return false;
+    const block = Buffer.allocUnsafe(HASH_BLOCK_BYTES);
+    for (let position = 0; position < size; position += HASH_BLOCK_BYTES) {
+      const length = Math.min(HASH_BLOCK_BYTES, size - position);
+      const { bytesRead } = await this.handle.read(block, 0, length, position);
+      if (bytesRead !== length || !block.subarray(0, length).equals(expected.subarray(position, position + length))) return false;
+    }
+    return true;
+  }
+
+  /**
    * Cuts the chunk back so that it holds `local` bytes of data and is ongoing again (the
    * truncate.chk procedure and discarding an unacknowledged tail).
    */
@@ -429,6 +503,14 @@ export class Chunk {
     this.closed = true;
     this.memory = undefined;
     await this.handle.close();
+  }
+}
+
+function readFully(fd: number, buffer: Buffer, position: number): void {
+  for (let done = 0; done < buffer.length;) {
+    const read = readSync(fd, buffer, done, buffer.length - done, position + done);
+    if (read === 0) throw new RangeError(`read past the end of a chunk file at ${position + done}`);
+    done += read;
   }
 }
 

@@ -12,7 +12,7 @@ import { Reader, type AllFilter, type AllPage, type EventRead, type StreamPage }
 import { checkEvents, checkExpectedVersion, checkStreamName, checkCount, checkPosition } from './request-checks.js';
 import { StreamLookup } from './stream-info.js';
 import {
-  DELETED_EVENT_NUMBER, METADATA_EVENT_TYPE, TOMBSTONE_EVENT_TYPE, isMetadataStream, metadataStreamOf,
+  DELETED_EVENT_NUMBER, ExpectedVersion, METADATA_EVENT_TYPE, TOMBSTONE_EVENT_TYPE, isMetadataStream, metadataStreamOf,
   originalStreamOf, metadataProblem, type StreamMetadata,
 } from './stream-metadata.js';
 import type { TransactionLog } from './transaction-log.js';
@@ -22,8 +22,8 @@ import type { EngineStatistics } from './engine-stats.js';
 import { randomUUID } from 'node:crypto';
 import { isTransientStorageError } from './file-write.js';
 import { LogConsumers, type ConsumerOptions, type LogConsumer } from './log-consumers.js';
-import type { ReplaceOptions } from './chunk-replacement.js';
-import { writeRewrittenChunk } from './chunk-rewrite.js';
+import { validateOwnRewrite, type ReplaceOptions } from './chunk-replacement.js';
+import { writeRewrittenChunk, type RewriteOptions, type RewriteResult } from './chunk-rewrite.js';
 import { decodeRecord, type LogRecord } from './record.js';
 import { basename, dirname, join } from 'node:path';
 import { ChunkSwitchLock, type ChunkSwitchHold, type ChunkSwitchHolderKind } from './chunk-switch-lock.js';
@@ -31,6 +31,7 @@ import { eventPositions, type EventPosition } from './event-positions.js';
 import { validateRedactedChunk } from './redacted-chunk-check.js';
 import { parseChunkFileName } from './chunk-format.js';
 import { isJsonText } from '../common/json-scan.js';
+import type { ScavengeAccess } from './scavenge/access.js';
 
 export type EngineState = 'open' | 'closing' | 'closed' | 'failed';
 
@@ -271,6 +272,17 @@ export class Engine {
     return this.writer.submit({ kind: 'append', streamName, expectedVersion, events, framedBytes });
   }
 
+  /**
+   * Completes the ongoing chunk through the writer, after everything queued before it, so that
+   * the records written so far (a scavenge point) close their chunk; a new chunk begins. Returns
+   * the log position the new chunk begins at. An empty ongoing chunk is left as it is.
+   */
+  async completeActiveChunk(): Promise<number> {
+    this.checkOpen();
+    const result = await this.writer.submit({ kind: 'completeChunk', streamName: '', expectedVersion: ExpectedVersion.any, events: [] });
+    return result.logPosition;
+  }
+
   /** Soft delete (reads answer not found; a new append revives the stream) or hard delete (tombstone, forever). */
   async deleteStream(streamName: string, expectedVersion: number, hard: boolean): Promise<WriteResult> {
     this.checkOpen();
@@ -451,20 +463,65 @@ export class Engine {
    * packed, with a position map, and switches the result in: what a scavenge does to a chunk.
    */
   async rewriteChunks(
-    startNumber: number, endNumber: number, keep: (record: LogRecord) => boolean, options: ReplaceOptions = {}, hold?: ChunkSwitchHold,
-  ): Promise<void> {
+    startNumber: number, endNumber: number, keep: (record: LogRecord) => boolean, options: RewriteOptions = {}, hold?: ChunkSwitchHold,
+  ): Promise<RewriteResult> {
     this.checkOpen();
     this.switchLock.checkSwitch(hold);
     const source = this.log.chunkRange(startNumber, endNumber);
-    const tempPath = join(this.options.dbPath, `${randomUUID()}.rewrite.tmp`);
+    const fileBytesBefore = [...new Set(source.chunks)].reduce((sum, chunk) => sum + chunk.fileBytes, 0);
     const records = this.guardRead(() => source.records.filter(({ frame }) => keep(decodeRecord(frame, 0))));
-    await writeRewrittenChunk({ path: tempPath, header: source.header, logicalDataSize: source.logicalDataSize }, records);
+    const recordsRemoved = source.records.length - records.length;
+    if (recordsRemoved === 0 && options.skipWhenAllKept) {
+      return { rewritten: false, recordsKept: records.length, recordsRemoved, fileBytesBefore, fileBytesAfter: fileBytesBefore };
+    }
+    const tempPath = join(this.options.dbPath, `${randomUUID()}.rewrite.tmp`);
+    const written = await writeRewrittenChunk({ path: tempPath, header: source.header, logicalDataSize: source.logicalDataSize }, records);
     try {
-      await this.replaceChunks(tempPath, options, hold);
+      await this.replaceChunks(tempPath, { validate: (candidate, range) => validateOwnRewrite(candidate, range, written), ...options }, hold);
     } catch (error) {
       await unlink(tempPath).catch(() => undefined);
       throw error;
     }
+    const fileBytesAfter = this.log.chunkAt(startNumber)!.fileBytes;
+    return { rewritten: true, recordsKept: records.length, recordsRemoved, fileBytesBefore, fileBytesAfter };
+  }
+
+  /** What a scavenge works with: chunks, records, the index and the chunk-switch seam. */
+  scavengeAccess(): ScavengeAccess {
+    this.checkOpen();
+    const log = this.log;
+    return {
+      chunkSizeBytes: this.chunkSizeBytes,
+      chunkFiles: () => log.chunkList().map((chunk) => ({
+        startNumber: chunk.header.startNumber, endNumber: chunk.header.endNumber, fileName: chunk.fileName,
+        isCompleted: chunk.isCompleted, dataBytes: chunk.dataSize, fileBytes: chunk.isCompleted ? chunk.fileBytes : chunk.dataSize,
+      })),
+      writerPosition: () => log.writerPosition,
+      completeActiveChunk: () => this.completeActiveChunk(),
+      scan: (from, to, visit) => {
+        this.checkOpen();
+        this.guardRead(() => log.scanChunks(from, Math.min(to, log.readableEnd), (buffer, offset, position) => visit(decodeRecord(buffer, offset), position)));
+      },
+      streamHash: (streamName) => this.options.streamHasher(streamName),
+      indexEntries: (streamName, from, to) => {
+        this.checkOpen();
+        return this.index.range(streamName, from, to);
+      },
+      lastEventNumber: (streamName) => {
+        this.checkOpen();
+        return this.guardRead(() => this.streams.lastEventNumber(streamName));
+      },
+      readRecordIfKept: (position) => {
+        this.checkOpen();
+        return this.guardRead(() => log.readRecordIfKept(position));
+      },
+      isKept: (position) => log.isKept(position),
+      rewriteChunks: (start, end, keep, options, hold) => this.rewriteChunks(start, end, keep, options, hold),
+      scavengeIndex: async (keep, onFile, shouldStop) => {
+        this.checkOpen();
+        return this.index.scavenge(keep, onFile, shouldStop);
+      },
+    };
   }
 
   /** The admin merge: every index file into one. */

@@ -26,8 +26,8 @@ export function eventPositions(log: TransactionLog, index: TableIndex, streamNam
   const found: EventPosition[] = [];
   for (const entry of index.range(streamName, eventNumber, eventNumber)) {
     if (entry.logPosition >= log.readableEnd) continue;
-    const record = log.readRecord(entry.logPosition);
-    if (record.kind !== RecordKind.event || record.streamName !== streamName || record.eventNumber !== eventNumber) continue;
+    const record = log.readRecordIfKept(entry.logPosition);
+    if (record?.kind !== RecordKind.event || record.streamName !== streamName || record.eventNumber !== eventNumber) continue;
     const { chunk, fileOffset } = log.locate(entry.logPosition);
     found.push({
       logPosition: entry.logPosition,

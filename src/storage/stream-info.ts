@@ -72,8 +72,8 @@ export class StreamLookup {
   }
 
   private recordBelongsTo(position: number, streamName: string): boolean {
-    const record = this.log.readRecord(position);
-    const belongs = record.kind === RecordKind.event && record.streamName === streamName;
+    const record = this.log.readRecordIfKept(position);
+    const belongs = record?.kind === RecordKind.event && record.streamName === streamName;
     if (!belongs) this.counters.hashCollisions++;
     return belongs;
   }
@@ -84,8 +84,9 @@ export class StreamLookup {
     for (const entry of this.index.range(streamName, from, to)) {
       if (found.length > 0 && found[found.length - 1].eventNumber === entry.eventNumber) continue;
       if (entry.logPosition >= this.log.readableEnd) continue;
-      const record = this.log.readRecord(entry.logPosition);
-      if (record.kind === RecordKind.event && record.streamName === streamName) found.push(record);
+      // An entry can outlive its record for a while during a scavenge.
+      const record = this.log.readRecordIfKept(entry.logPosition);
+      if (record?.kind === RecordKind.event && record.streamName === streamName) found.push(record);
     }
     return found;
   }

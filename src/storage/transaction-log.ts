@@ -341,12 +341,30 @@ export class TransactionLog {
     const chunk = this.chunks[this.chunkNumberOf(position)];
     const local = position - chunk.chunkNumber * this.chunkSize;
     if (local >= this.chunkLimit(chunk)) return true;
+    // A rewritten chunk finds records through its map, never by reading at the position: a
+    // page that ended at a record a scavenge then removed continues from the next one.
+    if (chunk.isMapped) return true;
     return chunk.isRecordStart(local, this.chunkLimit(chunk));
   }
 
   readRecord(position: number): LogRecord {
     const frame = this.frameAt(position);
     return decodeRecord(frame.buffer, frame.offset);
+  }
+
+  /**
+   * Whether the record an index entry points to is still in the log: a scavenge removes records
+   * from a chunk before it removes their index entries, and a crash can fall in between.
+   */
+  isKept(position: number): boolean {
+    const chunk = this.chunks[this.chunkNumberOf(position)];
+    if (!chunk?.isMapped) return true;
+    return chunk.isRecordStart(position - chunk.chunkNumber * this.chunkSize, chunk.logicalSize);
+  }
+
+  /** The record at `position`, or undefined when a scavenge removed it. */
+  readRecordIfKept(position: number): LogRecord | undefined {
+    return this.isKept(position) ? this.readRecord(position) : undefined;
   }
 
   /** The first record at or after `position` (which is a record start or a chunk's free tail). */
@@ -385,6 +403,29 @@ export class TransactionLog {
     }
   }
 
+  /**
+   * Visits every record from `from` to `to` like scan(), reading completed chunks in large blocks:
+   * for walks over whole chunks (a scavenge's accumulation).
+   */
+  scanChunks(from: number, to: number, visit: (buffer: Buffer, offset: number, position: number) => void): void {
+    let at = from;
+    while (at < to) {
+      const chunk = this.chunks[this.chunkNumberOf(at)];
+      const chunkStart = chunk.chunkNumber * this.chunkSize;
+      const chunkEnd = (chunk.header.endNumber + 1) * this.chunkSize;
+      if (!chunk.isCompleted) {
+        this.scan(at, to, visit);
+        return;
+      }
+      for (const found of chunk.records()) {
+        const position = chunkStart + found.logical;
+        if (position >= to) break;
+        if (position >= at) visit(found.buffer, found.offset, position);
+      }
+      at = chunkEnd;
+    }
+  }
+
   /** The last record that ends at or before `position`. */
   previousRecord(position: number): PositionedRecord | undefined {
     let end = Math.min(position, this.published);
@@ -410,7 +451,7 @@ export class TransactionLog {
    * offsets from the range's start, the range's first header and its logical size: what a rewrite
    * of the range starts from.
    */
-  chunkRange(startNumber: number, endNumber: number): { header: ChunkHeader; logicalDataSize: number; records: RewrittenRecord[] } {
+  chunkRange(startNumber: number, endNumber: number): { header: ChunkHeader; logicalDataSize: number; records: RewrittenRecord[]; chunks: Chunk[] } {
     const first = this.chunks[startNumber];
     const last = this.chunks[endNumber];
     if (!first || !last || first.header.startNumber !== startNumber || last.header.endNumber !== endNumber || !last.isCompleted) {
@@ -419,15 +460,14 @@ export class TransactionLog {
     const start = startNumber * this.chunkSize;
     const end = last.chunkNumber * this.chunkSize + last.logicalSize;
     const records: RewrittenRecord[] = [];
-    // Each frame is read once and not decoded: the caller decides what to keep.
+    // Each frame is read once, in large blocks, and not decoded: the caller decides what to keep.
     for (const chunk of new Set(this.chunks.slice(startNumber, endNumber + 1))) {
       const offset = chunk.chunkNumber * this.chunkSize - start;
-      for (let found = chunk.recordFrom(0, chunk.logicalSize); found; found = chunk.recordFrom(found.next, chunk.logicalSize)) {
-        const { buffer, offset: at, framedLength } = found.frame;
-        records.push({ logical: offset + found.local, frame: Buffer.from(buffer.subarray(at, at + framedLength)) });
+      for (const found of chunk.records()) {
+        records.push({ logical: offset + found.logical, frame: found.buffer.subarray(found.offset, found.offset + found.framedLength) });
       }
     }
-    return { header: { ...first.header, endNumber }, logicalDataSize: end - start, records };
+    return { header: { ...first.header, endNumber }, logicalDataSize: end - start, records, chunks: [...new Set(this.chunks.slice(startNumber, endNumber + 1))] };
   }
 
   /** The chunk that holds chunk number `number` now (a merged chunk holds several). */
@@ -499,6 +539,11 @@ export class TransactionLog {
     this.options.logger.info({ chunk: replacement.fileName, replaced: replaced.map((chunk) => chunk.fileName) }, 'chunk replaced');
     await options.onStep?.('removed');
     return replacement;
+  }
+
+  /** Every chunk file, oldest first (a merged file once). */
+  chunkList(): Chunk[] {
+    return [...new Set(this.chunks)];
   }
 
   /** Completed chunks, newest first, for the start-up hash verification. */

@@ -31,7 +31,8 @@ export interface WriteResult {
   idempotent: boolean;
 }
 
-export type WriteKind = 'append' | 'softDelete' | 'hardDelete';
+/** `completeChunk` writes nothing: it completes the ongoing chunk (one holding a scavenge point). */
+export type WriteKind = 'append' | 'softDelete' | 'hardDelete' | 'completeChunk';
 
 export interface WriteRequest {
   kind: WriteKind;
@@ -204,6 +205,18 @@ export class Writer {
       const timestamp = this.clock();
       for (; next < batch.length; next++) {
         const pending = batch[next];
+        if (pending.request.kind === 'completeChunk') {
+          // What this commit encoded so far goes into the chunk being completed, before it.
+          if (this.log.currentChunk.dataSize + used > 0) {
+            await this.flushSegment(used, segmentStart, true);
+            durable.push(...planned);
+            planned = [];
+            segmentStart = this.log.writerPosition;
+            used = 0;
+          }
+          planned.push({ pending, writes: [], result: { firstEventNumber: -1, lastEventNumber: -1, logPosition: segmentStart, idempotent: false } });
+          continue;
+        }
         const decision = this.decide(pending.request);
         if (decision instanceof Error) {
           pending.reject(decision);

@@ -45,6 +45,17 @@ const cases: Record<string, UsageCase[]> = {
     { args: ['cert-reload', '--timeout-seconds', 'abc'], problem: /--timeout-seconds: Expected an integer/, help: 'svcdb cert-reload --help' },
     { args: ['cert-reload', '--signal', '--url', 'http://127.0.0.1:1'], problem: /cannot also be provided/, help: 'svcdb cert-reload --help' },
   ],
+  'scavenge:start': [
+    { args: ['scavenge', 'start', '--bogus'], problem: /unknown flag --bogus/, help: 'svcdb scavenge start --help' },
+    { args: ['scavenge', 'start', '--threads', '5'], problem: /--threads/, help: 'svcdb scavenge start --help' },
+    { args: ['scavenge', 'start', '--password', 'x', '--password-file', '/tmp/x'], problem: /cannot also be provided/, help: 'svcdb scavenge start --help' },
+  ],
+  'scavenge:stop': [
+    { args: ['scavenge', 'stop', '--bogus'], problem: /unknown flag --bogus/, help: 'svcdb scavenge stop --help' },
+  ],
+  'scavenge:status': [
+    { args: ['scavenge', 'status', 'extra'], problem: /unexpected argument extra/, help: 'svcdb scavenge status --help' },
+  ],
 };
 
 const unknownCommands: UsageCase[] = [

@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Errors } from '../../src/common/errors.js';
 import { writeRewrittenChunk } from '../../src/storage/chunk-rewrite.js';
+import { validateOwnRewrite, type ReplacedRange } from '../../src/storage/chunk-replacement.js';
+import type { Chunk } from '../../src/storage/chunk.js';
 import type { Engine } from '../../src/storage/engine.js';
 import { RecordKind, decodeRecord, encodeEventRecord, type EventRecord, type LogRecord } from '../../src/storage/record.js';
 import { newEvents, openEngine, tempDirectory } from '../helpers/engine.js';
@@ -129,6 +131,30 @@ t.test('a rewritten chunk with a bad hash, a changed record or a moved record is
   t.same(chunkFiles(directory), files, 'the chunk files are as they were');
   t.same(snapshot(engine), before, 'and so is every read');
   t.equal(engine.status().chunkReplacements, 0);
+});
+
+t.test("the check of the engine's own rewrites refuses a bad hash or a moved record and changes nothing", async (t) => {
+  const directory = await buildDatabase(t);
+  const engine = await openEngine(directory);
+  const before = snapshot(engine);
+  const files = chunkFiles(directory);
+  const source = logOf(engine).chunkRange(0, 0);
+  const attempt = async (name: string, records: Array<{ logical: number; frame: Buffer }>, damage?: (bytes: Buffer) => void, compareWritten = false) => {
+    const path = join(directory, 'db', `${name}.tmp`);
+    const written = await writeRewrittenChunk({ path, header: source.header, logicalDataSize: source.logicalDataSize }, records);
+    if (damage) {
+      const bytes = readFileSync(path);
+      damage(bytes);
+      writeFileSync(path, bytes);
+    }
+    const validate = (candidate: Chunk, range: ReplacedRange) => validateOwnRewrite(candidate, range, compareWritten ? written : undefined);
+    await t.rejects(engine.replaceChunks(path, { validate }), { code: Errors.storageReplacementInvalid.code }, `${name} is refused`);
+  };
+  await attempt('bad-hash', source.records, (bytes) => (bytes[300] ^= 0xff));
+  await attempt('not-the-bytes-written', source.records, (bytes) => (bytes[300] ^= 0xff), true);
+  await attempt('moved-record', source.records.map((record, i) => (i === 3 ? { ...record, logical: record.logical + 1 } : record)));
+  t.same(chunkFiles(directory), files, 'the chunk files are as they were');
+  t.same(snapshot(engine), before, 'and so is every read');
 });
 
 function runChild(directory: string, killAfter: string): Promise<{ signal: NodeJS.Signals | null; stdout: string; stderr: string }> {

@@ -15,6 +15,8 @@ import { infoOptionsRoutes } from './info-options.js';
 import { metricsRoutes } from './metrics.js';
 import { observeRequests } from './stats-hooks.js';
 import { statsRoutes } from './stats.js';
+import { scavengeRoutes } from './scavenge.js';
+import type { ScavengeService } from '../scavenge/scavenge-service.js';
 
 export interface OperationsDependencies {
   stats: StatsService;
@@ -27,6 +29,8 @@ export interface OperationsDependencies {
   shutdown: () => void;
   mergeIndexes: () => Promise<void>;
   reloadConfig: () => Promise<void>;
+  /** The node's scavenge; the scavenge routes are served when it is given. */
+  scavenge?: ScavengeService;
 }
 
 export function registerOperations(app: FastifyInstance, dependencies: OperationsDependencies): void {
@@ -39,4 +43,5 @@ export function registerOperations(app: FastifyInstance, dependencies: Operation
   app.register(adminRoutes, {
     shutdown: dependencies.shutdown, mergeIndexes: dependencies.mergeIndexes, reloadConfig: dependencies.reloadConfig,
   });
+  if (dependencies.scavenge) app.register(scavengeRoutes, { scavenge: dependencies.scavenge });
 }

@@ -22,6 +22,7 @@ const totals = new Set([
   'svc.readIndex.notCachedStreamInfo', 'svc.readIndex.cachedTransInfo', 'svc.readIndex.notCachedTransInfo',
   'svc.readIndex.hashCollisions',
   'svc.subscriptions.totalItemsProcessed',
+  'svc.scavenge.scavengesStarted', 'svc.scavenge.scavengesSucceeded', 'svc.scavenge.scavengesFailed', 'svc.scavenge.scavengesStopped',
   'svc.authentication.verificationsRefused', 'svc.authentication.failedLogins', 'svc.authentication.throttledRequests',
 ]);
 

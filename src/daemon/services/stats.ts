@@ -8,6 +8,7 @@ import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { EngineStatistics, QueueMeter, QueueSnapshot } from '../../storage/engine-stats.js';
 import type { AuthenticationStats } from '../security/authenticator.js';
+import type { ScavengeFields } from '../scavenge/scavenge-stats.js';
 import {
   ConnectionMeter, GcMonitor, diskIo, driveSpace, heapSizes, processStatus, systemCpuTimes,
   type DiskIo, type DriveSpace,
@@ -112,6 +113,8 @@ export interface Stats {
     authentication?: AuthenticationFields;
     /** Persistent subscription groups by `{stream}::{group}` (present when the node serves them). */
     subscriptions?: Record<string, SubscriptionGroupFields>;
+    /** Present when the node scavenges (always, in a running node). */
+    scavenge?: ScavengeFields;
   };
 }
 
@@ -160,6 +163,7 @@ export interface StatsSources {
   paths: readonly string[];
   authentication?: () => AuthenticationStats;
   subscriptions?: () => Record<string, SubscriptionGroupFields>;
+  scavenge?: () => ScavengeFields;
 }
 
 /** The counters a rate is computed from, taken at one instant. */
@@ -213,6 +217,7 @@ export class StatsService {
     };
     if (this.sources.authentication) stats.svc.authentication = authenticationFields(this.sources.authentication());
     if (this.sources.subscriptions) stats.svc.subscriptions = this.sources.subscriptions();
+    if (this.sources.scavenge) stats.svc.scavenge = this.sources.scavenge();
     return stats;
   }
 

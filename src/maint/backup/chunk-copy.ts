@@ -48,7 +48,8 @@ export async function readChunkState(path: string): Promise<ChunkFileState | und
     const footerBytes = Buffer.alloc(CHUNK_FOOTER_BYTES);
     await handle.read(footerBytes, 0, CHUNK_FOOTER_BYTES, sizeBytes - CHUNK_FOOTER_BYTES);
     const footer = decodeChunkFooter(footerBytes);
-    const completed = footer.isCompleted && sizeBytes === completedFileBytes(footer.physicalDataSize);
+    // A scavenged chunk holds its position map between the records and the footer.
+    const completed = footer.isCompleted && sizeBytes === completedFileBytes(footer.physicalDataSize, footer.mapSize);
     return { header, footer, sizeBytes, completed };
   } finally {
     await handle.close();

@@ -19,7 +19,7 @@ const CURSOR_ENTRIES = 10_922;
  * Reads one index file's entries in order, a buffer at a time, through its own descriptor (the
  * file's lookup descriptor stays free for readSync). The current entry is in the public fields.
  */
-class EntryCursor {
+export class EntryCursor {
   high = 0;
   low = 0;
   eventNumber = 0;

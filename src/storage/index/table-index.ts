@@ -9,6 +9,8 @@ import { IndexFile } from './index-file.js';
 import { readIndexMap, removeUnreferencedFiles, writeIndexMap, type IndexMap } from './indexmap.js';
 import { MemTable } from './memtable.js';
 import { mergeIndexFiles } from './merge.js';
+import { filterIndexFile, type KeepEntry } from './filter.js';
+import { ENTRY_BYTES } from './index-file-format.js';
 import type { IndexEntry, TableIndexOptions } from './types.js';
 
 /** An index file as the map lists it. */
@@ -34,6 +36,20 @@ export interface TableIndexFileStats {
   level: number;
   entries: number;
   commitPosition: number;
+}
+
+/** What a scavenge did to one index file. */
+export interface IndexFileScavenge {
+  level: number;
+  /** The file's place in the map's list when it was scavenged. */
+  index: number;
+  entriesKept: number;
+  entriesDeleted: number;
+  /** Bytes of entries removed. */
+  spaceSaved: number;
+  /** Whether the file was rewritten (it lost entries). */
+  wasScavenged: boolean;
+  timeTakenMs: number;
 }
 
 export interface TableIndexStats {
@@ -225,6 +241,51 @@ export class TableIndex {
       const level = Math.max(...this.files.map((slot) => slot.level)) + 1;
       await this.mergeFiles(this.files, level);
     });
+  }
+
+  /**
+   * Rewrites every index file without the entries `keep` refuses, one file per background job so
+   * that flushes go on in between; the map is saved after each file. A file made by a merge
+   * meanwhile is visited too. Stops between files once `shouldStop` says so; false then.
+   */
+  async scavenge(keep: KeepEntry, onFile: (report: IndexFileScavenge) => void, shouldStop: () => boolean): Promise<boolean> {
+    const visited = new Set<string>();
+    for (;;) {
+      if (shouldStop()) return false;
+      let report: IndexFileScavenge | undefined;
+      await this.request(async () => {
+        report = await this.scavengeNextFile(keep, visited);
+      });
+      if (report === undefined) return true;
+      onFile(report);
+    }
+  }
+
+  private async scavengeNextFile(keep: KeepEntry, visited: Set<string>): Promise<IndexFileScavenge | undefined> {
+    const index = this.files.findIndex((slot) => !visited.has(slot.file.id));
+    if (index < 0) return undefined;
+    const slot = this.files[index];
+    visited.add(slot.file.id);
+    const started = performance.now();
+    const filtered = await filterIndexFile(slot.file, keep, this.directory, this.logger);
+    const { entriesKept, entriesDeleted } = filtered;
+    if (entriesDeleted > 0) {
+      const files = [...this.files];
+      if (filtered.file === undefined) {
+        files.splice(index, 1);
+      } else {
+        visited.add(filtered.file.id);
+        files[index] = { ...slot, file: filtered.file };
+      }
+      await this.persistMap(files, this.persistedPosition);
+      this.files = files;
+      this.retire(slot.file);
+      this.logger.debug({ file: slot.file.id, replacement: filtered.file?.id, entriesDeleted }, 'index file scavenged');
+    }
+    return {
+      level: slot.level, index, entriesKept, entriesDeleted, spaceSaved: entriesDeleted * ENTRY_BYTES,
+      wasScavenged: entriesDeleted > 0, timeTakenMs: performance.now() - started,
+    };
   }
 
   /**

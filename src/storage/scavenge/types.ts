@@ -58,7 +58,13 @@ export interface IndexExecutionReport {
 
 export interface ScavengeProgress {
   readonly stage: ScavengeStage;
+  /**
+   * What `chunksDone` counts in this stage: the logical chunk reached (Accumulating), chunk files
+   * executed (ExecutingChunks), streams calculated, merges made, index files scavenged.
+   */
+  readonly unit?: 'chunks' | 'streams' | 'merges' | 'indexFiles';
   readonly chunksDone: number;
+  /** Logical chunks up to the point's chunk: the total of the chunk stages. */
   readonly chunksTotal: number;
   readonly bytesReclaimed: number;
 }

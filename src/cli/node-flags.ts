@@ -1,0 +1,53 @@
+/**
+ * The flags of a command that talks to a running node's admin API (cert-reload, scavenge): its
+ * URL, the credentials of an admin or ops user and a private CA. The password comes from a file
+ * (--password-file, SVC_PASSWORD_FILE) or SVC_PASSWORD; --password is accepted too, but a
+ * command line is visible to every user of the machine.
+ */
+import { resolve } from 'node:path';
+import { Flags } from '@oclif/core';
+import { readSecretFile } from '../common/options/secret-file.js';
+import { DEFAULT_PASSWORD } from '../daemon/security/default-users.js';
+
+/** `exclusive`: flags of the command that none of these may be combined with (cert-reload's --signal). */
+export function nodeFlags(exclusive: string[] = []) {
+  const excluding = exclusive.length > 0 ? { exclusive } : {};
+  return {
+    url: Flags.string({
+      summary: 'Base URL of the node, http:// or https://.',
+      default: 'http://127.0.0.1:2113',
+      helpValue: 'URL',
+      ...excluding,
+    }),
+    username: Flags.string({
+      summary: 'User of the request; it must be an admin or ops user.',
+      env: 'SVC_USERNAME',
+      default: 'admin',
+    }),
+    // No displayed default: a password, even the well-known first one, is never shown by --help.
+    password: Flags.string({
+      summary: 'Password of --username; changeit unless set.',
+      description: 'Prefer --password-file or SVC_PASSWORD: a command line is visible to every user of the machine.',
+      env: 'SVC_PASSWORD',
+      helpValue: 'PASSWORD',
+      exclusive: ['password-file'],
+    }),
+    'password-file': Flags.string({
+      summary: 'File that holds the password of --username (one trailing line break is ignored).',
+      env: 'SVC_PASSWORD_FILE',
+      helpValue: 'FILE',
+      exclusive: ['password', ...exclusive],
+    }),
+    'ca-file': Flags.string({
+      summary: 'PEM file of the CA that issued the node\'s certificate, trusted for this request besides the system\'s CAs.',
+      helpValue: 'FILE',
+      ...excluding,
+    }),
+  };
+}
+
+/** The password of the request: from --password-file, --password (or their variables), or the first one. */
+export function passwordOf(flags: { password?: string; 'password-file'?: string }): string {
+  if (flags['password-file'] !== undefined) return readSecretFile(resolve(flags['password-file']), '--password-file');
+  return flags.password ?? DEFAULT_PASSWORD;
+}

@@ -1,0 +1,23 @@
+/**
+ * Opens the storage scavenger of a node on its storage, with the node's scavenge options:
+ * `<index>/scavenging/scavenging.db` with the backend page and cache sizes, and the hash-users
+ * cache capacity.
+ */
+import { join } from 'node:path';
+import type { Engine } from '../../storage/engine.js';
+import { openScavenger } from '../../storage/scavenge/scavenger.js';
+import type { Scavenger } from '../../storage/scavenge/types.js';
+import { SCAVENGE_STATE } from '../../maint/backup/layout.js';
+import type { NodeStorage, ScavengerSettings } from '../daemon.js';
+
+export function openNodeScavenger(storage: NodeStorage, settings: ScavengerSettings): Scavenger {
+  // The scavenger calls only scavengeAccess and the chunk-switch lock, which NodeStorage has;
+  // its parameter names the engine class, whose private fields a Pick of it cannot match.
+  return openScavenger(storage as Engine, {
+    path: join(settings.indexPath, SCAVENGE_STATE),
+    pageSizeBytes: settings.pageSizeBytes,
+    cacheSizeBytes: settings.cacheSizeBytes,
+    hashUsersCacheCapacity: settings.hashUsersCacheCapacity,
+    logger: settings.logger,
+  });
+}

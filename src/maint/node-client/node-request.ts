@@ -1,0 +1,137 @@
+/**
+ * One HTTP request to a running node's admin API, with HTTP Basic credentials. node:http and
+ * node:https rather than fetch, so a private CA (--ca-file) can be trusted for this request alone.
+ * Every way it can go wrong becomes a coded error that says what to fix; a request the node
+ * refused is reported with the node's own code and message.
+ */
+import { readFile } from 'node:fs/promises';
+import http from 'node:http';
+import https from 'node:https';
+import { Errors, reviveError } from '../../common/errors.js';
+
+export interface NodeConnection {
+  /** The node's base URL, http:// or https://. */
+  url: string;
+  username: string;
+  password: string;
+  /** A PEM file of CA certificates to trust for https URLs, besides the system's. */
+  caFile?: string;
+  timeoutMs: number;
+}
+
+export interface NodeReply {
+  status: number;
+  body: string;
+}
+
+/** More than any reply of the admin API; the rest of a longer reply is not read. */
+const REPLY_BYTES_MAX = 64 * 1024;
+/** Error codes of node:tls that mean the node's certificate was not accepted. */
+const CERTIFICATE_REJECTED = /CERT|SELF_SIGNED|UNABLE_TO_|ERR_TLS_/;
+
+/** `path` on the node of `url`, or the coded error that says how to write --url. */
+export function nodeUrl(url: string, path: string): URL {
+  let parsed: URL;
+  try {
+    parsed = new URL(path, url);
+  } catch {
+    throw Errors.optionInvalid.create('--url', `must be a URL such as http://127.0.0.1:2113, got ${JSON.stringify(url)}`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw Errors.optionInvalid.create('--url', `must start with http:// or https://, got ${JSON.stringify(url)}`);
+  }
+  return parsed;
+}
+
+/** Reads --ca-file once; a client that makes several requests passes the text on. */
+export async function readCaFile(file: string | undefined): Promise<string | undefined> {
+  if (file === undefined) return undefined;
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw Errors.certFileUnreadable.create('--ca-file', file, code === 'ENOENT' ? 'the file does not exist' : String(code));
+  }
+}
+
+export interface RequestOptions {
+  method: 'GET' | 'POST' | 'DELETE';
+  path: string;
+  /** The PEM text of --ca-file (readCaFile). */
+  ca?: string;
+  /** Sent as JSON. */
+  body?: unknown;
+  /** What the node failed to do in time, for the timeout's advice. */
+  timeoutAdvice?: string;
+}
+
+export function requestNode(connection: NodeConnection, options: RequestOptions): Promise<NodeReply> {
+  const target = nodeUrl(connection.url, options.path);
+  const credentials = Buffer.from(`${connection.username}:${connection.password}`).toString('base64');
+  const payload = options.body === undefined ? '' : JSON.stringify(options.body);
+  const headers: Record<string, string | number> = { authorization: `Basic ${credentials}`, 'content-length': Buffer.byteLength(payload), accept: 'application/json' };
+  if (payload !== '') headers['content-type'] = 'application/json';
+  const requestOptions: https.RequestOptions = {
+    method: options.method,
+    headers,
+    // One request: no pooled connection keeps the command alive after it.
+    agent: false,
+    ...(options.ca !== undefined && { ca: options.ca }),
+  };
+  return new Promise((resolve, reject) => {
+    const request = (target.protocol === 'https:' ? https : http).request(target, requestOptions, (response) => {
+      let body = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => {
+        if (body.length < REPLY_BYTES_MAX) body += chunk;
+      });
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+      response.on('error', (error) => reject(connectionError(connection, error)));
+    });
+    request.setTimeout(connection.timeoutMs, () => {
+      request.destroy(Errors.clientTimeout.create(connection.url, connection.timeoutMs / 1000,
+        options.timeoutAdvice ?? 'the node accepted the connection but did not answer; check its log'));
+    });
+    request.on('error', (error) => reject(connectionError(connection, error)));
+    request.end(payload);
+  });
+}
+
+function connectionError(connection: NodeConnection, error: Error): Error {
+  if (Errors.clientTimeout.is(error)) return error;
+  const code = (error as NodeJS.ErrnoException).code ?? '';
+  const cause = code === '' ? error.message : `${code}: ${error.message}`;
+  if (CERTIFICATE_REJECTED.test(code)) return Errors.clientTls.create(connection.url, cause);
+  return Errors.clientUnreachable.create(connection.url, cause);
+}
+
+/** 401 is about the credentials; otherwise the node's coded error if it sent one this version knows. */
+export function replyError(connection: NodeConnection, reply: NodeReply): Error {
+  if (reply.status === 401) return Errors.clientUnauthorized.create(connection.url, connection.username);
+  const coded = parseCodedBody(reply.body);
+  const nodeError = coded && reviveError(coded.code, coded.message, { url: connection.url, status: reply.status });
+  return nodeError ?? unexpectedReply(connection, reply);
+}
+
+export function unexpectedReply(connection: NodeConnection, reply: NodeReply): Error {
+  return Errors.clientUnexpectedReply.create(`the node at ${connection.url}`, `answered ${reply.status}: ${reply.body.slice(0, 200) || '(no body)'}`);
+}
+
+function parseCodedBody(body: string): { code: string; message: string } | undefined {
+  try {
+    const parsed = JSON.parse(body) as { code?: unknown; message?: unknown };
+    return typeof parsed.code === 'string' && typeof parsed.message === 'string' ? { code: parsed.code, message: parsed.message } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The JSON body of a 200 reply, or the error it stands for. */
+export function jsonReply<T>(connection: NodeConnection, reply: NodeReply): T {
+  if (reply.status !== 200) throw replyError(connection, reply);
+  try {
+    return JSON.parse(reply.body) as T;
+  } catch {
+    throw unexpectedReply(connection, reply);
+  }
+}

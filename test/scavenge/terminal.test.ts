@@ -1,0 +1,43 @@
+// `svcdb scavenge start --wait` on a terminal, as an operator sees it: run under tmux (a real
+// pseudo-terminal) and read back from the screen. The spinner shows the phase, the chunks done and
+// the bytes reclaimed while the scavenge runs, then the summary.
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import t from 'tap';
+import { cliPath, startServer } from '../helpers/cli.js';
+import { tempDirectory } from '../helpers/engine.js';
+import { fillRemovable } from '../helpers/scavenge-node.js';
+
+const run = promisify(execFile);
+const WAIT_MS = 120_000;
+const POLL_MS = 50;
+
+t.test('on a terminal, --wait shows a spinner with phase, chunks and bytes, then a summary', async (t) => {
+  const directory = tempDirectory(t);
+  const server = await startServer(t, { dbPath: join(directory, 'db'), args: ['--chunk-size', '65536'] });
+  await fillRemovable(server.url, 800, 50);
+
+  const socket = `svcdb-test-${process.pid}-${Math.random().toString(36).slice(2)}`;
+  const tmux = (args: string[]) => run('tmux', ['-L', socket, ...args]).then(({ stdout }) => stdout);
+  t.teardown(() => tmux(['kill-server']).catch(() => undefined));
+  const unset = Object.keys(process.env).filter((name) => name.startsWith('SVC_')).flatMap((name) => ['-u', name]);
+  // Throttled to 25%, the run lasts long enough to be seen going.
+  const command = ['env', ...unset, '-u', 'CI', process.execPath, cliPath, 'scavenge', 'start', '--wait', '--throttle-percent', '25', '--threshold', '-1', '--url', server.url]
+    .map((word) => `'${word.replace(/'/g, `'\\''`)}'`).join(' ');
+  await tmux(['-f', '/dev/null', 'new-session', '-d', '-x', '200', '-y', '20', command, ';', 'set-option', '-w', 'remain-on-exit', 'on']);
+
+  const seen = new Set<string>();
+  let screen = '';
+  const deadline = Date.now() + WAIT_MS;
+  while (Date.now() < deadline && !/Pane is dead/.test(screen)) {
+    screen = await tmux(['capture-pane', '-p', '-J', '-S', '-']);
+    const progress = screen.match(/Scavenging: (\w+), (chunks|streams|merges|index files) \d+(\/\d+)?, [\d.]+ (B|KiB|MiB) reclaimed/);
+    if (progress) seen.add(progress[1]);
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+  t.ok(seen.size > 0, `the spinner showed the run's progress (phases seen: ${[...seen].join(', ')})`);
+  t.match(screen, /scavenge [0-9a-f-]{36} succeeded in \d\d:\d\d:\d\d\.\d+: [\d.]+ (B|KiB|MiB) reclaimed/, `the summary line; the screen shows:\n${screen}`);
+  t.notMatch(screen, /Scavenging: /, 'the spinner line was replaced by the summary');
+  t.match(screen, /Pane is dead \(status 0[,)]/, 'the command exited 0');
+});
