@@ -84,11 +84,11 @@ t.test('event ids are version 4 UUIDs, from any random source', async (t) => {
 });
 
 t.test('scavenge options become the start request, checked as the node checks them', async (t) => {
-  t.same(scavengeQuery(DEFAULT_SCAVENGE_OPTIONS), { ok: true, query: 'startFromChunk=0&threads=1' });
-  t.same(scavengeQuery({ startFromChunk: '3', threads: '2', threshold: '-1', throttlePercent: '100', syncOnly: true }),
-    { ok: true, query: 'startFromChunk=3&threads=2&threshold=-1&throttlePercent=100&syncOnly=true' });
-  t.same(scavengeQuery({ startFromChunk: 'x', threads: '0', threshold: '1.5', throttlePercent: '101', syncOnly: false }), {
-    ok: false, errors: ['start from chunk must be a chunk number', 'threads must be 1 or above', 'threshold must be a whole number', 'throttle percent must be between 1 and 100'],
+  t.same(scavengeQuery(DEFAULT_SCAVENGE_OPTIONS), { ok: true, query: 'threads=1' });
+  t.same(scavengeQuery({ threads: '2', threshold: '-1', throttlePercent: '100', syncOnly: true }),
+    { ok: true, query: 'threads=2&threshold=-1&throttlePercent=100&syncOnly=true' });
+  t.same(scavengeQuery({ threads: '5', threshold: '1.5', throttlePercent: '101', syncOnly: false }), {
+    ok: false, errors: ['threads must be 1 to 4', 'threshold must be a whole number', 'throttle percent must be between 1 and 100'],
   });
   t.same(scavengeQuery({ ...DEFAULT_SCAVENGE_OPTIONS, threads: '2', throttlePercent: '50' }), { ok: false, errors: ['throttle percent must be 100 for a multi-threaded scavenge'] });
 });

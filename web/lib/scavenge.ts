@@ -1,22 +1,19 @@
 /** Scavenge options as the start form holds them, and the history rows read from `$scavenges`. */
 export interface ScavengeOptions {
-  startFromChunk: string;
   threads: string;
   threshold: string;
   throttlePercent: string;
   syncOnly: boolean;
 }
 
-export const DEFAULT_SCAVENGE_OPTIONS: ScavengeOptions = Object.freeze({ startFromChunk: '0', threads: '1', threshold: '', throttlePercent: '', syncOnly: false });
+export const DEFAULT_SCAVENGE_OPTIONS: ScavengeOptions = Object.freeze({ threads: '1', threshold: '', throttlePercent: '', syncOnly: false });
 
 /** The start request's query, or what to fix. */
 export function scavengeQuery(options: ScavengeOptions): { ok: true; query: string } | { ok: false; errors: string[] } {
   const errors: string[] = [];
   const whole = (text: string) => /^[0-9]+$/.test(text.trim());
   const params = new URLSearchParams();
-  if (!whole(options.startFromChunk)) errors.push('start from chunk must be a chunk number');
-  else params.set('startFromChunk', options.startFromChunk.trim());
-  if (!whole(options.threads) || Number(options.threads) < 1) errors.push('threads must be 1 or above');
+  if (!whole(options.threads) || Number(options.threads) < 1 || Number(options.threads) > 4) errors.push('threads must be 1 to 4');
   else params.set('threads', options.threads.trim());
   if (options.threshold.trim() !== '') {
     if (!/^-?[0-9]+$/.test(options.threshold.trim())) errors.push('threshold must be a whole number');

@@ -39,7 +39,6 @@ function StartForm({ api, started }: { api: Api; started: () => void }) {
   return (
     <form name="scavenge" class="grid" onSubmit={(event) => void submit(event)}>
       <h2>Start a scavenge</h2>
-      <Field label="Start from chunk"><input name="startFromChunk" value={options.startFromChunk} onInput={set('startFromChunk')} /></Field>
       <Field label="Threads"><input name="threads" value={options.threads} onInput={set('threads')} /></Field>
       <Field label="Threshold (optional)"><input name="threshold" value={options.threshold} onInput={set('threshold')} /></Field>
       <Field label="Throttle percent (optional)"><input name="throttlePercent" value={options.throttlePercent} onInput={set('throttlePercent')} /></Field>
