@@ -143,6 +143,8 @@ export class Projection {
     }
     this.consumer = storage.follow({
       name: `projection ${this.name}`, fromPosition: this.checkpoint.nextPosition, pageEventsMax: PAGE_EVENTS_MAX,
+      // fromAll is never given events of system streams, its own links and checkpoints among them.
+      skipSystemStreams: this.processor?.selects.all === true,
       handle: (page) => this.handlePage(page),
     });
   }
