@@ -35,12 +35,15 @@ const hex = (value: number, digits: number) => value.toString(16).padStart(digit
 /**
  * A deterministic UUID (version 4 layout) for the `index`th event emitted because of the event at
  * `position`: the position and index in full, four digits of the projection's prefix, and in front
- * eight digits mixed from position and index, because the writer's table of recent ids keys on
- * the first eight. Computed without hashing: this runs for every event a projection emits.
+ * eight digits mixed from position, index and prefix, because the writer's table of recent ids
+ * keys on the first eight (were the prefix left out, the links several projections write for one
+ * event would share them, and each append would look its first id up in the log). Computed
+ * without hashing: this runs for every event a projection emits.
  */
 export function emittedEventId(prefix: string, position: number, index: number): string {
   const low = position % 0x1_0000_0000;
-  const mixed = Math.imul((low ^ Math.imul(index + 1, 0x9e3779b1)) >>> 0, 0x85ebca6b) >>> 0;
+  const seed = Number.parseInt(prefix.slice(0, 8), 16);
+  const mixed = Math.imul((low ^ seed ^ Math.imul(index + 1, 0x9e3779b1)) >>> 0, 0x85ebca6b) >>> 0;
   const p = hex(position, 14);
   return `${hex(mixed, 8)}-${p.slice(0, 4)}-4${p.slice(4, 7)}-${(8 | (index & 3)).toString(16)}${p.slice(7, 10)}-${p.slice(10, 14)}${prefix.slice(0, 4)}${hex((index >>> 2) & 0xffff, 4)}`;
 }
