@@ -8,7 +8,7 @@ import { writeEpoch } from './epoch.js';
 import type { ExistenceFilter } from './existence-filter.js';
 import type { TableIndex } from './index/table-index.js';
 import { DatabaseLock } from './lock.js';
-import { Reader, type AllFilter, type AllPage, type EventRead, type StreamPage } from './reader.js';
+import { Reader, SKIP_SYSTEM_STREAMS, type AllFilter, type AllPage, type EventRead, type StreamPage } from './reader.js';
 import { checkEvents, checkExpectedVersion, checkStreamName, checkCount, checkPosition } from './request-checks.js';
 import { StreamLookup } from './stream-info.js';
 import {
@@ -107,7 +107,7 @@ export class Engine {
     this.chaserPosition = log.readableEnd;
     this.events.setMaxListeners(0);
     this.consumers = new LogConsumers({
-      readAllForward: (position, maxCount) => this.guardRead(() => this.reader.readAllForward(position, maxCount)),
+      readAllForward: (position, maxCount, skipSystemStreams) => this.guardRead(() => this.reader.readAllForward(position, maxCount, skipSystemStreams ? SKIP_SYSTEM_STREAMS : undefined)),
       readableEnd: () => this.log.readableEnd,
     }, logger);
   }

@@ -23,6 +23,11 @@ export interface ConsumerOptions {
   handle: (page: AllPage) => void | Promise<void>;
   /** When false, the consumer skips to the readable end without reading (nobody is listening). */
   wanted?: () => boolean;
+  /**
+   * Events of system streams (`$`…) are left out of the pages, passed over before they are
+   * decoded; a page may then hold fewer events than `pageEventsMax`, even none, before the end.
+   */
+  skipSystemStreams?: boolean;
 }
 
 export type ConsumerState = 'idle' | 'running' | 'stopped' | 'failed';
@@ -40,7 +45,7 @@ export interface ConsumerStatus {
 
 /** What the consumers read through: the engine's $all reads and its readable end. */
 export interface ConsumerLog {
-  readAllForward(position: number, maxCount: number): AllPage;
+  readAllForward(position: number, maxCount: number, skipSystemStreams: boolean): AllPage;
   readableEnd(): number;
 }
 
@@ -105,7 +110,7 @@ export class LogConsumer {
         this.position = this.log.readableEnd();
         return;
       }
-      const page = this.log.readAllForward(this.position, this.pageEventsMax);
+      const page = this.log.readAllForward(this.position, this.pageEventsMax, this.options.skipSystemStreams === true);
       await this.options.handle(page);
       this.pagesHandled++;
       if (page.nextPosition <= this.position) return;

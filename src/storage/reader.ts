@@ -1,5 +1,5 @@
 import { Errors } from '../common/errors.js';
-import { RecordKind, type EventRecord } from './record.js';
+import { isSystemStreamEvent, RecordKind, type EventRecord } from './record.js';
 import type { StreamLookup } from './stream-info.js';
 import { DELETED_EVENT_NUMBER, NO_STREAM, isMetadataStream, originalStreamOf, type StreamMetadata } from './stream-metadata.js';
 import type { TransactionLog } from './transaction-log.js';
@@ -31,6 +31,8 @@ export interface EventRead {
 export interface AllFilter {
   accepts(event: EventRecord): boolean;
   scanLimit: number;
+  /** Events of system streams (`$`…) are never accepted: forward reads pass over them undecoded. */
+  skipsSystemStreams?: boolean;
 }
 
 export interface AllPage {
@@ -39,6 +41,19 @@ export interface AllPage {
   nextPosition: number;
   isEnd: boolean;
 }
+
+/**
+ * The filter of readers that never want events of system streams (`$`…), such as projections
+ * reading from all streams: those events are passed over before they are decoded.
+ */
+export const SKIP_SYSTEM_STREAMS: AllFilter = Object.freeze({
+  accepts: (event: EventRecord) => !event.streamName.startsWith('$'),
+  scanLimit: Infinity,
+  skipsSystemStreams: true,
+});
+
+/** Events of system streams one page passes over at most. */
+const SKIPPED_PER_PAGE_MAX = 20_000;
 
 /** The visible range of a stream and the checks that hide expired and truncated events. */
 interface Visibility {
@@ -129,6 +144,7 @@ export class Reader {
   /** Events of every stream in log order, from a record position (0: the start). */
   readAllForward(position: number, maxCount: number, filter?: AllFilter): AllPage {
     this.checkBoundary(position);
+    if (filter?.skipsSystemStreams) return this.readAllSkippingSystem(position, maxCount, filter);
     const events: EventRecord[] = [];
     const scanLimit = filter?.scanLimit ?? Infinity;
     let scanned = 0;
@@ -140,6 +156,25 @@ export class Reader {
         scanned++;
         if (!filter || filter.accepts(next.record)) events.push(next.record);
       }
+      at = next.nextPosition;
+    }
+    return { events, nextPosition: at, isEnd: at >= this.log.readableEnd };
+  }
+
+  /**
+   * Events of non-system streams: events of `$`-streams are passed over undecoded, which is most
+   * of the work of reading them. A page passes over at most SKIPPED_PER_PAGE_MAX of them, so it
+   * may end early with fewer events (even none) before the end of the log.
+   */
+  private readAllSkippingSystem(position: number, maxCount: number, filter: AllFilter): AllPage {
+    const events: EventRecord[] = [];
+    let skipBudget = Math.min(SKIPPED_PER_PAGE_MAX, filter.scanLimit);
+    let at = position;
+    while (events.length < maxCount && skipBudget > 0) {
+      const next = this.log.nextRecordSkipping(at, isSystemStreamEvent, skipBudget);
+      if (!next) return { events, nextPosition: at, isEnd: true };
+      skipBudget -= next.skipped;
+      if (next.record?.kind === RecordKind.event && filter.accepts(next.record)) events.push(next.record);
       at = next.nextPosition;
     }
     return { events, nextPosition: at, isEnd: at >= this.log.readableEnd };

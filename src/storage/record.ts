@@ -222,6 +222,15 @@ export function peekEventKey(buffer: Buffer, offset: number): { streamName: stri
   return { streamName, eventNumber: readEventNumber(buffer, p + 28) };
 }
 
+/**
+ * Whether the frame at `offset` is an event of a system stream (a name that starts with `$`),
+ * read from the stream name's first byte: readers that pass over such events need not decode them.
+ */
+export function isSystemStreamEvent(buffer: Buffer, offset: number): boolean {
+  const p = offset + 4;
+  return buffer[p + 4] === RecordKind.event && buffer.readUInt16LE(p + 76) > 0 && buffer[p + 78] === 0x24;
+}
+
 /** Where an event record's parts lie in its frame (offsets from the frame's start). */
 export interface EventFrameLayout {
   flagsOffset: number;

@@ -22,6 +22,14 @@ export interface LogOpenOptions {
   logger: Logger;
 }
 
+/** A record read on from a position, or only where reading goes on when records were passed over. */
+export interface SkippingRecord {
+  record?: LogRecord;
+  nextPosition: number;
+  /** Records passed over before it. */
+  skipped: number;
+}
+
 export interface PositionedRecord {
   record: LogRecord;
   /** Where the record starts; its position in the log. */
@@ -382,6 +390,33 @@ export class TransactionLog {
       return { record: decodeRecord(frame.buffer, frame.offset), position: chunkStart + local, nextPosition: chunkStart + next };
     }
     return undefined;
+  }
+
+  /**
+   * Like nextRecord, but the records `skip` accepts (looking at the undecoded frame) are passed
+   * over, at most `skipMax` of them; `record` is absent when that many were passed over, or when
+   * the readable end came after some were.
+   */
+  nextRecordSkipping(position: number, skip: (buffer: Buffer, offset: number) => boolean, skipMax: number): SkippingRecord | undefined {
+    let at = position;
+    let skipped = 0;
+    while (at < this.published) {
+      const chunk = this.chunks[this.chunkNumberOf(at)];
+      const chunkStart = chunk.chunkNumber * this.chunkSize;
+      const found = chunk.recordFrom(at - chunkStart, this.chunkLimit(chunk));
+      if (!found) {
+        at = (chunk.header.endNumber + 1) * this.chunkSize;
+        continue;
+      }
+      const { frame, next } = found;
+      if (skip(frame.buffer, frame.offset)) {
+        at = chunkStart + next;
+        if (++skipped >= skipMax) return { nextPosition: at, skipped };
+        continue;
+      }
+      return { record: decodeRecord(frame.buffer, frame.offset), nextPosition: chunkStart + next, skipped };
+    }
+    return skipped > 0 ? { nextPosition: at, skipped } : undefined;
   }
 
   /**

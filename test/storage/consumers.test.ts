@@ -1,7 +1,7 @@
 import t from 'tap';
-import type { AllPage } from '../../src/storage/reader.js';
+import { SKIP_SYSTEM_STREAMS, type AllPage } from '../../src/storage/reader.js';
 import { LongPollHub } from '../../src/daemon/services/long-poll.js';
-import { newEvent, openEngine, tempDirectory } from '../helpers/engine.js';
+import { newEvent, newEvents, openEngine, SMALL, tempDirectory } from '../helpers/engine.js';
 import { pollUntil } from '../helpers/wait.js';
 
 const APPENDERS = 50;
@@ -100,4 +100,30 @@ t.test('an append that wakes 5,000 long polls is acknowledged first; the waiters
   t.equal(events[0], 'acknowledged', 'the append is answered before any waiter wakes');
   t.ok(hub.wakeSlices > 1, `the waiters are woken in slices (${hub.wakeSlices})`);
   hub.close();
+});
+
+t.test('a consumer that skips system streams gets every other event in log order, across chunks, and reaches the end', async (t) => {
+  const engine = await openEngine(tempDirectory(t), SMALL);
+  const seen: string[] = [];
+  let pages = 0;
+  engine.follow({ name: 'no-system', fromPosition: 0, pageEventsMax: 7, skipSystemStreams: true, handle: (page) => {
+    pages++;
+    seen.push(...page.events.map((event) => `${event.streamName}/${event.eventNumber}`));
+  } });
+  const expected: string[] = [];
+  for (let i = 0; i < 300; i++) {
+    const stream = i % 3 === 0 ? `plain-${i % 4}` : `$system-${i % 5}`;
+    const result = await engine.append(stream, -2, newEvents(3));
+    if (!stream.startsWith('$')) for (let n = result.firstEventNumber; n <= result.lastEventNumber; n++) expected.push(`${stream}/${n}`);
+  }
+  t.ok(engine.status().writerPosition > SMALL.chunkSizeBytes, 'the log spans several chunks');
+  await until('the consumer to reach the end', () => {
+    const status = engine.stats().consumers.find((consumer) => consumer.name === 'no-system');
+    return status !== undefined && status.behindBytes === 0 && seen.length >= expected.length;
+  });
+  t.same(seen, expected, 'only the events of non-system streams, in log order');
+  t.ok(pages > 0);
+  const read = engine.readAllForward(0, 4096, SKIP_SYSTEM_STREAMS);
+  t.same(read.events.map((event) => `${event.streamName}/${event.eventNumber}`), expected, 'a read with the filter gives the same events');
+  t.ok(read.isEnd, 'and ends at the end of the log');
 });

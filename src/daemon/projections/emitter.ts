@@ -15,17 +15,14 @@ import type { Engine } from '../../storage/engine.js';
 import type { EventRecord } from '../../storage/record.js';
 import { ExpectedVersion } from '../../storage/stream-metadata.js';
 import type { NewEvent } from '../../storage/writer.js';
+import type { Emit } from './processor.js';
 
 export type EmitterStorage = Pick<Engine, 'append' | 'readStreamBackward'>;
 
-/** One event to write, with the source event position that caused it. */
-export interface PendingEmit {
-  streamName: string;
-  eventType: string;
-  data: string;
-  metadata: string;
-  isJson: boolean;
-  causedBy: { position: number; eventId: string };
+/** The event that caused an emit: emitted events name its position and id. */
+export interface EmitCause {
+  position: number;
+  event: { eventId: string };
 }
 
 /** 16 hex digits that stand for a projection and its epoch in the ids of its emitted events. */
@@ -38,19 +35,22 @@ const hex = (value: number, digits: number) => value.toString(16).padStart(digit
 /**
  * A deterministic UUID (version 4 layout) for the `index`th event emitted because of the event at
  * `position`: the position and index in full, four digits of the projection's prefix, and in front
- * eight digits mixed from position and index, because the writer's table of recent ids keys on
- * the first eight. Computed without hashing: this runs for every event a projection emits.
+ * eight digits mixed from position, index and prefix, because the writer's table of recent ids
+ * keys on the first eight (were the prefix left out, the links several projections write for one
+ * event would share them, and each append would look its first id up in the log). Computed
+ * without hashing: this runs for every event a projection emits.
  */
 export function emittedEventId(prefix: string, position: number, index: number): string {
   const low = position % 0x1_0000_0000;
-  const mixed = Math.imul((low ^ Math.imul(index + 1, 0x9e3779b1)) >>> 0, 0x85ebca6b) >>> 0;
+  const seed = Number.parseInt(prefix.slice(0, 8), 16);
+  const mixed = Math.imul((low ^ seed ^ Math.imul(index + 1, 0x9e3779b1)) >>> 0, 0x85ebca6b) >>> 0;
   const p = hex(position, 14);
   return `${hex(mixed, 8)}-${p.slice(0, 4)}-4${p.slice(4, 7)}-${(8 | (index & 3)).toString(16)}${p.slice(7, 10)}-${p.slice(10, 14)}${prefix.slice(0, 4)}${hex((index >>> 2) & 0xffff, 4)}`;
 }
 
 /** The projection's own properties, after those of the code's metadata (a JSON object, or nothing). */
-function metadataOf(code: string, epoch: number, causedBy: PendingEmit['causedBy']): Buffer {
-  const own = `"$v":"${epoch}","$c":${causedBy.position},"$p":${causedBy.position},"$causedBy":"${causedBy.eventId}"`;
+function metadataOf(code: string, epoch: number, cause: EmitCause): Buffer {
+  const own = `"$v":"${epoch}","$c":${cause.position},"$p":${cause.position},"$causedBy":"${cause.event.eventId}"`;
   if (code === '') return Buffer.from(`{${own}}`);
   let parsed: unknown;
   try {
@@ -93,19 +93,23 @@ export class Emitter {
     this.prefix = emitterPrefix(projection, epoch);
   }
 
-  /** Writes the emits of one batch, in order per stream, every stream at once; resolves when all are durable. */
-  /** `onStream` hears every stream the batch writes to, for tracking. */
-  async write(emits: readonly PendingEmit[], onStream?: (streamName: string) => void): Promise<void> {
+  /**
+   * Writes the emits of one batch, in order per stream, every stream at once; resolves when all
+   * are durable. `causes[emit.sourceIndex]` is the event that caused each emit; `onStream` hears
+   * every stream the batch writes to, for tracking.
+   */
+  async write(emits: readonly Emit[], causes: readonly EmitCause[], onStream?: (streamName: string) => void): Promise<void> {
     if (emits.length === 0) return;
     const byStream = new Map<string, NewEvent[]>();
     // Decided against what the streams held before this batch: one event may emit several events into one stream.
-    const written = new Map<string, number>();
-    let previous: PendingEmit | undefined;
+    const written = this.recoveryEnd >= 0 ? new Map<string, number>() : undefined;
+    let previous = -1;
     let index = 0;
     for (const emit of emits) {
-      index = previous?.causedBy.position === emit.causedBy.position ? index + 1 : 0;
-      previous = emit;
-      if (this.alreadyWritten(emit)) continue;
+      const cause = causes[emit.sourceIndex];
+      index = previous === cause.position ? index + 1 : 0;
+      previous = cause.position;
+      if (written && this.alreadyWritten(emit.streamName, cause.position)) continue;
       let events = byStream.get(emit.streamName);
       if (!events) {
         events = [];
@@ -113,29 +117,29 @@ export class Emitter {
         onStream?.(emit.streamName);
       }
       events.push({
-        eventId: emittedEventId(this.prefix, emit.causedBy.position, index),
-        eventType: emit.eventType, data: Buffer.from(emit.data), metadata: metadataOf(emit.metadata, this.epoch, emit.causedBy),
+        eventId: emittedEventId(this.prefix, cause.position, index),
+        eventType: emit.eventType, data: Buffer.from(emit.data), metadata: metadataOf(emit.metadata, this.epoch, cause),
         isJson: emit.isJson,
       });
-      if (this.recoveryEnd >= 0) written.set(emit.streamName, emit.causedBy.position);
+      written?.set(emit.streamName, cause.position);
     }
-    for (const [streamName, position] of written) this.lastWritten.set(streamName, position);
+    if (written) for (const [streamName, position] of written) this.lastWritten.set(streamName, position);
     await Promise.all([...byStream].map(([streamName, events]) => this.append(streamName, events)));
     // Past the end of the log of the previous run, no emit can have been written before.
-    if (emits[emits.length - 1].causedBy.position >= this.recoveryEnd) {
+    if (causes[emits[emits.length - 1].sourceIndex].position >= this.recoveryEnd) {
       this.recoveryEnd = -1;
       this.lastWritten.clear();
     }
   }
 
-  private alreadyWritten(emit: PendingEmit): boolean {
-    if (this.recoveryEnd < 0 || emit.causedBy.position >= this.recoveryEnd) return false;
-    let last = this.lastWritten.get(emit.streamName);
+  private alreadyWritten(streamName: string, position: number): boolean {
+    if (this.recoveryEnd < 0 || position >= this.recoveryEnd) return false;
+    let last = this.lastWritten.get(streamName);
     if (last === undefined) {
-      last = this.lastEmittedPosition(emit.streamName);
-      this.lastWritten.set(emit.streamName, last);
+      last = this.lastEmittedPosition(streamName);
+      this.lastWritten.set(streamName, last);
     }
-    return emit.causedBy.position <= last;
+    return position <= last;
   }
 
   private lastEmittedPosition(streamName: string): number {

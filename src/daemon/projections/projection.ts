@@ -11,7 +11,7 @@ import type { LogConsumer } from '../../storage/log-consumers.js';
 import type { AllPage } from '../../storage/reader.js';
 import { ExpectedVersion } from '../../storage/stream-metadata.js';
 import { CHECKPOINT_EVENT_TYPE, decodeCheckpoint, emptyCheckpoint, encodeCheckpoint, type Checkpoint } from './checkpoint.js';
-import { Emitter, type PendingEmit } from './emitter.js';
+import { Emitter } from './emitter.js';
 import type { ProjectionDefinition } from './projection-config.js';
 import type { BatchOutput, Processor } from './processor.js';
 import { selectEvents } from './select-events.js';
@@ -143,6 +143,8 @@ export class Projection {
     }
     this.consumer = storage.follow({
       name: `projection ${this.name}`, fromPosition: this.checkpoint.nextPosition, pageEventsMax: PAGE_EVENTS_MAX,
+      // fromAll is never given events of system streams, its own links and checkpoints among them.
+      skipSystemStreams: this.processor?.selects.all === true,
       handle: (page) => this.handlePage(page),
     });
   }
@@ -178,6 +180,11 @@ export class Projection {
     const { selects } = processor;
     const streams = selects.all || selects.categories.size > 0 ? ['$all'] : [...selects.streams];
     for (const streamName of streams) this.deps.access.check(principal, 'read', streamName);
+  }
+
+  /** Whether the projection runs as a user whose write rights it is held to. */
+  private holdsWrites(): boolean {
+    return this.definition.runAs !== null && this.deps.access !== undefined;
   }
 
   /** With a run-as user, every stream the code emits to must be writable by that user. */
@@ -343,30 +350,26 @@ export class Projection {
 
   /** Emitted events, results, new partitions and tracked streams; all durable before this returns. */
   private async writeOutputs(events: readonly SourceEvent[], output: BatchOutput): Promise<void> {
-    this.checkWrites(new Set(output.emits.map((emit) => emit.streamName)));
-    const pending: PendingEmit[] = output.emits.map((emit) => {
-      const source = events[emit.sourceIndex];
-      return { ...emit, causedBy: { position: source.position, eventId: source.event.eventId } };
-    });
-    const last = events[events.length - 1];
-    const causedBy = { position: last.position, eventId: last.event.eventId };
+    const track = this.definition.trackEmittedStreams && this.definition.emitEnabled;
+    const emitted = track || this.holdsWrites() ? new Set(output.emits.map((emit) => emit.streamName)) : undefined;
+    if (emitted) this.checkWrites(emitted);
+    let emits = output.emits;
+    const last = events.length - 1;
     for (const change of output.changes) {
-      if (!this.states.has(change.partition) && change.partition !== '') {
-        pending.push({ streamName: partitionsStreamOf(this.name), eventType: EventTypes.partition, data: change.partition, metadata: '', isJson: false, causedBy });
-      }
-      if (this.outputs.outputState && change.result !== null) {
-        pending.push({ streamName: this.resultStreamFor(change.partition), eventType: EventTypes.result, data: change.result, metadata: '', isJson: true, causedBy });
-      }
+      const newPartition = !this.states.has(change.partition) && change.partition !== '';
+      const result = this.outputs.outputState && change.result !== null;
+      if (!newPartition && !result) continue;
+      if (emits === output.emits) emits = [...output.emits];
+      if (newPartition) emits.push({ sourceIndex: last, streamName: partitionsStreamOf(this.name), eventType: EventTypes.partition, data: change.partition, metadata: '', isJson: false });
+      if (result) emits.push({ sourceIndex: last, streamName: this.resultStreamFor(change.partition), eventType: EventTypes.result, data: change.result!, metadata: '', isJson: true });
     }
     const newStreams: string[] = [];
-    const track = this.definition.trackEmittedStreams && this.definition.emitEnabled;
-    const emitted = new Set(output.emits.map((emit) => emit.streamName));
-    const writes = this.emitter!.write(pending, (streamName) => {
-      if (!track || !emitted.has(streamName) || this.tracked.has(streamName)) return;
+    const writes = this.emitter!.write(emits, events, track ? (streamName) => {
+      if (!emitted!.has(streamName) || this.tracked.has(streamName)) return;
       // Marked at once: the next page, processed while this one writes, must not track it again.
       this.tracked.add(streamName);
       newStreams.push(streamName);
-    });
+    } : undefined);
     await Promise.all([writes, newStreams.length > 0 ? this.trackStreams(newStreams) : undefined]);
   }
 
