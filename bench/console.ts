@@ -30,7 +30,7 @@ interface Node {
 }
 
 async function startNode(directory: string): Promise<Node> {
-  const child = spawn(process.execPath, [cli, 'serve', '--db', join(directory, 'db'), '--http-port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--no-node-snapshot', cli, 'serve', '--db', join(directory, 'db'), '--http-port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((resolve, reject) => {
     let buffered = '';
     child.stdout.on('data', (chunk: Buffer) => {

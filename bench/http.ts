@@ -227,7 +227,7 @@ async function loadNodeAndCeiling(prefix: string[]): Promise<void> {
   report('floor: node:http around the same engine, single appends', floorLoad.requestsPerSecond, 'req/s',
     `p99 ${floorLoad.p99Ms} ms, ${share(floorLoad.requestsPerSecond, ceiling.requestsPerSecond)}, non-2xx ${floorLoad.non2xx}`);
   // Anonymous stream access lets the same node serve each run with and without credentials.
-  const node = await startServer([join(root, 'bin/run.js'), 'serve', '--db', join(directory, 'db'), '--http-port', '0', '--allow-anonymous-stream-access'], prefix);
+  const node = await startServer(['--no-node-snapshot', join(root, 'bin/run.js'), 'serve', '--db', join(directory, 'db'), '--http-port', '0', '--allow-anonymous-stream-access'], prefix);
   try {
     await createBenchUser(node.url);
     // One verified request first: the runs measure requests with cached credentials, not the first scrypt.

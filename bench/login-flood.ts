@@ -66,7 +66,7 @@ const appendsOf = (url: string) => load({ ...singleAppends(`${url}/streams/bench
 export async function loginFloodBenchmark(prefix: string[]): Promise<void> {
   section(`Appends during a bad-login flood (${FLOOD_CLIENTS} clients with wrong passwords, ${APPEND_CONNECTIONS} appending connections with cached credentials)`);
   const directory = mkdtempSync(join(process.env.SVC_BENCH_DIR ?? tmpdir(), 'svcdb-bench-flood-'));
-  const node = await startServer([join(root, 'bin/run.js'), 'serve', '--db', join(directory, 'db'), '--http-port', '0'], prefix);
+  const node = await startServer(['--no-node-snapshot', join(root, 'bin/run.js'), 'serve', '--db', join(directory, 'db'), '--http-port', '0'], prefix);
   try {
     await createBenchUser(node.url);
     await fetch(`${node.url}/users/$current`, { headers: USER });

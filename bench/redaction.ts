@@ -82,7 +82,7 @@ export async function redactionBenchmarks(): Promise<void> {
     const copyMs = nowMs() - copyStart;
 
     const node = await startServer([
-      join(root, 'bin/run.js'), 'serve', '--db', db, '--http-port', '0', '--enable-unix-socket',
+      '--no-node-snapshot', join(root, 'bin/run.js'), 'serve', '--db', db, '--http-port', '0', '--enable-unix-socket',
       '--chunk-size', String(CHUNK_BYTES), '--verify-chunks', 'off',
     ], []);
     try {

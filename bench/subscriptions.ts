@@ -127,7 +127,7 @@ export async function subscriptionBenchmarks(): Promise<void> {
   const directory = mkdtempSync(join(tmpdir(), 'svcdb-bench-subscriptions-'));
   try {
     section(`persistent subscriptions over HTTP (${CLIENTS} clients, batches of ${BATCH})`);
-    const node = await startServer([join(root, 'bin/run.js'), 'serve', '--db', join(directory, 'db'), '--http-port', '0'], prefix);
+    const node = await startServer(['--no-node-snapshot', join(root, 'bin/run.js'), 'serve', '--db', join(directory, 'db'), '--http-port', '0'], prefix);
     try {
       for (let written = 0; written < EVENTS; written += 500) {
         await appendBatch(node.url, STREAM, 500, () => ({ orderId: randomUUID(), amount: 42, pad: 'x'.repeat(100) }));

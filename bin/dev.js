@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --no-node-snapshot
 // The svcdb command line, running the TypeScript sources directly (oclif loads them through tsx)
 // with development behaviour: full stack traces and no command cache. oclif.manifest.json is
 // ignored here: it describes the last build, and help and flags must come from the modules.

@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --no-node-snapshot
 // The svcdb command line, running the compiled code in dist/ (build it with `npm run build`).
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';

@@ -61,7 +61,7 @@ export class CliProcess {
     // execa's transforms are called with their own `this`: they reach the process object by name.
     // eslint-disable-next-line @typescript-eslint/no-this-alias
     const cli = this;
-    this.child = execa(process.execPath, [cliPath, ...args], {
+    this.child = execa(process.execPath, ['--no-node-snapshot', cliPath, ...args], {
       cwd: options.cwd ?? repositoryRoot,
       env: childEnvironment(options.env ?? {}),
       extendEnv: false,

@@ -24,7 +24,7 @@ class TerminalSession {
     // SVC_* variables of the test runner must not change the node's options.
     const unset = Object.keys(process.env).filter((name) => name.startsWith('SVC_')).flatMap((name) => ['-u', name]);
     // CI=true (as continuous integration sets it) turns colours off even on a terminal.
-    const command = ['env', ...unset, '-u', 'FORCE_COLOR', '-u', 'NO_COLOR', '-u', 'CI', process.execPath, cliPath, 'serve', ...serveArgs]
+    const command = ['env', ...unset, '-u', 'FORCE_COLOR', '-u', 'NO_COLOR', '-u', 'CI', process.execPath, '--no-node-snapshot', cliPath, 'serve', ...serveArgs]
       .map((word) => `'${word.replace(/'/g, `'\\''`)}'`).join(' ');
     // A wide window, so that lines wrap rarely; the pane stays after the node exits, with its status.
     await session.tmux(['-f', '/dev/null', 'new-session', '-d', '-x', '400', '-y', '100', command, ';', 'set-option', '-w', 'remain-on-exit', 'on']);

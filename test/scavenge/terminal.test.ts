@@ -23,7 +23,7 @@ t.test('on a terminal, --wait shows a spinner with phase, chunks and bytes, then
   t.teardown(() => tmux(['kill-server']).catch(() => undefined));
   const unset = Object.keys(process.env).filter((name) => name.startsWith('SVC_')).flatMap((name) => ['-u', name]);
   // Throttled to 25%, the run lasts long enough to be seen going.
-  const command = ['env', ...unset, '-u', 'CI', process.execPath, cliPath, 'scavenge', 'start', '--wait', '--throttle-percent', '25', '--threshold', '-1', '--url', server.url]
+  const command = ['env', ...unset, '-u', 'CI', process.execPath, '--no-node-snapshot', cliPath, 'scavenge', 'start', '--wait', '--throttle-percent', '25', '--threshold', '-1', '--url', server.url]
     .map((word) => `'${word.replace(/'/g, `'\\''`)}'`).join(' ');
   await tmux(['-f', '/dev/null', 'new-session', '-d', '-x', '200', '-y', '20', command, ';', 'set-option', '-w', 'remain-on-exit', 'on']);
 
