@@ -6,9 +6,9 @@ import t from 'tap';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { adminFetch, basicAuth, createUser } from '../helpers/auth.js';
-import { openBrowser, screenshot, signIn } from '../helpers/browser.js';
+import { openBrowser, screenshot, signedInPage, signIn } from '../helpers/browser.js';
 import { startServer } from '../helpers/cli.js';
-import { pollUntil } from '../helpers/wait.js';
+import { pollUntilAsync } from '../helpers/wait.js';
 
 const dir = t.testdir();
 const server = await startServer(t, { dbPath: join(dir, 'db'), args: ['--insecure'] });
@@ -23,11 +23,7 @@ async function append(stream: string, events: Array<{ eventType: string; data: u
   if (response.status !== 201) throw new Error(`append to ${stream}: ${response.status} ${await response.text()}`);
 }
 
-async function signedIn(): Promise<Page> {
-  const page = await chrome.newPage();
-  await signIn(page, url);
-  return page;
-}
+const signedIn = () => signedInPage(chrome, url);
 
 async function titles(page: Page): Promise<string[]> {
   return page.locator('[data-name=event] header > a:first-child').allTextContents();
@@ -322,12 +318,3 @@ t.test('admin operations: merge indexes, then shut down after a confirmation', a
 t.test('the browser reported no error and no policy violation', async (t) => {
   t.same(chrome.errors, []);
 });
-
-async function pollUntilAsync(what: string, check: () => Promise<boolean>): Promise<void> {
-  let done = false;
-  const loop = (async () => {
-    while (!done) done = await check();
-  })();
-  await pollUntil(what, () => done);
-  await loop;
-}

@@ -55,3 +55,10 @@ export async function signIn(page: Page, url: string, login = 'admin', password 
   await page.click('button[type=submit]');
   await page.waitForSelector('header .user');
 }
+
+/** A new tab of `chrome`, signed in to the console at `url` as the default admin. */
+export async function signedInPage(chrome: ConsoleBrowser, url: string): Promise<Page> {
+  const page = await chrome.newPage();
+  await signIn(page, url);
+  return page;
+}

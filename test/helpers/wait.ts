@@ -45,3 +45,13 @@ export async function pollUntil(what: string, check: () => boolean, options: Pol
     else await new Promise((resolve) => setImmediate(resolve));
   }
 }
+
+/** Resolves once the async `check` holds, checking one after another; fails naming `what` after `timeoutMs`. */
+export async function pollUntilAsync(what: string, check: () => Promise<boolean>, options: PollOptions = {}): Promise<void> {
+  const timeoutMs = options.timeoutMs ?? WAIT_DEADLINE_MS;
+  const deadline = Date.now() + timeoutMs;
+  while (!(await withDeadline(check(), what, timeoutMs))) {
+    if (Date.now() > deadline) throw new WaitTimeoutError(what, timeoutMs);
+    if (options.intervalMs) await delay(options.intervalMs);
+  }
+}

@@ -37,6 +37,16 @@ t.test('anonymous endpoints answer everyone, whatever credentials come along', a
   }
 });
 
+t.test('GET /projections sends anyone to the console; the projections API still asks who calls', async (t) => {
+  const projecting = await startDaemon(t, t.testdir(), { runProjections: 'All' });
+  const redirect = await fetch(`http://127.0.0.1:${projecting.daemon.address.port}/projections`, { redirect: 'manual' });
+  t.same([redirect.status, redirect.headers.get('location')], [302, '/web/projections.htm'], 'a browser\'s address bar sends no credentials');
+  const list = await projecting.call('GET', '/projections/any');
+  t.same([list.status, list.code], [401, 'SVCDB_ERR_AUTH_REQUIRED'], 'listing projections needs a user');
+  const create = await projecting.call('POST', '/projections');
+  t.equal(create.status === 200 || create.status === 302, false, 'only GET is open');
+});
+
 t.test('user, operator and stream endpoints: no, wrong and right credentials', async (t) => {
   const matrix: Array<[string, string, { user: boolean; ops: boolean }]> = [
     ['GET', '/stats', { user: true, ops: true }],

@@ -64,7 +64,7 @@ export function ProjectionsPage({ api }: { api: Api }) {
     <section>
       <h1>Projections</h1>
       <ErrorBanner error={list.error} />
-      <button type="button" onClick={list.reload}>Refresh</button>
+      <button type="button" name="refresh" onClick={list.reload}>Refresh</button>
       <table data-name="projections">
         <thead><tr><th>Name</th><th>Mode</th><th>Status</th><th>Progress</th><th>Position</th><th>Events processed</th></tr></thead>
         <tbody>
@@ -83,23 +83,28 @@ export function ProjectionsPage({ api }: { api: Api }) {
   );
 }
 
+/** JSON indented for reading; any other text as it came. */
+function pretty(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
+}
+
 function StateView({ api, name, kind }: { api: Api; name: string; kind: 'state' | 'result' }) {
   const [partition, setPartition] = useState('');
   const [shown, setShown] = useState('');
   const value = useLoad(async (signal) => {
     const query = shown === '' ? '' : `?partition=${encodeURIComponent(shown)}`;
     const response = await api.request(projectionPath(name, `/${kind}${query}`), { signal });
-    const text = await response.text();
-    try {
-      return JSON.stringify(JSON.parse(text), null, 2);
-    } catch {
-      return text;
-    }
+    return pretty(await response.text());
   }, [api, name, kind, shown]);
   return (
-    <div class="panel">
+    <div class="panel" data-name={`${kind}-panel`}>
       <h2>{kind === 'state' ? 'State' : 'Result'}</h2>
-      <form class="inline" onSubmit={(event) => { event.preventDefault(); setShown(partition); }}>
+      {/* Show reads again even for the partition on show: the state moves on as events come. */}
+      <form class="inline" onSubmit={(event) => { event.preventDefault(); if (partition === shown) value.reload(); else setShown(partition); }}>
         <Field label="Partition"><input name={`${kind}-partition`} value={partition} onInput={(event) => setPartition(event.currentTarget.value)} /></Field>
         <button type="submit">Show</button>
       </form>
@@ -146,7 +151,7 @@ function ConfigEditor({ api, name }: { api: Api; name: string }) {
     <div class="panel">
       <h2>Config</h2>
       <ErrorBanner error={config.error} />
-      <textarea name="config" rows={10} value={text} onInput={(event) => setText(event.currentTarget.value)} />
+      <textarea name="config" rows={12} value={text} onInput={(event) => setText(event.currentTarget.value)} />
       <ActionButton name="save-config" label="Save config (projection must be stopped)" done="Config saved." action={save} />
       {invalid ? <p class="error" role="alert">{invalid}</p> : null}
     </div>
@@ -183,7 +188,7 @@ export function ProjectionPage({ api, name }: { api: Api; name: string }) {
         <ConfirmButton name="reset" label="Reset" confirmLabel="Yes, reset it" question={`Reset the projection '${name}'? It starts again from the beginning.`} onConfirm={command('reset')} />
         <ConfirmButton name="delete-projection" label="Delete" confirmLabel="Yes, delete it" question={`Delete the projection '${name}'? It must be stopped first.`}
           onConfirm={async () => { await api.request(projectionPath(name, '?deleteStateStream=true&deleteCheckpointStream=true'), { method: 'DELETE' }); setDeleted('Projection deleted.'); }} />
-        <button type="button" onClick={() => { status.reload(); setGeneration((value) => value + 1); }}>Refresh</button>
+        <button type="button" name="refresh" onClick={() => { status.reload(); setGeneration((value) => value + 1); }}>Refresh</button>
       </div>
       <Notice text={deleted} />
       <StateView key={`state-${generation}`} api={api} name={name} kind="state" />
@@ -219,7 +224,7 @@ export function QueryPage({ api }: { api: Api }) {
       }
       setStatus(summary.stateReason ? `${summary.status ?? ''}: ${summary.stateReason}` : summary.status);
       const text = await (await api.request(projectionPath(created.name, '/result'))).text();
-      setResult(text === '' ? '(empty)' : text);
+      setResult(text === '' ? '(empty)' : pretty(text));
     } catch (caught) {
       setError(caught);
     } finally {

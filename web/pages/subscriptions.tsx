@@ -77,15 +77,16 @@ export function SubscriptionsPage({ api }: { api: Api }) {
     <section>
       <h1>Persistent subscriptions</h1>
       <ErrorBanner error={list.error} />
-      <button type="button" onClick={list.reload}>Refresh</button>
+      <button type="button" name="refresh" onClick={list.reload}>Refresh</button>
       <table data-name="subscriptions">
         <thead><tr><th>Stream</th><th>Group</th><th>Status</th><th>Lag</th><th>Processed</th><th>Items/s</th><th>Connections</th><th>In flight</th></tr></thead>
         <tbody>
           {(list.data ?? []).map((summary) => (
-            <tr key={`${summary.eventStreamId}/${summary.groupName}`}>
+            <tr key={`${summary.eventStreamId}/${summary.groupName}`} data-name={`group-${summary.eventStreamId}/${summary.groupName}`}>
               <td>{summary.eventStreamId}</td>
               <td><a href={formatRoute({ page: 'subscription', stream: summary.eventStreamId, group: summary.groupName })}>{summary.groupName}</a></td>
-              <td>{summary.status}</td><td>{String(lagOf(summary) ?? '')}</td><td>{String(summary.totalItemsProcessed ?? '')}</td>
+              <td data-name="status">{summary.status}</td><td data-name="lag">{String(lagOf(summary) ?? '')}</td>
+              <td data-name="processed">{String(summary.totalItemsProcessed ?? '')}</td>
               <td>{String(summary.averageItemsPerSecond ?? '')}</td><td>{String(summary.connectionCount ?? '')}</td><td>{String(summary.totalInFlightMessages ?? '')}</td>
             </tr>
           ))}
@@ -124,14 +125,15 @@ export function SubscriptionPage({ api, stream, group }: { api: Api; stream: str
   return (
     <section>
       <h1>{`${group} on ${stream}`}</h1>
-      <p class="links"><a href="#/subscriptions">All subscriptions</a> <a href={formatRoute({ page: 'stream', stream: parked })}>Parked messages</a></p>
+      <p class="links"><a href="#/subscriptions">All subscriptions</a> <a data-name="parked-messages" href={formatRoute({ page: 'stream', stream: parked })}>Parked messages</a></p>
       <ErrorBanner error={info.error} />
+      <button type="button" name="refresh" onClick={info.reload}>Refresh</button>
       {info.data ? (
         <>
           <dl class="facts">
-            <dt>Status</dt><dd>{info.data.status}</dd>
-            <dt>Lag</dt><dd>{String(lagOf(info.data) ?? '')}</dd>
-            <dt>Parked</dt><dd>{String(info.data.parkedMessageCount ?? '')}</dd>
+            <dt>Status</dt><dd data-name="status">{info.data.status}</dd>
+            <dt>Lag</dt><dd data-name="lag">{String(lagOf(info.data) ?? '')}</dd>
+            <dt>Parked</dt><dd data-name="parked-count">{String(info.data.parkedMessageCount ?? '')}</dd>
             <dt>In flight</dt><dd>{String(info.data.totalInFlightMessages ?? '')}</dd>
           </dl>
           <h2>Connections</h2>

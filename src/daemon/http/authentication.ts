@@ -14,7 +14,8 @@ import { decoratePrincipal, setPrincipal } from './principal.js';
 
 /**
  * - anonymous: anyone (`/ping`, `/info`, `/gossip`, CORS preflights, the web console's files and
- *   the root that sends browsers there: the console asks the API for everything with credentials)
+ *   the root and `GET /projections` that send browsers there: the console asks the API for
+ *   everything with credentials, and a browser's address bar sends none)
  * - user: any authenticated user
  * - operator: `$admins` and `$ops` (admin commands, managing subscription groups)
  * - streams: a user, or anyone when anonymous stream access is on (ACLs decide further)
@@ -31,6 +32,8 @@ export interface AccessOptions {
 
 const ANONYMOUS_PATHS = new Set(['/ping', '/info', '/gossip', '/', '/web']);
 const OPERATOR_PATHS = new Set(['/info/options']);
+/** Answered by a redirect to the console's projections page. */
+const CONSOLE_REDIRECT_PATH = '/projections';
 
 /** Managing subscription groups and replaying parked messages is for operators; consuming is for users. */
 const SUBSCRIPTION_GROUP_PATH = '/subscriptions/:stream/:group';
@@ -43,6 +46,7 @@ function managesSubscriptions(method: string, url: string): boolean {
 
 export function endpointAccess(method: string, url: string): EndpointAccess {
   if (method === 'OPTIONS' || ANONYMOUS_PATHS.has(url) || url.startsWith('/web/')) return 'anonymous';
+  if ((method === 'GET' || method === 'HEAD') && url === CONSOLE_REDIRECT_PATH) return 'anonymous';
   if (OPERATOR_PATHS.has(url) || url.startsWith('/admin/') || managesSubscriptions(method, url)) return 'operator';
   if (url.startsWith('/streams/')) return 'streams';
   if (url === '/stats' || url.startsWith('/stats/') || url === '/metrics') return 'endpoint';
