@@ -43,6 +43,9 @@ type EntryPoint = (typeof ENTRY_POINTS)[number];
 
 export class Sandbox {
   private readonly entries = new Map<EntryPoint, ivm.Reference>();
+  /** Calls into the isolate not settled yet: handles are released only once none is left. */
+  private inFlight = 0;
+  private disposing = false;
 
   private constructor(private readonly isolate: ivm.Isolate, private readonly context: ivm.Context, private readonly limits: SandboxLimits) {}
 
@@ -101,16 +104,36 @@ export class Sandbox {
     return heap.used_heap_size + heap.externally_allocated_size;
   }
 
+  /**
+   * Releases the isolate. A call still running in it (a page being processed while the projection
+   * faults, is reset or the node stops) keeps it until that call settles: isolated-vm aborts the
+   * whole process when handles are released under a call in progress.
+   */
   dispose(): void {
-    for (const reference of this.entries.values()) reference.release();
+    this.disposing = true;
+    if (this.inFlight === 0) this.release();
+  }
+
+  private release(): void {
+    // An isolate past its memory limit was disposed by isolated-vm, with every handle into it.
+    if (!this.isolate.isDisposed) {
+      for (const reference of this.entries.values()) reference.release();
+      this.context.release();
+      this.isolate.dispose();
+    }
     this.entries.clear();
-    if (!this.isolate.isDisposed) this.isolate.dispose();
   }
 
   private async call(name: EntryPoint, ...args: Array<string | boolean>): Promise<unknown> {
     const reference = this.entries.get(name);
-    if (!reference || this.isolate.isDisposed) throw new SandboxFault('the projection\'s isolate was disposed after an earlier fault');
-    return this.guard(() => reference.apply(undefined, args, { timeout: this.limits.executionTimeoutMs }));
+    if (!reference || this.disposing || this.isolate.isDisposed) throw new SandboxFault('the projection\'s isolate was disposed after an earlier fault');
+    this.inFlight += 1;
+    try {
+      return await this.guard(() => reference.apply(undefined, args, { timeout: this.limits.executionTimeoutMs }));
+    } finally {
+      this.inFlight -= 1;
+      if (this.disposing && this.inFlight === 0) this.release();
+    }
   }
 
   /** Turns whatever the isolate throws into a SandboxFault with a message an operator can act on. */
