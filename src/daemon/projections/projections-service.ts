@@ -3,6 +3,8 @@
  * for the HTTP routes, and checks who may do what. Each projection runs on its own
  * (projection.ts); this class keeps the registry and the definitions in their streams.
  */
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { Errors } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import { isAdmin } from '../security/stream-acl.js';
@@ -116,6 +118,7 @@ export class ProjectionsService {
       projection.dispose();
     }
     this.projections.clear();
+    collectSandboxHandles();
   }
 
   list(principal: Principal | undefined, modes: readonly ProjectionMode[]): Projection[] {
@@ -303,4 +306,16 @@ function outputsOf(processor: Processor): ResultOutputs {
     partitionResultStreamPattern: definition.options.partitionResultStreamPattern ?? definition.outputTo?.partitionPattern ?? undefined,
     rootState: !processor.partitioned,
   };
+}
+
+/**
+ * Runs a full garbage collection once every sandbox is disposed, so that the handles into the
+ * disposed isolates are finalized now, while isolated-vm is still set up: one finalized while the
+ * process exits, after isolated-vm's own teardown, aborts the process (an assertion in
+ * IsolateEnvironment::GetCurrent).
+ */
+function collectSandboxHandles(): void {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  gc();
 }
