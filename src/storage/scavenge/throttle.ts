@@ -8,25 +8,38 @@ import { performance } from 'node:perf_hooks';
 
 export const REST_MS_MIN = 1000;
 
+/** Where the throttle reads the time and rests; tests pass a clock of their own. */
+export interface ThrottleClock {
+  now(): number;
+  sleep(ms: number, signal: AbortSignal): Promise<unknown>;
+}
+
+const REAL_CLOCK: ThrottleClock = {
+  now: () => performance.now(),
+  sleep: (ms, signal) => sleep(ms, undefined, { signal }),
+};
+
 export class Throttle {
-  private since = performance.now();
+  private since: number;
   private owedMs = 0;
   /** Time spent resting so far. */
   restedMs = 0;
 
-  constructor(private readonly percent: number, private readonly signal: AbortSignal) {}
+  constructor(private readonly percent: number, private readonly signal: AbortSignal, private readonly clock: ThrottleClock = REAL_CLOCK) {
+    this.since = clock.now();
+  }
 
   /** Called after each step: rests when enough rest is owed; a stop cuts the rest short. */
   async rest(): Promise<void> {
     if (this.percent >= 100) return;
-    const now = performance.now();
+    const now = this.clock.now();
     this.owedMs += ((now - this.since) * (100 - this.percent)) / this.percent;
     this.since = now;
     if (this.owedMs < REST_MS_MIN || this.signal.aborted) return;
     const restMs = this.owedMs;
     this.owedMs = 0;
-    await sleep(restMs, undefined, { signal: this.signal }).catch(() => undefined);
-    const after = performance.now();
+    await this.clock.sleep(restMs, this.signal).catch(() => undefined);
+    const after = this.clock.now();
     this.restedMs += after - now;
     this.since = after;
   }

@@ -1,20 +1,33 @@
 import t from 'tap';
-import { REST_MS_MIN, Throttle } from '../../../src/storage/scavenge/throttle.js';
+import { REST_MS_MIN, Throttle, type ThrottleClock } from '../../../src/storage/scavenge/throttle.js';
 import { withDeadline } from '../../helpers/wait.js';
 
 /**
  * Proves the throttle's arithmetic: at 50% it rests as long as the run worked once the owed rest
  * reaches its minimum, at 100% it never rests, and a stop cuts a rest short.
  */
-function work(ms: number): void {
-  const until = performance.now() + ms;
-  while (performance.now() < until) {
-    // Busy: the throttle counts the time between its calls as active.
+class FakeClock implements ThrottleClock {
+  time = 0;
+  now(): number {
+    return this.time;
   }
+  /** A rest passes at once in the clock's time; a stopped one ends when the stop comes. */
+  sleep(ms: number, signal: AbortSignal): Promise<unknown> {
+    if (this.stopsOnly) return new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+    this.time += ms;
+    return Promise.resolve();
+  }
+  constructor(private readonly stopsOnly = false) {}
+}
+
+const clock = new FakeClock();
+/** The throttle counts the time between its calls as active. */
+function work(ms: number, on: FakeClock = clock): void {
+  on.time += ms;
 }
 
 t.test('at 50% a run rests as long as it worked', async (t) => {
-  const throttle = new Throttle(50, new AbortController().signal);
+  const throttle = new Throttle(50, new AbortController().signal, clock);
   work(REST_MS_MIN / 2);
   await throttle.rest();
   t.equal(throttle.restedMs, 0, 'less rest owed than the minimum: no rest yet');
@@ -24,7 +37,7 @@ t.test('at 50% a run rests as long as it worked', async (t) => {
 });
 
 t.test('at 100% a run never rests', async (t) => {
-  const throttle = new Throttle(100, new AbortController().signal);
+  const throttle = new Throttle(100, new AbortController().signal, clock);
   work(REST_MS_MIN + 50);
   await throttle.rest();
   t.equal(throttle.restedMs, 0, 'no rest');
@@ -32,8 +45,9 @@ t.test('at 100% a run never rests', async (t) => {
 
 t.test('a stop cuts a rest short', async (t) => {
   const controller = new AbortController();
-  const throttle = new Throttle(1, controller.signal);
-  work(50);
+  const stopped = new FakeClock(true);
+  const throttle = new Throttle(1, controller.signal, stopped);
+  work(50, stopped);
   // 1% owes 99 times the work: about 5 s of rest.
   const resting = throttle.rest();
   setImmediate(() => controller.abort());
