@@ -60,6 +60,14 @@ async function consumeSome(t: Test, server: RunningServer): Promise<Outcome> {
   return { acked, parked };
 }
 
+/**
+ * The group's durable checkpoint; -1 (its start) when none was written, as when event 0 was never
+ * handled: a checkpoint that has not moved is not written.
+ */
+async function handledUpTo(server: RunningServer): Promise<number> {
+  return (await checkpointOf(server.url, 's', 'g')) ?? -1;
+}
+
 function lowestMissing(handled: Set<number>): number {
   let eventNumber = 0;
   while (handled.has(eventNumber)) eventNumber++;
@@ -77,10 +85,10 @@ t.test('a clean stop writes the checkpoint: after the restart only what was not 
   const stopped = await server.process.stop('SIGTERM');
   t.equal(stopped.code, 0, 'a clean stop');
   server = await startServer(t, { dbPath });
-  const checkpoint = await checkpointOf(server.url, 's', 'g');
+  const checkpoint = await handledUpTo(server);
   t.equal(checkpoint, lowestMissing(new Set([...acked, ...parked])) - 1, 'the stop wrote the checkpoint below the first message not handled');
   const delivered = await drain(server);
-  const expected = Array.from({ length: EVENTS }, (_, n) => n).filter((n) => n > checkpoint! && !(acked.has(n) && n <= checkpoint!) && !(parked.has(n) && n <= checkpoint!));
+  const expected = Array.from({ length: EVENTS }, (_, n) => n).filter((n) => n > checkpoint);
   t.same(delivered, expected, 'everything after the checkpoint, once');
   for (const n of Array.from({ length: EVENTS }, (_, i) => i)) {
     if (!acked.has(n) && !parked.has(n)) t.ok(delivered.includes(n), `unacknowledged ${n} was delivered again`);
@@ -98,12 +106,12 @@ t.test('SIGKILL: the group resumes from its last durable checkpoint, losing noth
   const { acked, parked } = await consumeSome(t, server);
   const expectedCheckpoint = lowestMissing(new Set([...acked, ...parked])) - 1;
   await withDeadline((async () => {
-    while (await checkpointOf(server.url, 's', 'g') !== expectedCheckpoint) await new Promise((resolve) => setTimeout(resolve, 10));
+    while (await handledUpTo(server) !== expectedCheckpoint) await new Promise((resolve) => setTimeout(resolve, 10));
   })(), `the timed checkpoint ${expectedCheckpoint}`);
   const exit = await server.process.stop('SIGKILL');
   t.equal(exit.signal, 'SIGKILL');
   server = await startServer(t, { dbPath });
-  const checkpoint = (await checkpointOf(server.url, 's', 'g'))!;
+  const checkpoint = await handledUpTo(server);
   t.equal(checkpoint, expectedCheckpoint, 'the checkpoint written before the kill');
   const delivered = await drain(server);
   t.ok(delivered.every((n) => n > checkpoint), 'nothing at or before the checkpoint comes again');
