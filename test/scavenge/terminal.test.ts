@@ -10,7 +10,8 @@ import { tempDirectory } from '../helpers/engine.js';
 import { fillRemovable } from '../helpers/scavenge-node.js';
 
 const run = promisify(execFile);
-const WAIT_MS = 120_000;
+// Generous: on a loaded machine the run and the exit after the summary can each take a while.
+const WAIT_MS = 240_000;
 const POLL_MS = 50;
 
 t.test('on a terminal, --wait shows a spinner with phase, chunks and bytes, then a summary', async (t) => {
@@ -22,8 +23,8 @@ t.test('on a terminal, --wait shows a spinner with phase, chunks and bytes, then
   const tmux = (args: string[]) => run('tmux', ['-L', socket, ...args]).then(({ stdout }) => stdout);
   t.teardown(() => tmux(['kill-server']).catch(() => undefined));
   const unset = Object.keys(process.env).filter((name) => name.startsWith('SVC_')).flatMap((name) => ['-u', name]);
-  // Throttled to 25%, the run lasts long enough to be seen going.
-  const command = ['env', ...unset, '-u', 'CI', process.execPath, '--no-node-snapshot', cliPath, 'scavenge', 'start', '--wait', '--throttle-percent', '25', '--threshold', '-1', '--url', server.url]
+  // Throttled to 50%, the run lasts long enough to be seen going.
+  const command = ['env', ...unset, '-u', 'CI', process.execPath, '--no-node-snapshot', cliPath, 'scavenge', 'start', '--wait', '--throttle-percent', '50', '--threshold', '-1', '--url', server.url]
     .map((word) => `'${word.replace(/'/g, `'\\''`)}'`).join(' ');
   await tmux(['-f', '/dev/null', 'new-session', '-d', '-x', '200', '-y', '20', command, ';', 'set-option', '-w', 'remain-on-exit', 'on']);
 
