@@ -11,6 +11,14 @@ const packageJson = JSON.parse(readFileSync(join(repositoryRoot, 'package.json')
   version: string; files: string[]; scripts: Record<string, string>;
 };
 
+/** Where two manifests part, for the failure message: a line number and both lines. */
+function firstDifference(onDisk: string, fresh: string): string {
+  const [a, b] = [onDisk.split('\n'), fresh.split('\n')];
+  const line = a.findIndex((text, index) => text !== b[index]);
+  if (line === -1) return a.length === b.length ? '' : ` (the fresh one has ${b.length - a.length} more lines)`;
+  return ` (line ${line + 1}: on disk ${JSON.stringify(a[line])}, fresh ${JSON.stringify(b[line])})`;
+}
+
 t.test('the manifest on disk is the one the compiled commands declare now (npm run build writes it)', async (t) => {
   let onDisk: string | undefined;
   try {
@@ -20,7 +28,7 @@ t.test('the manifest on disk is the one the compiled commands declare now (npm r
   }
   t.ok(onDisk !== undefined, `${MANIFEST_FILE} exists after npm run build`);
   const fresh = await renderManifest(repositoryRoot);
-  t.ok(onDisk === fresh, `${MANIFEST_FILE} is not stale`);
+  t.ok(onDisk === fresh, `${MANIFEST_FILE} is not stale${onDisk === undefined ? '' : firstDifference(onDisk, fresh)}`);
   const manifest = JSON.parse(fresh) as { version: string; commands: Record<string, { relativePath: string[] }> };
   t.equal(manifest.version, packageJson.version, 'the version oclif checks it against');
   t.ok(Object.keys(manifest.commands).includes('backup:verify'), 'nested commands are listed');
