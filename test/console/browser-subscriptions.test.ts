@@ -40,7 +40,7 @@ t.test('a group is created through the form with its settings and listed with st
   await form.locator('input[name=readBatchSize]').fill('600');
   await form.locator('button[type=submit]').click();
   await form.locator('.error >> nth=0').waitFor();
-  t.match(await form.locator('.error').allTextContents(), [/bufferSize \(500\) must be larger than readBatchSize \(600\)/], 'settings are checked before sending');
+  t.match(await form.locator('.error').allTextContents(), [/BufferSize \(500\) must be larger than ReadBatchSize \(600\)/], 'settings are checked before sending');
   await form.locator('input[name=readBatchSize]').fill('2');
   await form.locator('input[name=maxRetryCount]').fill('3');
   await form.locator('input[name=messageTimeoutMilliseconds]').fill('30000');

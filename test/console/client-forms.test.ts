@@ -102,11 +102,12 @@ t.test('scavenge history rows come from the scavenge events $scavenges links to'
 
 t.test('subscription settings are checked as the node checks them', async (t) => {
   t.same(settingsErrors(DEFAULT_SETTINGS), []);
-  t.same(settingsErrors({ ...DEFAULT_SETTINGS, bufferSize: 10, readBatchSize: 20 }), ['bufferSize (10) must be larger than readBatchSize (20)']);
-  t.same(settingsErrors({ ...DEFAULT_SETTINGS, liveBufferSize: 0 }), ['liveBufferSize (0) must be positive']);
+  t.same(settingsErrors({ ...DEFAULT_SETTINGS, bufferSize: 10, readBatchSize: 20 }), ['BufferSize (10) must be larger than ReadBatchSize (20)']);
+  t.same(settingsErrors({ ...DEFAULT_SETTINGS, liveBufferSize: 0 }), ['Live Buffer Size (0) must be positive']);
   t.same(settingsErrors({ ...DEFAULT_SETTINGS, startFrom: -2, namedConsumerStrategy: 'Random' }), [
-    'startFrom must be -1 (the end of the stream) or an event number', 'namedConsumerStrategy must be one of RoundRobin, DispatchToSingle, Pinned, PinnedByCorrelation',
+    'startFrom (-2) must be -1 (the end of the stream), 0 or an event number', 'namedConsumerStrategy must be one of RoundRobin, DispatchToSingle, Pinned, PinnedByCorrelation',
   ]);
+  t.same(settingsErrors({ ...DEFAULT_SETTINGS, minCheckPointCount: 600 }), ['minCheckPointCount (600) must not be larger than maxCheckPointCount (500)']);
   t.same(settingsErrors({ ...DEFAULT_SETTINGS, maxRetryCount: Number('x') }), ['maxRetryCount must be a whole number']);
   t.same(settingsOf({ bufferSize: 900, resolveLinktos: true, namedConsumerStrategy: 'Pinned', unknown: 1, readBatchSize: 'x' }),
     { ...DEFAULT_SETTINGS, bufferSize: 900, resolveLinktos: true, namedConsumerStrategy: 'Pinned' }, 'what the node reported, over the defaults');

@@ -1,7 +1,11 @@
 /**
  * The settings of a persistent subscription group, as the create and update forms hold them,
- * checked the way the node checks them before anything is sent.
+ * checked with the node's own rules before anything is sent.
  */
+import { settingsProblems, STRATEGIES } from '../../src/common/subscription-rules.js';
+
+export { STRATEGIES };
+
 export interface SubscriptionSettings {
   resolveLinktos: boolean;
   startFrom: number;
@@ -24,8 +28,6 @@ export const DEFAULT_SETTINGS: SubscriptionSettings = Object.freeze({
   maxCheckPointCount: 500, maxSubscriberCount: 10, namedConsumerStrategy: 'RoundRobin',
 });
 
-export const STRATEGIES = ['RoundRobin', 'DispatchToSingle', 'Pinned', 'PinnedByCorrelation'] as const;
-
 export const NUMERIC_SETTINGS = [
   'startFrom', 'messageTimeoutMilliseconds', 'maxRetryCount', 'liveBufferSize', 'bufferSize', 'readBatchSize',
   'checkPointAfterMilliseconds', 'minCheckPointCount', 'maxCheckPointCount', 'maxSubscriberCount',
@@ -35,19 +37,9 @@ export type NumericSetting = (typeof NUMERIC_SETTINGS)[number];
 
 /** What to fix in `settings`; empty when they may be sent. */
 export function settingsErrors(settings: SubscriptionSettings): string[] {
-  const errors: string[] = [];
-  for (const name of NUMERIC_SETTINGS) {
-    if (!Number.isSafeInteger(settings[name])) errors.push(`${name} must be a whole number`);
-  }
-  if (settings.startFrom < -1) errors.push('startFrom must be -1 (the end of the stream) or an event number');
-  for (const name of ['bufferSize', 'liveBufferSize', 'readBatchSize'] as const) {
-    if (settings[name] <= 0) errors.push(`${name} (${settings[name]}) must be positive`);
-  }
-  if (settings.bufferSize <= settings.readBatchSize) errors.push(`bufferSize (${settings.bufferSize}) must be larger than readBatchSize (${settings.readBatchSize})`);
-  for (const name of ['messageTimeoutMilliseconds', 'maxRetryCount', 'checkPointAfterMilliseconds', 'minCheckPointCount', 'maxCheckPointCount', 'maxSubscriberCount'] as const) {
-    if (settings[name] < 0) errors.push(`${name} must not be negative`);
-  }
-  if (settings.minCheckPointCount > settings.maxCheckPointCount) errors.push('minCheckPointCount must not be above maxCheckPointCount');
+  const notWhole = NUMERIC_SETTINGS.filter((name) => !Number.isSafeInteger(settings[name])).map((name) => `${name} must be a whole number`);
+  if (notWhole.length > 0) return notWhole;
+  const errors = settingsProblems(settings);
   if (!(STRATEGIES as readonly string[]).includes(settings.namedConsumerStrategy)) errors.push(`namedConsumerStrategy must be one of ${STRATEGIES.join(', ')}`);
   return errors;
 }

@@ -5,10 +5,10 @@
  * the reference's messages where it has them; the group trusts them afterwards.
  */
 import { Errors } from '../../common/errors.js';
+import { settingsProblems, STRATEGIES, type ConsumerStrategyName } from '../../common/subscription-rules.js';
 import { READ_COUNT_MAX } from '../../storage/request-checks.js';
 
-export const STRATEGIES = ['RoundRobin', 'DispatchToSingle', 'Pinned', 'PinnedByCorrelation'] as const;
-export type ConsumerStrategyName = (typeof STRATEGIES)[number];
+export { STRATEGIES, type ConsumerStrategyName };
 
 export interface SubscriptionSettings {
   resolveLinktos: boolean;
@@ -117,20 +117,7 @@ function startOf(settings: SubscriptionSettings): number {
 
 function checked(settings: SubscriptionSettings): SubscriptionSettings {
   const result = { ...settings, namedConsumerStrategy: strategyOf(settings), startFrom: startOf(settings) };
-  if (result.bufferSize <= 0) throw invalid(`Buffer Size (${result.bufferSize}) must be positive`);
-  if (result.liveBufferSize <= 0) throw invalid(`Live Buffer Size (${result.liveBufferSize}) must be positive`);
-  if (result.readBatchSize <= 0) throw invalid(`Read Batch Size (${result.readBatchSize}) must be positive`);
-  if (result.bufferSize <= result.readBatchSize) {
-    throw invalid(`BufferSize (${result.bufferSize}) must be larger than ReadBatchSize (${result.readBatchSize})`);
-  }
-  if (result.readBatchSize > READ_COUNT_MAX) throw invalid(`Read Batch Size (${result.readBatchSize}) must be at most ${READ_COUNT_MAX}`);
-  if (result.bufferSize > BUFFER_SIZE_MAX) throw invalid(`Buffer Size (${result.bufferSize}) must be at most ${BUFFER_SIZE_MAX}`);
-  if (result.startFrom < -1) throw invalid(`startFrom (${result.startFrom}) must be -1 (the end of the stream), 0 or an event number`);
-  for (const name of ['messageTimeoutMilliseconds', 'maxRetryCount', 'checkPointAfterMilliseconds', 'minCheckPointCount', 'maxCheckPointCount', 'maxSubscriberCount'] as const) {
-    if (result[name] < 0) throw invalid(`${name} (${result[name]}) must not be negative`);
-  }
-  if (result.minCheckPointCount > result.maxCheckPointCount) {
-    throw invalid(`minCheckPointCount (${result.minCheckPointCount}) must not be larger than maxCheckPointCount (${result.maxCheckPointCount})`);
-  }
+  const [problem] = settingsProblems(result, { readBatchSizeMax: READ_COUNT_MAX, bufferSizeMax: BUFFER_SIZE_MAX });
+  if (problem !== undefined) throw invalid(problem);
   return result;
 }
