@@ -18,6 +18,10 @@ import { startServer, type RunningServer } from '../helpers/cli.js';
 import { testRandom, type TestRandom } from '../helpers/random.js';
 import { withDeadline } from '../helpers/wait.js';
 
+// Twenty node starts, each recovering the log and the index: on a loaded machine that outlasts the
+// suite's 300 s per file, so this file asks the runner for more.
+t.setTimeout(900_000);
+
 const KILLS = 20;
 const APPENDERS = 12;
 const CHUNK_SIZE_BYTES = 1024 * 1024;
