@@ -2,74 +2,29 @@
 // read back from the screen. By default a terminal gets one readable, coloured line per event
 // (time, level, message, key=value fields) and no raw JSON; --log-format json gets JSON lines
 // there too.
-import { execFile } from 'node:child_process';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import t, { type Test } from 'tap';
 import { adminFetch } from '../helpers/auth.js';
-import { cliPath } from '../helpers/cli.js';
+import { isExitLine, TerminalSession } from '../helpers/terminal.js';
 
-const run = promisify(execFile);
-const WAIT_MS = 30_000;
-const POLL_MS = 100;
 const escape = String.fromCharCode(27);
 
-/** A tmux server of this test alone (its own socket), with one window running `svcdb serve`. */
-class TerminalSession {
-  private readonly socket = `svcdb-test-${process.pid}-${Math.random().toString(36).slice(2)}`;
-
-  static async start(t: Test, serveArgs: string[]): Promise<TerminalSession> {
-    const session = new TerminalSession();
-    t.teardown(() => session.tmux(['kill-server']).catch(() => undefined));
-    // SVC_* variables of the test runner must not change the node's options.
-    const unset = Object.keys(process.env).filter((name) => name.startsWith('SVC_')).flatMap((name) => ['-u', name]);
-    // CI=true (as continuous integration sets it) turns colours off even on a terminal.
-    const command = ['env', ...unset, '-u', 'FORCE_COLOR', '-u', 'NO_COLOR', '-u', 'CI', process.execPath, '--no-node-snapshot', cliPath, 'serve', ...serveArgs]
-      .map((word) => `'${word.replace(/'/g, `'\\''`)}'`).join(' ');
-    // A wide window, so that lines wrap rarely; the pane stays after the node exits, with its status.
-    await session.tmux(['-f', '/dev/null', 'new-session', '-d', '-x', '400', '-y', '100', command, ';', 'set-option', '-w', 'remain-on-exit', 'on']);
-    return session;
-  }
-
-  tmux(args: string[]): Promise<string> {
-    return run('tmux', ['-L', this.socket, ...args]).then(({ stdout }) => stdout);
-  }
-
-  /** The screen's text and what scrolled off it, wrapped lines joined; with `colours`, its escape sequences too. */
-  screen(colours = false): Promise<string> {
-    return this.tmux(['capture-pane', '-p', '-J', '-S', '-', ...(colours ? ['-e'] : [])]);
-  }
-
-  /** Waits until a line of the screen matches; fails naming what it waited for. */
-  async waitForLine(pattern: RegExp, what: string): Promise<RegExpMatchArray> {
-    const deadline = Date.now() + WAIT_MS;
-    let text = '';
-    while (Date.now() < deadline) {
-      text = await this.screen();
-      for (const line of text.split('\n')) {
-        const match = line.match(pattern);
-        if (match) return match;
-      }
-      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-    }
-    throw new Error(`waited ${WAIT_MS} ms for ${what} on the terminal; the screen shows:\n${text}`);
-  }
-
-  interrupt(): Promise<string> {
-    return this.tmux(['send-keys', 'C-c']);
-  }
+/** `svcdb serve` on a wide terminal (lines wrap rarely), with colours allowed. */
+function startServe(t: Test, serveArgs: string[]): Promise<TerminalSession> {
+  // CI=true (as continuous integration sets it) turns colours off even on a terminal.
+  return TerminalSession.start(t, ['serve', ...serveArgs], { unset: ['FORCE_COLOR', 'NO_COLOR', 'CI'], columns: 400, rows: 100 });
 }
 
-/** The log lines on the screen: without the ^C the terminal echoes and tmux's status of the dead pane. */
+/** The log lines on the screen: without the ^C the terminal echoes, the exit status and tmux's line of the dead pane. */
 function logLines(screen: string): string[] {
   return screen.split('\n')
     .map((line) => line.replace(/^\^C/, '').trimEnd())
-    .filter((line) => line !== '' && !line.startsWith('Pane is dead'));
+    .filter((line) => line !== '' && !isExitLine(line) && !line.startsWith('Pane is dead'));
 }
 
 t.test('on a terminal, serve writes one readable, coloured line per event, and no JSON', async (t) => {
   const dir = t.testdir();
-  const session = await TerminalSession.start(t, ['--db', join(dir, 'db'), '--http-port', '0', '--log-http-requests']);
+  const session = await startServe(t, ['--db', join(dir, 'db'), '--http-port', '0', '--log-http-requests']);
   const listening = await session.waitForLine(/ INFO +listening address=127\.0\.0\.1 port=(\d+) protocol=http/, 'the listening line');
   const url = `http://127.0.0.1:${listening[1]}`;
   const append = await adminFetch(`${url}/streams/on-screen`, {
@@ -81,7 +36,7 @@ t.test('on a terminal, serve writes one readable, coloured line per event, and n
   await session.waitForLine(/ INFO +request .*method=POST url=\/streams\/on-screen statusCode=201/, 'the request line');
   await session.interrupt();
   await session.waitForLine(/ INFO +stopped cause=SIGINT clean=true/, 'the stopped line');
-  await session.waitForLine(/^Pane is dead \(status 0/, 'the node to exit 0');
+  t.equal(await session.exitStatus(), 0, 'the node exited 0');
 
   const lines = logLines(await session.screen());
   t.ok(lines.length >= 8, `the start, the request and the stop are on screen (${lines.length} lines)`);
@@ -98,11 +53,11 @@ t.test('on a terminal, serve writes one readable, coloured line per event, and n
 
 t.test('with --log-format json, serve writes JSON lines even on a terminal', async (t) => {
   const dir = t.testdir();
-  const session = await TerminalSession.start(t, ['--db', join(dir, 'db'), '--http-port', '0', '--log-format', 'json']);
+  const session = await startServe(t, ['--db', join(dir, 'db'), '--http-port', '0', '--log-format', 'json']);
   await session.waitForLine(/"msg":"listening"/, 'the listening line');
   await session.interrupt();
   await session.waitForLine(/"msg":"stopped"/, 'the stopped line');
-  await session.waitForLine(/^Pane is dead \(status 0/, 'the node to exit 0');
+  t.equal(await session.exitStatus(), 0, 'the node exited 0');
 
   const lines = logLines(await session.screen());
   t.ok(lines.length >= 5, `the start and the stop are on screen (${lines.length} lines)`);
