@@ -2,23 +2,14 @@
  * The settings of a persistent subscription group, as the create and update forms hold them,
  * checked with the node's own rules before anything is sent.
  */
-import { settingsProblems, STRATEGIES } from '../../src/common/subscription-rules.js';
+import { settingsProblems, STRATEGIES, type CheckedSettings } from '../../src/common/subscription-rules.js';
 
 export { STRATEGIES };
 
-export interface SubscriptionSettings {
+/** The numbers the node's rules check, and the rest of what the forms edit. */
+export interface SubscriptionSettings extends CheckedSettings {
   resolveLinktos: boolean;
-  startFrom: number;
-  messageTimeoutMilliseconds: number;
   extraStatistics: boolean;
-  maxRetryCount: number;
-  liveBufferSize: number;
-  bufferSize: number;
-  readBatchSize: number;
-  checkPointAfterMilliseconds: number;
-  minCheckPointCount: number;
-  maxCheckPointCount: number;
-  maxSubscriberCount: number;
   namedConsumerStrategy: string;
 }
 
