@@ -13,6 +13,10 @@ import { testRandom } from '../helpers/random.js';
 import { readStream } from '../helpers/projections.js';
 import { withDeadline, WAIT_DEADLINE_MS } from '../helpers/wait.js';
 
+// Several node starts, each replaying projections: on a loaded machine that can outlast the
+// suite's 300 s per file, so this file asks the runner for more.
+t.setTimeout(600_000);
+
 const ARGS = ['--run-projections', 'All', '--start-standard-projections', '--chunk-size', String(1024 * 1024)];
 const STREAMS = 5;
 const SOURCE = `fromCategory("acct").foreachStream().when({
