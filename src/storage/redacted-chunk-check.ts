@@ -27,7 +27,7 @@ const WINDOW_BYTES = 64 * 1024;
 export function firstDifference(a: Buffer, b: Buffer, from: number, to: number): number {
   for (let start = from; start < to; start += WINDOW_BYTES) {
     const end = Math.min(to, start + WINDOW_BYTES);
-    if (!a.subarray(start, end).equals(b.subarray(start, end))) return differenceWithin(a, b, start, end);
+    if (a.compare(b, start, end, start, end) !== 0) return differenceWithin(a, b, start, end);
   }
   return -1;
 }
@@ -38,7 +38,7 @@ function differenceWithin(a: Buffer, b: Buffer, from: number, to: number): numbe
   let high = to;
   while (high - low > LINEAR_SEARCH_BYTES) {
     const middle = (low + high) >>> 1;
-    if (a.subarray(low, middle).equals(b.subarray(low, middle))) low = middle;
+    if (a.compare(b, low, middle, low, middle) === 0) low = middle;
     else high = middle;
   }
   for (let i = low; i < high; i++) if (a[i] !== b[i]) return i;
@@ -62,11 +62,16 @@ class RecordWalker {
     this.end = dataStart;
   }
 
-  /** Advances to the record that holds file offset `at` (or past every record ending by it). */
-  async advance(at: number, lengthAt: (offset: number) => Promise<number>, refuse: (why: string) => Error): Promise<void> {
+  /**
+   * Advances to the record that holds file offset `at` (or past every record ending by it).
+   * `lengthAt` gives a record's length from the blocks in hand, `readLength` from the file.
+   */
+  async advance(
+    at: number, lengthAt: (offset: number) => number | undefined, readLength: (offset: number) => Promise<number>, refuse: (why: string) => Error,
+  ): Promise<void> {
     while (this.end <= at && this.end < this.dataEnd) {
       this.start = this.end;
-      const framed = (await lengthAt(this.start)) + 8;
+      const framed = (lengthAt(this.start) ?? (await readLength(this.start))) + 8;
       if (this.start + framed > this.dataEnd) throw refuse(`the target's record at byte ${this.start} runs past its data`);
       this.end = this.start + framed;
     }
@@ -142,6 +147,7 @@ async function compareFiles(original: FileHandle, copy: FileHandle, target: Chun
     const reads = await Promise.all([original.read(a, 0, length, position), copy.read(b, 0, length, position)]);
     if (reads.some(({ bytesRead }) => bytesRead !== length)) throw refuse(`a file ended early at byte ${position}`);
   };
+  const readLength = async (offset: number) => (await readAt(original, 4, offset)).readUInt32LE(0);
   let next = hashedEnd > 0 ? readPair(0, 0) : undefined;
   for (let position = 0, index = 0; next; position += BLOCK_BYTES, index ^= 1) {
     await next;
@@ -153,18 +159,16 @@ async function compareFiles(original: FileHandle, copy: FileHandle, target: Chun
     const [a, b] = pairs[index];
     hash.update(b.subarray(0, length));
     const inBlock = (start: number, end: number) => start >= position && end <= position + length;
-    const lengthAt = async (offset: number) => inBlock(offset, offset + 4)
-      ? a.readUInt32LE(offset - position)
-      : (await readAt(original, 4, offset)).readUInt32LE(0);
+    const lengthAt = (offset: number) => inBlock(offset, offset + 4) ? a.readUInt32LE(offset - position) : undefined;
     const span: SpanReader = async (start, end) => inBlock(start, end)
       ? [a.subarray(start - position, end - position), b.subarray(start - position, end - position)]
       : Promise.all([readAt(original, end - start, start), readAt(copy, end - start, start)]);
     for (let at = firstDifference(a, b, 0, length); at >= 0; at = firstDifference(a, b, at, length)) {
-      await walker.advance(position + at, lengthAt, refuse);
+      await walker.advance(position + at, lengthAt, readLength, refuse);
       at = (await checkDifferingRecord(position + at, walker, span, target, refuse)) - position;
     }
     // Keep the walker in step with the blocks read, so that it never reads lengths one by one.
-    await walker.advance(position + length - 1, lengthAt, refuse);
+    await walker.advance(position + length - 1, lengthAt, readLength, refuse);
   }
   const stored = await readAt(copy, HASH_BYTES, hashedEnd);
   if (!hash.digest().equals(stored)) throw refuse('its hash does not match its contents');
