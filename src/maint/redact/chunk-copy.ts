@@ -120,9 +120,10 @@ export async function writeRedactedCopy(sourcePath: string, tempPath: string, re
     const frames = editedFrames(source.fd, sourcePath, records);
     if (frames.length === 0) return 0;
     const size = (await source.stat()).size;
-    // The kernel copies on a thread of the pool while this thread hashes.
-    // A failed copy leaves no file (libuv removes what it created), and an existing one is not ours.
-    copying = copyFile(sourcePath, tempPath, constants.COPYFILE_EXCL).then(() => true);
+    // The kernel copies on a thread of the pool while this thread hashes (a file system that
+    // clones files shares the blocks instead). A failed copy leaves no file (libuv removes what
+    // it created), and an existing one is not ours to delete.
+    copying = copyFile(sourcePath, tempPath, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE).then(() => true);
     copying.catch(() => undefined);
     const digest = await redactedHash(source, sourcePath, size - HASH_BYTES, frames);
     await copying;
