@@ -11,7 +11,7 @@ import { Errors } from '../common/errors.js';
 import { CHUNK_HEADER_BYTES } from './chunk-format.js';
 import type { Chunk } from './chunk.js';
 import type { ReplacedRange } from './chunk-replacement.js';
-import { decodeRecord, RecordKind } from './record.js';
+import { peekEventKey } from './record.js';
 import { acceptsRedaction } from './redaction.js';
 import { METADATA_STREAM_PREFIX } from './stream-metadata.js';
 
@@ -27,7 +27,7 @@ const WINDOW_BYTES = 64 * 1024;
 export function firstDifference(a: Buffer, b: Buffer, from: number, to: number): number {
   for (let start = from; start < to; start += WINDOW_BYTES) {
     const end = Math.min(to, start + WINDOW_BYTES);
-    if (!a.subarray(start, end).equals(b.subarray(start, end))) return differenceWithin(a, b, start, end);
+    if (a.compare(b, start, end, start, end) !== 0) return differenceWithin(a, b, start, end);
   }
   return -1;
 }
@@ -38,7 +38,7 @@ function differenceWithin(a: Buffer, b: Buffer, from: number, to: number): numbe
   let high = to;
   while (high - low > LINEAR_SEARCH_BYTES) {
     const middle = (low + high) >>> 1;
-    if (a.subarray(low, middle).equals(b.subarray(low, middle))) low = middle;
+    if (a.compare(b, low, middle, low, middle) === 0) low = middle;
     else high = middle;
   }
   for (let i = low; i < high; i++) if (a[i] !== b[i]) return i;
@@ -62,11 +62,16 @@ class RecordWalker {
     this.end = dataStart;
   }
 
-  /** Advances to the record that holds file offset `at` (or past every record ending by it). */
-  async advance(at: number, lengthAt: (offset: number) => Promise<number>, refuse: (why: string) => Error): Promise<void> {
+  /**
+   * Advances to the record that holds file offset `at` (or past every record ending by it).
+   * `lengthAt` gives a record's length from the blocks in hand, `readLength` from the file.
+   */
+  async advance(
+    at: number, lengthAt: (offset: number) => number | undefined, readLength: (offset: number) => Promise<number>, refuse: (why: string) => Error,
+  ): Promise<void> {
     while (this.end <= at && this.end < this.dataEnd) {
       this.start = this.end;
-      const framed = (await lengthAt(this.start)) + 8;
+      const framed = (lengthAt(this.start) ?? (await readLength(this.start))) + 8;
       if (this.start + framed > this.dataEnd) throw refuse(`the target's record at byte ${this.start} runs past its data`);
       this.end = this.start + framed;
     }
@@ -80,7 +85,8 @@ class RecordWalker {
 /**
  * The validator of a redacted copy of `target`; plugged into TransactionLog.replaceChunks as
  * `validate`. The copy must cover exactly the target's range, and the target must still be the
- * file the log holds for it.
+ * file the log holds for it. A copy that passes is made durable before it returns: its fsync
+ * starts with the check, so the disk writes the copy back while it is read.
  */
 export async function validateRedactedChunk(candidate: Chunk, range: ReplacedRange, target: Chunk): Promise<Chunk[]> {
   const refuse = (why: string) => Errors.storageReplacementInvalid.create(candidate.path, why);
@@ -94,13 +100,36 @@ export async function validateRedactedChunk(candidate: Chunk, range: ReplacedRan
   if (candidate.dataSize !== target.dataSize || candidate.logicalSize !== target.logicalSize) {
     throw refuse(`its data size differs from ${target.fileName}'s`);
   }
-  const [original, copy] = await Promise.all([open(target.path, 'r'), open(candidate.path, 'r')]);
+  const [original, copy] = await Promise.all([open(target.path, 'r'), open(candidate.path, 'r+')]);
   try {
-    await compareFiles(original, copy, target, refuse);
+    // The copy is not closed under its fsync, and a failed fsync refuses the switch.
+    const [compared, synced] = await Promise.allSettled([compareFiles(original, copy, target, refuse), copy.sync()]);
+    if (compared.status === 'rejected') throw compared.reason;
+    if (synced.status === 'rejected') throw Errors.storageIo.create(candidate.path, 'fsync', String(synced.reason));
   } finally {
     await Promise.all([original.close(), copy.close()]);
   }
   return [target];
+}
+
+/** The bytes of both files at `start`..`end`: from the blocks in hand when they hold them, else read. */
+type SpanReader = (start: number, end: number) => Promise<[Buffer, Buffer]>;
+
+/**
+ * Checks the record of the target that holds file offset `offset` (where the files differ):
+ * a redaction of a record that is not metadata of a stream. Returns where that record ends.
+ */
+async function checkDifferingRecord(offset: number, walker: RecordWalker, span: SpanReader, target: Chunk, refuse: (why: string) => Error): Promise<number> {
+  const [dataStart, dataEnd] = walker.dataRange;
+  if (offset < dataStart || offset >= dataEnd) throw refuse(`byte ${offset}, outside the records, differs from ${target.fileName}`);
+  const [before, after] = await span(walker.start, walker.end);
+  if (!acceptsRedaction(before, after)) throw refuse(`the record at byte ${walker.start} differs from ${target.fileName} by more than a redaction`);
+  // The node reads metadata to decide access and retention: it is never redacted.
+  const key = peekEventKey(before, 0);
+  if (key && key.streamName.startsWith(METADATA_STREAM_PREFIX)) {
+    throw refuse(`the record at byte ${walker.start} is metadata of a stream (${key.eventNumber}@${key.streamName}), which cannot be redacted`);
+  }
+  return walker.end;
 }
 
 async function compareFiles(original: FileHandle, copy: FileHandle, target: Chunk, refuse: (why: string) => Error): Promise<void> {
@@ -118,6 +147,7 @@ async function compareFiles(original: FileHandle, copy: FileHandle, target: Chun
     const reads = await Promise.all([original.read(a, 0, length, position), copy.read(b, 0, length, position)]);
     if (reads.some(({ bytesRead }) => bytesRead !== length)) throw refuse(`a file ended early at byte ${position}`);
   };
+  const readLength = async (offset: number) => (await readAt(original, 4, offset)).readUInt32LE(0);
   let next = hashedEnd > 0 ? readPair(0, 0) : undefined;
   for (let position = 0, index = 0; next; position += BLOCK_BYTES, index ^= 1) {
     await next;
@@ -128,27 +158,17 @@ async function compareFiles(original: FileHandle, copy: FileHandle, target: Chun
     const length = lengthFrom(position);
     const [a, b] = pairs[index];
     hash.update(b.subarray(0, length));
-    const lengthAt = async (offset: number) => offset >= position && offset + 4 <= position + length
-      ? a.readUInt32LE(offset - position)
-      : (await readAt(original, 4, offset)).readUInt32LE(0);
-    let from = 0;
-    for (let at = firstDifference(a, b, from, length); at >= 0; at = firstDifference(a, b, from, length)) {
-      const offset = position + at;
-      const [dataStart, dataEnd] = walker.dataRange;
-      if (offset < dataStart || offset >= dataEnd) throw refuse(`byte ${offset}, outside the records, differs from ${target.fileName}`);
-      await walker.advance(offset, lengthAt, refuse);
-      const framed = walker.end - walker.start;
-      const [before, after] = await Promise.all([readAt(original, framed, walker.start), readAt(copy, framed, walker.start)]);
-      if (!acceptsRedaction(before, after)) throw refuse(`the record at byte ${walker.start} differs from ${target.fileName} by more than a redaction`);
-      // The node reads metadata to decide access and retention: it is never redacted.
-      const record = decodeRecord(before, 0);
-      if (record.kind === RecordKind.event && record.streamName.startsWith(METADATA_STREAM_PREFIX)) {
-        throw refuse(`the record at byte ${walker.start} is metadata of a stream (${record.eventNumber}@${record.streamName}), which cannot be redacted`);
-      }
-      from = walker.end - position;
+    const inBlock = (start: number, end: number) => start >= position && end <= position + length;
+    const lengthAt = (offset: number) => inBlock(offset, offset + 4) ? a.readUInt32LE(offset - position) : undefined;
+    const span: SpanReader = async (start, end) => inBlock(start, end)
+      ? [a.subarray(start - position, end - position), b.subarray(start - position, end - position)]
+      : Promise.all([readAt(original, end - start, start), readAt(copy, end - start, start)]);
+    for (let at = firstDifference(a, b, 0, length); at >= 0; at = firstDifference(a, b, at, length)) {
+      await walker.advance(position + at, lengthAt, readLength, refuse);
+      at = (await checkDifferingRecord(position + at, walker, span, target, refuse)) - position;
     }
     // Keep the walker in step with the blocks read, so that it never reads lengths one by one.
-    await walker.advance(position + length - 1, lengthAt, refuse);
+    await walker.advance(position + length - 1, lengthAt, readLength, refuse);
   }
   const stored = await readAt(copy, HASH_BYTES, hashedEnd);
   if (!hash.digest().equals(stored)) throw refuse('its hash does not match its contents');

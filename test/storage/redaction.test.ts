@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Errors } from '../../src/common/errors.js';
 import { writeRedactedCopy } from '../../src/maint/redact/chunk-copy.js';
 import { eventFrameLayout, resealFrame } from '../../src/storage/record.js';
+import { redactFrame } from '../../src/storage/redaction.js';
 import { appendUntilChunks, openEngine, tempDirectory } from '../helpers/engine.js';
 import {
   buildRedactionDatabase, chunkFilesOf, completedEvents, isRedacted, redactThroughEngine, storedEvents, tempFilesOf,
@@ -145,4 +146,28 @@ t.test('a redacted copy that blanks a metadata event is refused: the stream keep
   t.same(chunkFilesOf(directory), files, 'the chunk files are as they were');
   t.match(engine.getStreamMetadata('orders-1').metadata, { maxCount: 50 }, 'the stream keeps its metadata');
   await engine.close();
+});
+
+t.test('a redacted copy is the chunk with only the listed records redacted and a hash that holds; an existing file is never overwritten', async (t) => {
+  const directory = await buildRedactionDatabase(t);
+  const dbPath = join(directory, 'db');
+  const engine = await openEngine(directory);
+  const targets = completedEvents(engine, 6);
+  const positions = targets.map((event) => ({ event, position: engine.eventPositions(event.streamName, event.eventNumber)[0] }));
+  const chunkFile = positions[0].position.chunkFileName;
+  const records = positions.filter(({ position }) => position.chunkFileName === chunkFile).map(({ event, position }) => ({ event, fileOffset: position.fileOffset }));
+  await engine.close();
+
+  const source = readFileSync(join(dbPath, chunkFile));
+  const expected = Buffer.from(source);
+  for (const { fileOffset } of records) t.ok(redactFrame(expected, fileOffset), `the record at ${fileOffset} is redacted in the expected bytes`);
+  createHash('md5').update(expected.subarray(0, expected.length - 16)).digest().copy(expected, expected.length - 16);
+  const temp = join(dbPath, 'copy.redact.tmp');
+  t.equal(await writeRedactedCopy(join(dbPath, chunkFile), temp, records), records.length, `${records.length} records redacted`);
+  t.ok(readFileSync(temp).equals(expected), 'the copy holds exactly the expected bytes, hash included');
+  t.ok(readFileSync(join(dbPath, chunkFile)).equals(source), 'the chunk itself is untouched');
+
+  writeFileSync(temp, 'not ours');
+  await t.rejects(writeRedactedCopy(join(dbPath, chunkFile), temp, records), { code: 'EEXIST' }, 'a copy onto an existing file is refused');
+  t.equal(readFileSync(temp, 'utf8'), 'not ours', 'and leaves that file as it was');
 });

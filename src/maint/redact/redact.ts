@@ -10,7 +10,7 @@ import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Errors } from '../../common/errors.js';
 import type { ProgressListener } from '../../common/progress.js';
-import { syncCopy, writeRedactedCopy, type RecordToRedact } from './chunk-copy.js';
+import { writeRedactedCopy, type RecordToRedact } from './chunk-copy.js';
 import { formatEvent, type EventReference } from './events-list.js';
 import { RedactionClient, type EventPositionReply } from './socket-client.js';
 
@@ -95,8 +95,8 @@ export async function redact(options: RedactOptions): Promise<RedactResult> {
 }
 
 /**
- * Copies the chunks one after the other and switches each in as soon as its copy is durable and
- * the previous switch is done: the disk writes one copy back and the node checks another while
+ * Copies the chunks one after the other and has the node switch each in as soon as it is copied
+ * and the previous switch is done: the node checks one copy (and writes it to the disk) while
  * the next is being copied. Switches stay in chunk order, one at a time.
  */
 async function redactLocked(client: RedactionClient, lockId: string, options: RedactOptions): Promise<Omit<RedactResult, 'dbPath' | 'dryRun'>> {
@@ -116,12 +116,9 @@ async function redactLocked(client: RedactionClient, lockId: string, options: Re
       options.onProgress?.({ phase: 'redacting', file: chunkFile, ...progress });
       const copy = await copyChunk(options, chunkFile, pending.map(({ event, position }) => ({ event, fileOffset: position.fileOffset })));
       if (!copy) continue;
-      const synced = syncCopy(join(options.dbPath, copy));
-      synced.catch(() => undefined);
       const previous = switching;
       switching = (async () => {
         await previous;
-        await synced;
         const newChunkFile = await client.switchChunk(lockId, chunkFile, copy);
         await options.onStep?.('switched');
         switchedTo.set(chunkFile, newChunkFile);
@@ -156,10 +153,10 @@ function eventsOf(byChunk: Map<string, ChunkRecords>, switchedTo: ReadonlyMap<st
 
 const copyNameOf = (chunkFile: string) => `${chunkFile}.${process.pid}.redact.tmp`;
 
-/** Writes the redacted copy of one chunk (not yet fsynced); undefined when nothing in it needed redacting. */
+/** Writes the redacted copy of one chunk; undefined when nothing in it needed redacting. */
 async function copyChunk(options: RedactOptions, chunkFile: string, records: RecordToRedact[]): Promise<string | undefined> {
   const copyName = copyNameOf(chunkFile);
-  if ((await writeRedactedCopy(join(options.dbPath, chunkFile), join(options.dbPath, copyName), records, false)) === 0) return undefined;
+  if ((await writeRedactedCopy(join(options.dbPath, chunkFile), join(options.dbPath, copyName), records)) === 0) return undefined;
   await options.onStep?.('copied');
   return copyName;
 }
