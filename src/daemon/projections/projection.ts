@@ -21,7 +21,20 @@ import { checkpointStreamOf, emittedStreamsStreamOf, EventTypes, partitionResult
 
 export type ProjectionStorage = Pick<Engine, 'append' | 'readStreamBackward' | 'readStreamForward' | 'readEvent' | 'follow' | 'unfollow' | 'status'>;
 
-export type RunStatus = 'Stopped' | 'Loading' | 'Running' | 'Stopping' | 'Faulted' | 'Completed' | 'Aborted';
+/**
+ * The wire note's states. A start goes Loading (checkpoint and tracked streams read), Loaded,
+ * Preparing (the source compiled, the states restored), Prepared, Starting (following the log)
+ * and Running; a disable goes Stopping and an abort Aborting until the page in hand and the writes
+ * under way are done. Creating and Deleting are set by the service while the projection's streams
+ * are written.
+ */
+export type RunStatus = 'Creating' | 'Loading' | 'Loaded' | 'Preparing' | 'Prepared' | 'Starting' | 'Running' | 'Stopping' | 'Aborting'
+  | 'Stopped' | 'Completed' | 'Aborted' | 'Faulted' | 'Deleting';
+
+/** The states in which a projection is on its way to running, or runs. */
+const ACTIVE: ReadonlySet<RunStatus> = new Set(['Loading', 'Loaded', 'Preparing', 'Prepared', 'Starting', 'Running']);
+/** The states in which a command must wait: the projection is being started, stopped or written. */
+const BUSY: ReadonlySet<RunStatus> = new Set([...ACTIVE, 'Stopping', 'Aborting', 'Creating', 'Deleting']);
 
 /** How a processor is made for a definition; a source that does not compile rejects. */
 export type ProcessorFactory = (definition: ProjectionDefinition) => Promise<Processor>;
@@ -119,20 +132,28 @@ export class Projection {
     return this.processor?.heapBytes() ?? 0;
   }
 
+  /** Starting, running, or being stopped, created or deleted: not to be changed now. */
+  get busy(): boolean {
+    return BUSY.has(this.status);
+  }
+
   /** Loads the checkpoint, compiles the source and follows the log. A fault is recorded, never thrown. */
   async start(): Promise<void> {
-    if (this.status === 'Running' || this.status === 'Loading') return;
+    if (ACTIVE.has(this.status)) return;
     this.status = 'Loading';
     this.stateReason = '';
     this.writeError = undefined;
+    this.starting = this.load();
     try {
-      await this.load();
+      await this.starting;
     } catch (error) {
-      this.fault(error);
+      // A stop while loading wins over what loading then ran into.
+      if (ACTIVE.has(this.status)) this.fault(error);
       return;
     }
-    if (this.status !== 'Loading') return;
-    this.status = 'Running';
+    // Read again: a stop or a fault may have come while loading.
+    if ((this.status as RunStatus) !== 'Prepared') return;
+    this.status = 'Starting';
     const { storage } = this.deps;
     const logEnd = storage.status().writerPosition;
     this.emitter = new Emitter(storage, this.name, this.definition.epoch, logEnd);
@@ -147,7 +168,10 @@ export class Projection {
       skipSystemStreams: this.processor?.selects.all === true,
       handle: (page) => this.handlePage(page),
     });
+    this.status = 'Running';
   }
+
+  private starting: Promise<void> = Promise.resolve();
 
   private async load(): Promise<void> {
     const checkpoint = this.definition.checkpointsEnabled ? this.readCheckpoint() : undefined;
@@ -160,6 +184,8 @@ export class Projection {
     for (const [partition, state] of Object.entries(this.checkpoint.states)) this.states.set(partition, state);
     this.shared = this.checkpoint.shared;
     this.readTracked();
+    this.status = 'Loaded';
+    this.status = 'Preparing';
     this.processor?.dispose();
     this.processor = await this.deps.createProcessor(this.definition);
     this.outputs = this.deps.outputs(this.processor);
@@ -170,6 +196,7 @@ export class Projection {
       this.applyChanges(first);
     }
     this.lastCheckpointMs = Date.now();
+    if (this.status === 'Preparing') this.status = 'Prepared';
   }
 
   /** With a run-as user, the sources must be readable by that user ($all for fromAll and categories). */
@@ -222,7 +249,9 @@ export class Projection {
   /** Stops following the log once the page in hand is done; a disable checkpoints, an abort does not. */
   async stop(how: 'disable' | 'abort'): Promise<void> {
     const wasRunning = this.status === 'Running';
+    if (ACTIVE.has(this.status)) this.status = how === 'abort' ? 'Aborting' : 'Stopping';
     this.unfollow();
+    await this.starting.catch(() => undefined);
     await this.inFlight;
     await Promise.all(this.writing);
     if (wasRunning && how === 'disable' && this.definition.checkpointsEnabled) {

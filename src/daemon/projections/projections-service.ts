@@ -150,12 +150,14 @@ export class ProjectionsService {
     if (this.projections.has(name)) throw Errors.projectionConflict.create(name);
     const projection = this.newProjection(definition);
     this.projections.set(name, projection);
+    projection.status = 'Creating';
     try {
       if (!transient) await this.store.create(definition);
     } catch (error) {
       this.projections.delete(name);
       throw error;
     }
+    projection.status = 'Stopped';
     if (definition.enabled) await projection.start();
     return projection;
   }
@@ -223,13 +225,21 @@ export class ProjectionsService {
     if (isSystemProjection(name)) throw Errors.projectionSystem.create(name);
     if (this.isRunning(projection)) throw Errors.projectionRunning.create(name, 'delete it');
     projection.dispose();
-    this.projections.delete(name);
-    if (projection.definition.mode === 'Transient') return;
-    await this.store.delete(name);
-    if (request.deleteCheckpointStream) await this.store.deleteQuietly(checkpointStreamOf(name));
-    if (request.deleteStateStream) await this.store.deleteQuietly(resultStreamOf(name));
-    if (request.deleteEmittedStreams) {
-      for (const streamName of projection.trackedStreams()) await this.store.deleteQuietly(streamName);
+    if (projection.definition.mode === 'Transient') {
+      this.projections.delete(name);
+      return;
+    }
+    // Listed as Deleting until its streams are gone; then the name is free again.
+    projection.status = 'Deleting';
+    try {
+      await this.store.delete(name);
+      if (request.deleteCheckpointStream) await this.store.deleteQuietly(checkpointStreamOf(name));
+      if (request.deleteStateStream) await this.store.deleteQuietly(resultStreamOf(name));
+      if (request.deleteEmittedStreams) {
+        for (const streamName of projection.trackedStreams()) await this.store.deleteQuietly(streamName);
+      }
+    } finally {
+      this.projections.delete(name);
     }
   }
 
@@ -240,7 +250,7 @@ export class ProjectionsService {
   }
 
   private isRunning(projection: Projection): boolean {
-    return projection.status === 'Running' || projection.status === 'Loading';
+    return projection.busy;
   }
 
   private async persist(projection: Projection): Promise<void> {
