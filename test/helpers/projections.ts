@@ -121,7 +121,7 @@ const READ_PAGE = 4096;
 export interface WriteGate {
   /** Resolves once a write is held. */
   readonly held: Promise<void>;
-  open(): void;
+  readonly open: () => void;
 }
 
 /**

@@ -13,8 +13,9 @@ import { ExpectedVersion } from '../../storage/stream-metadata.js';
 import { CHECKPOINT_EVENT_TYPE, decodeCheckpoint, emptyCheckpoint, encodeCheckpoint, type Checkpoint } from './checkpoint.js';
 import { Emitter } from './emitter.js';
 import type { ProjectionDefinition } from './projection-config.js';
-import type { BatchOutput, Processor } from './processor.js';
+import type { BatchOutput, Emit, Processor } from './processor.js';
 import { selectEvents } from './select-events.js';
+import { RunCounters, type RunStatistics } from './run-statistics.js';
 import type { SourceEvent } from './source-event.js';
 import type { StreamAccess } from '../services/stream-access.js';
 import { checkpointStreamOf, emittedStreamsStreamOf, EventTypes, partitionResultStreamOf, partitionsStreamOf, resultStreamOf } from './streams.js';
@@ -132,6 +133,12 @@ export class Projection {
     return this.processor?.heapBytes() ?? 0;
   }
 
+  private readonly counters = new RunCounters();
+
+  statistics(): RunStatistics {
+    return this.counters.snapshot(this.writing.length);
+  }
+
   /** Starting, running, or being stopped, created or deleted: not to be changed now. */
   get busy(): boolean {
     return BUSY.has(this.status);
@@ -143,6 +150,7 @@ export class Projection {
     this.status = 'Loading';
     this.stateReason = '';
     this.writeError = undefined;
+    this.counters.reset();
     this.starting = this.load();
     try {
       await this.starting;
@@ -303,7 +311,12 @@ export class Projection {
    */
   private handlePage(page: AllPage): Promise<void> {
     const previous = this.inFlight;
-    this.inFlight = previous.then(() => this.processPage(page)).catch((error: unknown) => this.fault(error));
+    const read = page.events.length;
+    this.counters.pageRead(read);
+    this.inFlight = previous.then(() => {
+      this.counters.pageTaken(read);
+      return this.processPage(page);
+    }).catch((error: unknown) => this.fault(error));
     return previous;
   }
 
@@ -312,9 +325,12 @@ export class Projection {
     const events = selectEvents(this.processor.selects, this.deps.storage, page.events, this.endPosition);
     const nextPosition = Math.min(page.nextPosition, this.endPosition);
     if (events.length > 0) {
+      const startedMs = performance.now();
       const output = await this.processor.process(events);
+      this.counters.processed(performance.now() - startedMs);
       for (const message of output.logs) this.deps.logger.info({ projection: this.name, message }, 'projection log');
-      this.startWrites(this.writeOutputs(events, output));
+      const emits = this.outputEvents(events, output);
+      this.startWrites(this.writeOutputs(events, output.emits, emits), emits.length);
       this.applyChanges(output);
       this.checkpoint.lastPosition = events[events.length - 1].position;
       this.eventsProcessedAfterRestart += events.length;
@@ -334,9 +350,11 @@ export class Projection {
     else await this.throttleWrites();
   }
 
-  private startWrites(writes: Promise<void>): void {
+  /** `events`: how many events the writes hold, for statistics. */
+  private startWrites(writes: Promise<void>, events: number): void {
     this.lastWrite = Promise.all([this.lastWrite, writes.catch(() => undefined)]);
-    const tracked: Promise<void> = writes.catch((error: unknown) => {
+    const done = this.counters.writeStarted(events);
+    const tracked: Promise<void> = writes.finally(done).catch((error: unknown) => {
       this.writeError ??= error instanceof Error ? error : new Error(String(error));
       // No page may come to notice it: the failure faults the projection now.
       if (this.status === 'Running') this.fault(this.writeError);
@@ -377,11 +395,8 @@ export class Projection {
     return due && Date.now() - this.lastCheckpointMs >= checkpointAfterMs;
   }
 
-  /** Emitted events, results, new partitions and tracked streams; all durable before this returns. */
-  private async writeOutputs(events: readonly SourceEvent[], output: BatchOutput): Promise<void> {
-    const track = this.definition.trackEmittedStreams && this.definition.emitEnabled;
-    const emitted = track || this.holdsWrites() ? new Set(output.emits.map((emit) => emit.streamName)) : undefined;
-    if (emitted) this.checkWrites(emitted);
+  /** What the code emitted, with the results and the new partitions of the batch. */
+  private outputEvents(events: readonly SourceEvent[], output: BatchOutput): Emit[] {
     let emits = output.emits;
     const last = events.length - 1;
     for (const change of output.changes) {
@@ -392,6 +407,14 @@ export class Projection {
       if (newPartition) emits.push({ sourceIndex: last, streamName: partitionsStreamOf(this.name), eventType: EventTypes.partition, data: change.partition, metadata: '', isJson: false });
       if (result) emits.push({ sourceIndex: last, streamName: this.resultStreamFor(change.partition), eventType: EventTypes.result, data: change.result!, metadata: '', isJson: true });
     }
+    return emits;
+  }
+
+  /** Emitted events, results, new partitions and tracked streams; all durable before this returns. */
+  private async writeOutputs(events: readonly SourceEvent[], coded: readonly Emit[], emits: Emit[]): Promise<void> {
+    const track = this.definition.trackEmittedStreams && this.definition.emitEnabled;
+    const emitted = track || this.holdsWrites() ? new Set(coded.map((emit) => emit.streamName)) : undefined;
+    if (emitted) this.checkWrites(emitted);
     const newStreams: string[] = [];
     const writes = this.emitter!.write(emits, events, track ? (streamName) => {
       if (!emitted!.has(streamName) || this.tracked.has(streamName)) return;
@@ -434,7 +457,7 @@ export class Projection {
     ]).then(() => {
       this.lastCheckpointTag = checkpoint.lastPosition;
     });
-    this.startWrites(written);
+    this.startWrites(written.finally(this.counters.checkpointStarted()), 0);
     this.handledSinceCheckpoint = 0;
     this.unhandledBytes = 0;
     this.lastCheckpointMs = Date.now();
