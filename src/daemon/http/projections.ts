@@ -95,6 +95,14 @@ export const projectionsRoutes: FastifyPluginAsync<ProjectionsRoutesOptions> = a
     };
     resource(app, `/projections/${path}`, mode ? { GET: { handler: list }, POST: { handler: create } } : { GET: { handler: list } });
   }
+  resource(app, '/projections/restart', {
+    POST: {
+      handler: async (request, reply) => {
+        projections.restart(principalOf(request));
+        return json(reply, JSON.stringify('Restarting'));
+      },
+    },
+  });
   resource(app, '/projections/read-events', {
     POST: {
       handler: async (request, reply) => json(reply, projections.readEvents(principalOf(request), parseReadEventsRequest(jsonBody(request, 'read-events')))),
