@@ -7,7 +7,7 @@
  */
 import type { Logger } from '../../common/logger.js';
 import type { Engine } from '../../storage/engine.js';
-import type { LogConsumer } from '../../storage/log-consumers.js';
+import type { LogConsumer, SystemStreamSkip } from '../../storage/log-consumers.js';
 import type { AllPage } from '../../storage/reader.js';
 import { ExpectedVersion } from '../../storage/stream-metadata.js';
 import { CHECKPOINT_EVENT_TYPE, decodeCheckpoint, emptyCheckpoint, encodeCheckpoint, type Checkpoint } from './checkpoint.js';
@@ -172,14 +172,21 @@ export class Projection {
     }
     this.consumer = storage.follow({
       name: `projection ${this.name}`, fromPosition: this.checkpoint.nextPosition, pageEventsMax: PAGE_EVENTS_MAX,
-      // fromAll is never given events of system streams, its own links and checkpoints among them.
-      skipSystemStreams: this.processor?.selects.all === true,
+      // fromAll is never given events of system streams, its own links and checkpoints among them;
+      // those of metadata streams are read when it wants deletions (a soft delete is metadata).
+      skipSystemStreams: this.systemStreamSkip(),
       handle: (page) => this.handlePage(page),
     });
     this.status = 'Running';
   }
 
   private starting: Promise<void> = Promise.resolve();
+
+  private systemStreamSkip(): SystemStreamSkip {
+    const selects = this.processor?.selects;
+    if (selects?.all !== true) return false;
+    return selects.deletions ? 'butMetadata' : true;
+  }
 
   private async load(): Promise<void> {
     const checkpoint = this.definition.checkpointsEnabled ? this.readCheckpoint() : undefined;

@@ -2,10 +2,13 @@
  * Which events of a page of the log a projection is given. Events of system streams ($…) are
  * never given to fromAll (a projection would otherwise read its own checkpoints and results);
  * a stream or category selected by name is given whatever its name. Links ($>) are skipped by
- * fromAll unless $includeLinks, and resolved to their targets in selected streams.
+ * fromAll unless $includeLinks, and resolved to their targets in selected streams. A projection
+ * with a $deleted handler is given the deletions of its streams, hard (the tombstone) and soft
+ * (the metadata event that sets `$tb` to the end, which a soft delete writes).
  */
 import type { Engine } from '../../storage/engine.js';
-import { EventFlags, type EventRecord } from '../../storage/record.js';
+import { EventFlags, isJsonEvent, type EventRecord } from '../../storage/record.js';
+import { DELETED_EVENT_NUMBER, isMetadataStream, METADATA_EVENT_TYPE, originalStreamOf, parseStoredMetadata } from '../../storage/stream-metadata.js';
 import { parseLink } from '../services/streams.js';
 import { categoryOf } from './definition.js';
 import type { EventSelector } from './processor.js';
@@ -15,10 +18,18 @@ export type LinkReader = Pick<Engine, 'readEvent'>;
 
 const LINK_TYPE = '$>';
 
-function selected(selector: EventSelector, event: EventRecord): boolean {
-  if (selector.all) return !event.streamName.startsWith('$');
-  if (selector.streams.has(event.streamName)) return true;
-  return selector.categories.size > 0 && selector.categories.has(categoryOf(event.streamName));
+function selected(selector: EventSelector, streamName: string): boolean {
+  if (selector.all) return !streamName.startsWith('$');
+  if (selector.streams.has(streamName)) return true;
+  return selector.categories.size > 0 && selector.categories.has(categoryOf(streamName));
+}
+
+/** The stream a record deletes: its own for a tombstone; X for metadata of $$X whose `$tb` is the end (a soft delete). */
+export function deletedStreamOf(event: EventRecord): string | undefined {
+  if ((event.flags & EventFlags.streamDelete) !== 0) return event.streamName;
+  if (event.eventType !== METADATA_EVENT_TYPE || !isMetadataStream(event.streamName)) return undefined;
+  const { truncateBefore } = parseStoredMetadata(event.data, isJsonEvent(event));
+  return truncateBefore === DELETED_EVENT_NUMBER ? originalStreamOf(event.streamName) : undefined;
 }
 
 function resolved(reader: LinkReader, link: EventRecord): EventRecord | undefined {
@@ -37,11 +48,12 @@ export function selectEvents(selector: EventSelector, reader: LinkReader, events
   const out: SourceEvent[] = [];
   for (const event of events) {
     if (event.logPosition >= endPosition) break;
-    if (!selected(selector, event)) continue;
-    if ((event.flags & EventFlags.streamDelete) !== 0) {
-      if (selector.deletions) out.push({ event, deleted: true, position: event.logPosition });
+    const deletedStream = selector.deletions ? deletedStreamOf(event) : undefined;
+    if (deletedStream !== undefined) {
+      if (selected(selector, deletedStream)) out.push({ event, deleted: true, deletedStream, position: event.logPosition });
       continue;
     }
+    if (!selected(selector, event.streamName) || (event.flags & EventFlags.streamDelete) !== 0) continue;
     if (event.eventType === LINK_TYPE && !selector.includeLinks) {
       if (!selector.resolveLinks) continue;
       const target = resolved(reader, event);
