@@ -69,8 +69,14 @@ export async function projectionState(url: string, name: string, partition?: str
   return body === '' || body === '""' ? undefined : JSON.parse(body) as unknown;
 }
 
-/** Waits until the projection has processed the log up to its end as it is now. */
+/**
+ * Waits until the projection has processed the log up to its end as it is now. When $by_category
+ * runs, it waits for it first: a category projection reads the links it writes into `$ce-` streams.
+ */
 export async function waitCaughtUp(node: ProjectionsNode, name: string): Promise<void> {
+  const admin = { name: 'admin', groups: ['$admins'] };
+  const byCategory = node.projections.get(admin, '$by_category');
+  if (name !== '$by_category' && byCategory.status === 'Running') await waitCaughtUp(node, '$by_category');
   const end = node.engine.status().writerPosition;
   await pollUntil(`projection ${name} to reach log position ${end}`, () => {
     const projection = node.projections.get({ name: 'admin', groups: ['$admins'] }, name);

@@ -80,11 +80,14 @@ export function parseDefinition(json: unknown): QueryDefinition {
   };
 }
 
-/** Category of a stream: the part before the first '-' (the whole name when there is none). */
-export function categoryOf(streamName: string): string {
-  const dash = streamName.indexOf('-');
-  return dash < 0 ? streamName : streamName.slice(0, dash);
-}
-
 /** A $ce- stream stands for the category after the prefix. */
 export const CATEGORY_STREAM_PREFIX = '$ce-';
+
+/**
+ * The streams a projection reads: a category is its `$ce-` stream, which $by_category fills with
+ * links to the category's events (by its own separator and first/last rule) and to the deletions
+ * of its streams.
+ */
+export function sourceStreams(sources: Pick<QuerySources, 'streams' | 'categories'>): string[] {
+  return [...sources.streams, ...sources.categories.map((category) => CATEGORY_STREAM_PREFIX + category)];
+}

@@ -50,8 +50,8 @@ export interface Processor {
 /** Where a processor's events come from. */
 export interface EventSelector {
   all: boolean;
+  /** Streams selected by name, the `$ce-` streams of selected categories among them. */
   streams: ReadonlySet<string>;
-  categories: ReadonlySet<string>;
   /** Link events ($>) are given as themselves rather than skipped (fromAll with $includeLinks). */
   includeLinks: boolean;
   /** Links in selected streams are resolved to the events they point at. */

@@ -220,7 +220,7 @@ export class Projection {
     if (!runAs || !this.deps.access) return;
     const principal = { name: runAs.name, groups: runAs.roles };
     const { selects } = processor;
-    const streams = selects.all || selects.categories.size > 0 ? ['$all'] : [...selects.streams];
+    const streams = selects.all ? ['$all'] : [...selects.streams];
     for (const streamName of streams) this.deps.access.check(principal, 'read', streamName);
   }
 

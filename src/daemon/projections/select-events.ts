@@ -10,18 +10,18 @@ import type { Engine } from '../../storage/engine.js';
 import { EventFlags, isJsonEvent, type EventRecord } from '../../storage/record.js';
 import { DELETED_EVENT_NUMBER, isMetadataStream, METADATA_EVENT_TYPE, originalStreamOf, parseStoredMetadata } from '../../storage/stream-metadata.js';
 import { parseLink } from '../services/streams.js';
-import { categoryOf } from './definition.js';
 import type { EventSelector } from './processor.js';
 import type { SourceEvent } from './source-event.js';
 
 export type LinkReader = Pick<Engine, 'readEvent'>;
 
 const LINK_TYPE = '$>';
+/** Metadata of a link to a deletion: the stream deleted, and that it is a deletion. */
+export const ORIGINAL_STREAM_KEY = '$o';
+export const DELETED_LINK_KEY = '$deleted';
 
 function selected(selector: EventSelector, streamName: string): boolean {
-  if (selector.all) return !streamName.startsWith('$');
-  if (selector.streams.has(streamName)) return true;
-  return selector.categories.size > 0 && selector.categories.has(categoryOf(streamName));
+  return selector.all ? !streamName.startsWith('$') : selector.streams.has(streamName);
 }
 
 /** The stream a record deletes: its own for a tombstone; X for metadata of $$X whose `$tb` is the end (a soft delete). */
@@ -43,6 +43,17 @@ function resolved(reader: LinkReader, link: EventRecord): EventRecord | undefine
   }
 }
 
+/** The stream whose deletion a link stands for: $by_category links deletions with `$deleted` and the stream in `$o`. */
+function deletionLinkedBy(link: EventRecord): string | undefined {
+  if (link.metadata.length === 0 || link.metadata[0] !== 0x7b) return undefined;
+  try {
+    const metadata = JSON.parse(link.metadata.toString('utf8')) as Record<string, unknown>;
+    return metadata[DELETED_LINK_KEY] !== undefined && typeof metadata[ORIGINAL_STREAM_KEY] === 'string' ? metadata[ORIGINAL_STREAM_KEY] : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The page's events for the projection, up to (not including) `endPosition`. */
 export function selectEvents(selector: EventSelector, reader: LinkReader, events: readonly EventRecord[], endPosition: number): SourceEvent[] {
   const out: SourceEvent[] = [];
@@ -56,6 +67,11 @@ export function selectEvents(selector: EventSelector, reader: LinkReader, events
     if (!selected(selector, event.streamName) || (event.flags & EventFlags.streamDelete) !== 0) continue;
     if (event.eventType === LINK_TYPE && !selector.includeLinks) {
       if (!selector.resolveLinks) continue;
+      const linkedDeletion = deletionLinkedBy(event);
+      if (linkedDeletion !== undefined) {
+        if (selector.deletions) out.push({ event, link: event, deleted: true, deletedStream: linkedDeletion, position: event.logPosition });
+        continue;
+      }
       const target = resolved(reader, event);
       if (target) out.push({ event: target, link: event, deleted: false, position: event.logPosition });
       continue;
