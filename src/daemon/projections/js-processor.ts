@@ -14,6 +14,7 @@ const BATCH_TIMEOUT_SHARE = 0.25;
 
 export class JsProcessor implements Processor {
   readonly selects: EventSelector;
+  readonly reorderLagMs?: number;
   private batchEventsMax = 16;
 
   private constructor(private readonly sandbox: Sandbox, readonly definition: QueryDefinition, private readonly limits: SandboxLimits) {
@@ -22,6 +23,7 @@ export class JsProcessor implements Processor {
       all: sources.all, streams: new Set(sourceStreams(sources)),
       includeLinks: options.includeLinks, resolveLinks: !sources.all, deletions: definition.handlers.includes('$deleted'),
     };
+    if (options.reorderEvents) this.reorderLagMs = options.processingLagMs;
   }
 
   /** Compiles `source`; a source that throws or declares nothing usable is a SandboxFault or DefinitionError. */

@@ -40,6 +40,8 @@ export interface ProcessorSnapshot {
 export interface Processor {
   /** Which events the processor wants from the log. */
   readonly selects: EventSelector;
+  /** With reorderEvents: how long each event is held before it is handed over (processingLag). */
+  readonly reorderLagMs?: number;
   process(events: readonly SourceEvent[]): Promise<BatchOutput>;
   restore(snapshot: ProcessorSnapshot): Promise<void>;
   /** Heap bytes held for this processor, for statistics. */

@@ -16,6 +16,7 @@ import type { ProjectionDefinition } from './projection-config.js';
 import type { BatchOutput, Emit, Processor } from './processor.js';
 import { selectEvents } from './select-events.js';
 import { RunCounters, type RunStatistics } from './run-statistics.js';
+import { ReorderBuffer } from './reorder-buffer.js';
 import type { SourceEvent } from './source-event.js';
 import type { StreamAccess } from '../services/stream-access.js';
 import { checkpointStreamOf, emittedStreamsStreamOf, EventTypes, partitionResultStreamOf, partitionsStreamOf, resultStreamOf } from './streams.js';
@@ -204,6 +205,9 @@ export class Projection {
     this.processor?.dispose();
     this.processor = await this.deps.createProcessor(this.definition);
     this.outputs = this.deps.outputs(this.processor);
+    const lagMs = this.processor.reorderLagMs;
+    this.reorder = lagMs === undefined ? undefined : new ReorderBuffer(lagMs);
+    this.readEnd = this.checkpoint.nextPosition;
     this.checkReads(this.processor);
     await this.processor.restore({ states: this.checkpoint.states, shared: this.checkpoint.shared });
     if (this.outputs.rootState && !this.states.has('')) {
@@ -309,6 +313,7 @@ export class Projection {
   private unfollow(): void {
     if (this.consumer) this.deps.storage.unfollow(this.consumer);
     this.consumer = undefined;
+    this.stopReordering();
   }
 
   /**
@@ -330,10 +335,52 @@ export class Projection {
   private async processPage(page: AllPage): Promise<void> {
     if (this.status !== 'Running' || !this.processor || !this.emitter) return;
     const events = selectEvents(this.processor.selects, this.deps.storage, page.events, this.endPosition);
-    const nextPosition = Math.min(page.nextPosition, this.endPosition);
+    const readEnd = Math.min(page.nextPosition, this.endPosition);
+    if (!this.reorder) {
+      await this.handleEvents(events, readEnd);
+      return;
+    }
+    this.reorder.add(events, Date.now());
+    this.readEnd = readEnd;
+    await this.handleDue();
+  }
+
+  /** With reorderEvents: events held until their lag is over, and where reading resumes meanwhile. */
+  private reorder: ReorderBuffer | undefined;
+  private readEnd = 0;
+  private reorderTimer: NodeJS.Timeout | undefined;
+
+  /**
+   * Hands over the held events that are due (all of them once a one-time projection has read to
+   * its end), and wakes up again when the next one is.
+   */
+  private async handleDue(): Promise<void> {
+    const buffer = this.reorder!;
+    const events = buffer.take(Date.now(), this.readEnd >= this.endPosition);
+    this.counters.held = buffer.size;
+    await this.handleEvents(events, buffer.firstPosition ?? this.readEnd);
+    const dueIn = buffer.dueInMs(Date.now());
+    if (dueIn === undefined || this.reorderTimer !== undefined || this.status !== 'Running') return;
+    this.reorderTimer = setTimeout(() => {
+      this.reorderTimer = undefined;
+      this.inFlight = this.inFlight.then(() => (this.status === 'Running' ? this.handleDue() : undefined)).catch((error: unknown) => this.fault(error));
+    }, dueIn);
+  }
+
+  private stopReordering(): void {
+    clearTimeout(this.reorderTimer);
+    this.reorderTimer = undefined;
+    this.reorder?.clear();
+    this.counters.held = 0;
+  }
+
+  /** `nextPosition`: where reading resumes once these events are handled (a checkpoint records it). */
+  private async handleEvents(events: readonly SourceEvent[], nextPosition: number): Promise<void> {
+    const { processor } = this;
+    if (!processor) return;
     if (events.length > 0) {
       const startedMs = performance.now();
-      const output = await this.processor.process(events);
+      const output = await processor.process(events);
       this.counters.processed(performance.now() - startedMs);
       for (const message of output.logs) this.deps.logger.info({ projection: this.name, message }, 'projection log');
       const emits = this.outputEvents(events, output);
