@@ -7,7 +7,7 @@
 import t from 'tap';
 import { adminFetch } from '../helpers/auth.js';
 import { newEvents } from '../helpers/engine.js';
-import { createProjection, projectionInfo, projectionState, startProjectionsNode, waitCaughtUp, waitStatus } from '../helpers/projections.js';
+import { createProjection, projectionInfo, projectionState, readStream, startProjectionsNode, waitCaughtUp, waitStatus } from '../helpers/projections.js';
 import { pollUntilAsync } from '../helpers/wait.js';
 
 const ORDER = `.when({
@@ -91,4 +91,25 @@ t.test('reordering is refused for one stream, fromAll, and a lag under 50 ms; pr
   }
   const allowed = await adminFetch(`${node.url}/projections/continuous?name=ok`, { method: 'POST', body: `options({processingLag: 10}); fromStream("a-1")${ORDER}` });
   t.equal(allowed.status, 201, 'a lag without reordering changes nothing and is accepted');
+});
+
+t.test('with reorderEvents the order stream links each event handed over, in order, with its position; deleted with the checkpoint stream', async (t) => {
+  const node = await startProjectionsNode(t);
+  await createProjection(node.url, 'continuous', 'rec', `options({reorderEvents: true, processingLag: 50}); fromStreams(["o-1", "o-2"])${ORDER}`);
+  await createProjection(node.url, 'continuous', 'plain', `fromStreams(["o-1", "o-2"])${ORDER}`);
+  const written = await interleave(node, ['o-1', 'o-2'], 3);
+  await waitCaughtUp(node, 'rec');
+  await waitCaughtUp(node, 'plain');
+  const order = await readStream(node.url, '$projections-rec-order');
+  t.same(order.map((entry) => [entry.eventType, entry.data]), written.map((id) => ['$>', id.replace('/', '@').replace(/^(.*)@(\d+)$/, '$2@$1')]));
+  const positions = order.map((entry) => (entry.metaData as { $c: number; $p: number }).$c);
+  t.ok(positions.every((position, index) => index === 0 || position > positions[index - 1]), 'each link names its event\'s log position, increasing');
+  const resolved = await readStream(node.url, '$projections-rec-order', true);
+  t.same(resolved.map((entry) => `${String(entry.streamId)}/${String(entry.eventNumber)}`), written, 'the links resolve to the events');
+  t.same(await readStream(node.url, '$projections-plain-order'), [], 'no order stream without reorderEvents');
+
+  t.equal((await adminFetch(`${node.url}/projection/rec/command/disable`, { method: 'POST' })).status, 200);
+  const deleted = await adminFetch(`${node.url}/projection/rec?deleteCheckpointStream=true`, { method: 'DELETE' });
+  t.equal(deleted.status, 204);
+  t.same(await readStream(node.url, '$projections-rec-order'), [], 'the order stream goes with the checkpoint stream');
 });

@@ -9,7 +9,7 @@ import type { Logger } from '../../common/logger.js';
 import type { Engine } from '../../storage/engine.js';
 import type { LogConsumer, SystemStreamSkip } from '../../storage/log-consumers.js';
 import type { AllPage } from '../../storage/reader.js';
-import { ExpectedVersion } from '../../storage/stream-metadata.js';
+import { eventNumberText, ExpectedVersion } from '../../storage/stream-metadata.js';
 import { CHECKPOINT_EVENT_TYPE, decodeCheckpoint, emptyCheckpoint, encodeCheckpoint, type Checkpoint } from './checkpoint.js';
 import { Emitter } from './emitter.js';
 import type { ProjectionDefinition } from './projection-config.js';
@@ -19,7 +19,9 @@ import { RunCounters, type RunStatistics } from './run-statistics.js';
 import { ReorderBuffer } from './reorder-buffer.js';
 import type { SourceEvent } from './source-event.js';
 import type { StreamAccess } from '../services/stream-access.js';
-import { checkpointStreamOf, emittedStreamsStreamOf, EventTypes, partitionResultStreamOf, partitionsStreamOf, resultStreamOf } from './streams.js';
+import { checkpointStreamOf, emittedStreamsStreamOf, EventTypes, orderStreamOf, partitionResultStreamOf, partitionsStreamOf, resultStreamOf } from './streams.js';
+
+const LINK_EVENT_TYPE = '$>';
 
 export type ProjectionStorage = Pick<Engine, 'append' | 'readStreamBackward' | 'readStreamForward' | 'readEvent' | 'follow' | 'unfollow' | 'status'>;
 
@@ -453,6 +455,7 @@ export class Projection {
   private outputEvents(events: readonly SourceEvent[], output: BatchOutput): Emit[] {
     let emits = output.emits;
     const last = events.length - 1;
+    if (this.reorder) emits = [...output.emits, ...orderLinks(this.name, events)];
     for (const change of output.changes) {
       const newPartition = !this.states.has(change.partition) && change.partition !== '';
       const result = this.outputs.outputState && change.result !== null;
@@ -536,6 +539,17 @@ export class Projection {
     this.processor?.dispose();
     this.processor = undefined;
   }
+}
+
+/**
+ * The order stream's links, one per event handed over, in that order; the emitter adds the
+ * event's position to each link's metadata ($c, $p) as to every emitted event.
+ */
+function orderLinks(name: string, events: readonly SourceEvent[]): Emit[] {
+  const streamName = orderStreamOf(name);
+  return events.map(({ event }, sourceIndex) => ({
+    sourceIndex, streamName, eventType: LINK_EVENT_TYPE, data: `${eventNumberText(event.eventNumber)}@${event.streamName}`, metadata: '', isJson: false,
+  }));
 }
 
 function streamIdOf(data: string): string {

@@ -18,7 +18,7 @@ import { Projection, type ProjectionStorage, type ResultOutputs } from './projec
 import { ProjectionStore, type StoreStorage } from './projection-store.js';
 import type { Processor } from './processor.js';
 import { SandboxFault } from './sandbox.js';
-import { checkpointStreamOf, resultStreamOf } from './streams.js';
+import { checkpointStreamOf, orderStreamOf, resultStreamOf } from './streams.js';
 import { checkSystemSource, isSystemProjection, SYSTEM_PROJECTIONS, SYSTEM_SOURCES, SystemProcessor } from './system-projections.js';
 
 export type RunProjections = 'None' | 'System' | 'All';
@@ -275,7 +275,10 @@ export class ProjectionsService {
     projection.status = 'Deleting';
     try {
       await this.store.delete(name);
-      if (request.deleteCheckpointStream) await this.store.deleteQuietly(checkpointStreamOf(name));
+      if (request.deleteCheckpointStream) {
+        await this.store.deleteQuietly(checkpointStreamOf(name));
+        await this.store.deleteQuietly(orderStreamOf(name));
+      }
       if (request.deleteStateStream) await this.store.deleteQuietly(resultStreamOf(name));
       if (request.deleteEmittedStreams) {
         for (const streamName of projection.trackedStreams()) await this.store.deleteQuietly(streamName);
