@@ -113,3 +113,16 @@ t.test('with reorderEvents the order stream links each event handed over, in ord
   t.equal(deleted.status, 204);
   t.same(await readStream(node.url, '$projections-rec-order'), [], 'the order stream goes with the checkpoint stream');
 });
+
+t.test('no more than pendingEventsThreshold events are held: the oldest are handed over early, still in log order', async (t) => {
+  const node = await startProjectionsNode(t);
+  await createProjection(node.url, 'continuous', 'bounded', `options({reorderEvents: true, processingLag: 3600000}); fromStreams(["k-1", "l-1"])${ORDER}`,
+    { enabled: 'false' });
+  const configured = await adminFetch(`${node.url}/projection/bounded/config`, { method: 'PUT', body: JSON.stringify({ pendingEventsThreshold: 3 }) });
+  t.equal(configured.status, 200);
+  t.equal((await adminFetch(`${node.url}/projection/bounded/command/enable`, { method: 'POST' })).status, 200);
+  const written = await interleave(node, ['k-1', 'l-1'], 4);
+  await pollUntilAsync('five events to be handled', async () => (await projectionInfo(node.url, 'bounded')).eventsProcessedAfterRestart === 5, { intervalMs: 10 });
+  t.equal((await projectionInfo(node.url, 'bounded')).bufferedEvents, 3, 'three held');
+  t.same((await projectionState(node.url, 'bounded') as { order: string[] }).order, written.slice(0, 5), 'the five oldest, in log order');
+});

@@ -62,6 +62,8 @@ export interface ResultOutputs {
 }
 
 const PAGE_EVENTS_MAX = 1000;
+/** Longer delays overflow Node's timers (which then fire at once); a longer lag wakes up and waits again. */
+const TIMER_DELAY_MAX_MS = 2_147_483_647;
 /**
  * Pages whose writes may be under way while the next pages are processed. The writer keeps them
  * in order, so each target stream still gets its events in order; a checkpoint waits for all.
@@ -358,7 +360,7 @@ export class Projection {
    */
   private async handleDue(): Promise<void> {
     const buffer = this.reorder!;
-    const events = buffer.take(Date.now(), this.readEnd >= this.endPosition);
+    const events = buffer.take(Date.now(), this.readEnd >= this.endPosition, this.definition.pendingEventsThreshold);
     this.counters.held = buffer.size;
     await this.handleEvents(events, buffer.firstPosition ?? this.readEnd);
     const dueIn = buffer.dueInMs(Date.now());
@@ -366,7 +368,7 @@ export class Projection {
     this.reorderTimer = setTimeout(() => {
       this.reorderTimer = undefined;
       this.inFlight = this.inFlight.then(() => (this.status === 'Running' ? this.handleDue() : undefined)).catch((error: unknown) => this.fault(error));
-    }, dueIn);
+    }, Math.min(dueIn, TIMER_DELAY_MAX_MS));
   }
 
   private stopReordering(): void {

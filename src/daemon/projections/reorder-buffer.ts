@@ -34,9 +34,12 @@ export class ReorderBuffer {
     for (const event of events) this.held.push({ event, dueMs: nowMs + this.lagMs });
   }
 
-  /** The events due by `nowMs` (all of them with `all`), in log-position order; they leave the buffer. */
-  take(nowMs: number, all = false): SourceEvent[] {
-    let count = 0;
+  /**
+   * The events due by `nowMs` (all of them with `all`), and the oldest beyond `heldMax` so that
+   * memory stays bounded, in log-position order; they leave the buffer.
+   */
+  take(nowMs: number, all: boolean, heldMax: number): SourceEvent[] {
+    let count = Math.max(0, this.held.length - heldMax);
     while (count < this.held.length && (all || this.held[count].dueMs <= nowMs)) count++;
     const due = this.held.slice(0, count).map((held) => held.event);
     this.held = this.held.slice(count);
