@@ -66,3 +66,27 @@ t.test('soft and hard deletes of a category\'s streams are linked into $ce- and 
   t.same(links.map((entry) => [entry.eventType, entry.data]), [['$>', '0@$$cart-1'], ['$>', '9223372036854775807@cart-2']], 'links to the deleting records');
   t.same(links.map((entry) => [(entry.metaData as Record<string, unknown>).$o, (entry.metaData as Record<string, unknown>).$deleted]), [['cart-1', -1], ['cart-2', -1]]);
 });
+
+t.test('a projection of streams or categories is positioned by event numbers: position, lastCheckpoint and Svc-Position', async (t) => {
+  const node = await startProjectionsNode(t, { startStandardProjections: true });
+  await node.engine.append('pos-1', -2, newEvents(2));
+  await node.engine.append('pos-2', -2, newEvents(3));
+  await node.engine.append('other-1', -2, newEvents(1));
+  await createProjection(node.url, 'continuous', 'cat', `fromCategory("pos")${COUNT}`);
+  await createProjection(node.url, 'continuous', 'two', `fromStreams(["pos-1", "other-1"])${COUNT}`);
+  await createProjection(node.url, 'continuous', 'all', `fromAll()${COUNT}`);
+  for (const name of ['cat', 'two', 'all']) await waitCaughtUp(node, name);
+  t.match(await projectionInfo(node.url, 'cat'), { position: '$ce-pos: 4', lastCheckpoint: '$ce-pos: -1' });
+  t.match(await projectionInfo(node.url, 'two'), { position: 'pos-1: 1; other-1: 0' });
+  t.match(await projectionInfo(node.url, 'all'), { position: /^C:\d+\/P:\d+$/ }, 'fromAll keeps log positions');
+  const state = await adminFetch(`${node.url}/projection/cat/state`);
+  t.same(JSON.parse(state.headers.get('svc-position') ?? 'null'), { $s: { '$ce-pos': 4 } });
+
+  t.equal((await adminFetch(`${node.url}/projection/cat/command/disable`, { method: 'POST' })).status, 200);
+  t.match(await projectionInfo(node.url, 'cat'), { position: '$ce-pos: 4', lastCheckpoint: '$ce-pos: 4' }, 'the checkpoint holds the position');
+  t.equal((await adminFetch(`${node.url}/projection/cat/command/enable`, { method: 'POST' })).status, 200);
+  await node.engine.append('pos-3', -2, newEvents(1));
+  await waitCaughtUp(node, 'cat');
+  t.match(await projectionInfo(node.url, 'cat'), { position: '$ce-pos: 5', lastCheckpoint: '$ce-pos: 4' }, 'resumed from the checkpoint\'s position');
+  t.same(await projectionState(node.url, 'cat'), { count: 6 });
+});

@@ -22,8 +22,6 @@ function progressOf(projection: Projection, logEnd: number): number {
   return Math.min(100, Math.round((projection.positions.next / logEnd) * 10_000) / 100);
 }
 
-const positionText = (position: number) => (position < 0 ? '' : `C:${position}/P:${position}`);
-
 export function projectionView(request: FastifyRequest, projection: Projection, logEnd: number): Record<string, unknown> {
   const { definition } = projection;
   const url = projectionUrl(request, projection.name);
@@ -31,8 +29,8 @@ export function projectionView(request: FastifyRequest, projection: Projection, 
   const view: Record<string, unknown> = {
     name: projection.name, effectiveName: projection.name, mode: definition.mode, status: statusText(projection),
     stateReason: projection.stateReason, enabled: definition.enabled, version: definition.version, epoch: definition.epoch,
-    position: positionText(projection.positions.last), progress: progressOf(projection, logEnd),
-    lastCheckpoint: positionText(projection.lastCheckpointPosition),
+    position: projection.position.text, progress: progressOf(projection, logEnd),
+    lastCheckpoint: projection.lastCheckpointText,
     eventsProcessedAfterRestart: projection.eventsProcessedAfterRestart, checkpointStatus: statistics.checkpointStatus,
     bufferedEvents: statistics.bufferedEvents, partitionsCached: projection.partitionCount, coreProcessingTime: statistics.coreProcessingTime,
     readsInProgress: statistics.readsInProgress, writesInProgress: statistics.writesInProgress,

@@ -6,7 +6,6 @@
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { Errors } from '../../common/errors.js';
-import { positionTag } from '../projections/checkpoint.js';
 import type { ProjectionMode } from '../projections/projection-config.js';
 import type { ProjectionCommand, ProjectionsService } from '../projections/projections-service.js';
 import { parseReadEventsRequest } from '../projections/read-events.js';
@@ -130,7 +129,7 @@ export const projectionsRoutes: FastifyPluginAsync<ProjectionsRoutesOptions> = a
           const projection = projections.get(principalOf(request), nameOf(request));
           const partition = text(queryOf(request), 'partition') ?? '';
           const value = which === 'state' ? projection.state(partition) : projection.result(partition);
-          reply.header('svc-position', positionTag(projection.positions.last));
+          reply.header('svc-position', projection.position.tag);
           return json(reply, value ?? '');
         },
       },

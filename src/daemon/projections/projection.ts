@@ -10,7 +10,10 @@ import type { Engine } from '../../storage/engine.js';
 import type { LogConsumer, SystemStreamSkip } from '../../storage/log-consumers.js';
 import type { AllPage } from '../../storage/reader.js';
 import { eventNumberText, ExpectedVersion } from '../../storage/stream-metadata.js';
-import { CHECKPOINT_EVENT_TYPE, decodeCheckpoint, emptyCheckpoint, encodeCheckpoint, type Checkpoint } from './checkpoint.js';
+import {
+  CHECKPOINT_EVENT_TYPE, decodeCheckpoint, emptyCheckpoint, encodeCheckpoint, positionTag, positionText, type Checkpoint, type StreamPositions,
+} from './checkpoint.js';
+import { EventFlags } from '../../storage/record.js';
 import { Emitter } from './emitter.js';
 import type { ProjectionDefinition } from './projection-config.js';
 import type { BatchOutput, Emit, Processor } from './processor.js';
@@ -110,11 +113,21 @@ export class Projection {
   private writtenPosition = 0;
   private lastWrite: Promise<unknown> = Promise.resolve();
 
-  get lastCheckpointPosition(): number {
-    return this.lastCheckpointTag;
+  /** The position of the last event processed, as the listings show it and as the position header tags it. */
+  get position(): { text: string; tag: string } {
+    const streams = this.streamPositions;
+    return { text: positionText(this.checkpoint.lastPosition, streams), tag: positionTag(this.checkpoint.lastPosition, streams) };
+  }
+
+  /** The position of the last durable checkpoint, as the listings show it. */
+  get lastCheckpointText(): string {
+    return positionText(this.lastCheckpointTag, this.lastCheckpointStreams);
   }
 
   private lastCheckpointTag = -1;
+  /** For a projection of named streams: the last event number handled in each, and at the last checkpoint. */
+  private streamPositions: StreamPositions | undefined;
+  private lastCheckpointStreams: StreamPositions | undefined;
 
   /** Partitions whose state is held. */
   get partitionCount(): number {
@@ -209,6 +222,8 @@ export class Projection {
     this.processor?.dispose();
     this.processor = await this.deps.createProcessor(this.definition);
     this.outputs = this.deps.outputs(this.processor);
+    this.streamPositions = this.startingStreamPositions(this.checkpoint.streams);
+    this.lastCheckpointStreams = this.startingStreamPositions(checkpoint?.streams);
     const lagMs = this.processor.reorderLagMs;
     this.reorder = lagMs === undefined ? undefined : new ReorderBuffer(lagMs);
     this.readEnd = this.checkpoint.nextPosition;
@@ -220,6 +235,25 @@ export class Projection {
     }
     this.lastCheckpointMs = Date.now();
     if (this.status === 'Preparing') this.status = 'Prepared';
+  }
+
+  /** Every source stream at -1, then what the checkpoint says; undefined for fromAll. */
+  private startingStreamPositions(checkpointed: StreamPositions | undefined): StreamPositions | undefined {
+    const selects = this.processor?.selects;
+    if (!selects || selects.all) return undefined;
+    const positions: StreamPositions = Object.fromEntries([...selects.streams].map((stream) => [stream, -1]));
+    for (const [stream, number] of Object.entries(checkpointed ?? {})) if (stream in positions) positions[stream] = number;
+    return positions;
+  }
+
+  /** The event (or the link it came through) each handled event stands at in its source stream. */
+  private noteStreamPositions(events: readonly SourceEvent[]): void {
+    const positions = this.streamPositions;
+    if (!positions) return;
+    for (const { event, link } of events) {
+      const at = link ?? event;
+      if (at.streamName in positions && (at.flags & EventFlags.streamDelete) === 0) positions[at.streamName] = at.eventNumber;
+    }
   }
 
   /** With a run-as user, the sources must be readable by that user ($all for fromAll and categories). */
@@ -295,6 +329,8 @@ export class Projection {
     await this.stop('abort');
     this.checkpoint = emptyCheckpoint(this.definition.epoch);
     this.lastCheckpointTag = -1;
+    this.streamPositions = this.startingStreamPositions(undefined);
+    this.lastCheckpointStreams = this.streamPositions && { ...this.streamPositions };
     this.writtenPosition = 0;
     this.states.clear();
     this.results.clear();
@@ -391,6 +427,7 @@ export class Projection {
       this.startWrites(this.writeOutputs(events, output.emits, emits), emits.length);
       this.applyChanges(output);
       this.checkpoint.lastPosition = events[events.length - 1].position;
+      this.noteStreamPositions(events);
       this.eventsProcessedAfterRestart += events.length;
       this.handledSinceCheckpoint += events.length;
     } else {
@@ -509,12 +546,14 @@ export class Projection {
    */
   private async writeCheckpoint(): Promise<void> {
     this.throwWriteError();
-    const checkpoint: Checkpoint = { ...this.checkpoint, epoch: this.definition.epoch, states: Object.fromEntries(this.states), shared: this.shared };
+    const streams = this.streamPositions ? { ...this.streamPositions } : undefined;
+    const checkpoint: Checkpoint = { ...this.checkpoint, epoch: this.definition.epoch, states: Object.fromEntries(this.states), shared: this.shared, streams };
     const { data, metadata } = encodeCheckpoint(checkpoint);
     const written = this.deps.storage.append(checkpointStreamOf(this.name), ExpectedVersion.any, [
       { eventId: crypto.randomUUID(), eventType: CHECKPOINT_EVENT_TYPE, data, metadata, isJson: true },
     ]).then(() => {
       this.lastCheckpointTag = checkpoint.lastPosition;
+      this.lastCheckpointStreams = streams;
     });
     this.startWrites(written.finally(this.counters.checkpointStarted()), 0);
     this.handledSinceCheckpoint = 0;
