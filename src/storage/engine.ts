@@ -8,7 +8,7 @@ import { writeEpoch } from './epoch.js';
 import type { ExistenceFilter } from './existence-filter.js';
 import type { TableIndex } from './index/table-index.js';
 import { DatabaseLock } from './lock.js';
-import { Reader, SKIP_SYSTEM_STREAMS, type AllFilter, type AllPage, type EventRead, type StreamPage } from './reader.js';
+import { Reader, SKIP_SYSTEM_STREAMS, SKIP_SYSTEM_STREAMS_BUT_METADATA, type AllFilter, type AllPage, type EventRead, type StreamPage } from './reader.js';
 import { checkEvents, checkExpectedVersion, checkStreamName, checkCount, checkPosition } from './request-checks.js';
 import { StreamLookup } from './stream-info.js';
 import {
@@ -21,7 +21,7 @@ import { Writer, type CommittedWrite, type NewEvent, type WriteResult } from './
 import type { EngineStatistics } from './engine-stats.js';
 import { randomUUID } from 'node:crypto';
 import { isTransientStorageError } from './file-write.js';
-import { LogConsumers, type ConsumerOptions, type LogConsumer } from './log-consumers.js';
+import { LogConsumers, type ConsumerOptions, type LogConsumer, type SystemStreamSkip } from './log-consumers.js';
 import { validateOwnRewrite, type ReplaceOptions } from './chunk-replacement.js';
 import { writeRewrittenChunk, type RewriteOptions, type RewriteResult } from './chunk-rewrite.js';
 import { decodeRecord, type LogRecord } from './record.js';
@@ -107,7 +107,7 @@ export class Engine {
     this.chaserPosition = log.readableEnd;
     this.events.setMaxListeners(0);
     this.consumers = new LogConsumers({
-      readAllForward: (position, maxCount, skipSystemStreams) => this.guardRead(() => this.reader.readAllForward(position, maxCount, skipSystemStreams ? SKIP_SYSTEM_STREAMS : undefined)),
+      readAllForward: (position, maxCount, skipSystemStreams) => this.guardRead(() => this.reader.readAllForward(position, maxCount, skipFilterOf(skipSystemStreams))),
       readableEnd: () => this.log.readableEnd,
     }, logger);
   }
@@ -606,4 +606,9 @@ export class Engine {
     this.lock.release();
     this.state = 'closed';
   }
+}
+
+function skipFilterOf(skip: SystemStreamSkip): AllFilter | undefined {
+  if (skip === 'butMetadata') return SKIP_SYSTEM_STREAMS_BUT_METADATA;
+  return skip ? SKIP_SYSTEM_STREAMS : undefined;
 }

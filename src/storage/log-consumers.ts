@@ -26,9 +26,12 @@ export interface ConsumerOptions {
   /**
    * Events of system streams (`$`…) are left out of the pages, passed over before they are
    * decoded; a page may then hold fewer events than `pageEventsMax`, even none, before the end.
+   * `butMetadata`: those of metadata streams (`$$`…) are kept.
    */
-  skipSystemStreams?: boolean;
+  skipSystemStreams?: SystemStreamSkip;
 }
+
+export type SystemStreamSkip = boolean | 'butMetadata';
 
 export type ConsumerState = 'idle' | 'running' | 'stopped' | 'failed';
 
@@ -45,7 +48,7 @@ export interface ConsumerStatus {
 
 /** What the consumers read through: the engine's $all reads and its readable end. */
 export interface ConsumerLog {
-  readAllForward(position: number, maxCount: number, skipSystemStreams: boolean): AllPage;
+  readAllForward(position: number, maxCount: number, skipSystemStreams: SystemStreamSkip): AllPage;
   readableEnd(): number;
 }
 
@@ -110,7 +113,7 @@ export class LogConsumer {
         this.position = this.log.readableEnd();
         return;
       }
-      const page = this.log.readAllForward(this.position, this.pageEventsMax, this.options.skipSystemStreams === true);
+      const page = this.log.readAllForward(this.position, this.pageEventsMax, this.options.skipSystemStreams ?? false);
       await this.options.handle(page);
       this.pagesHandled++;
       if (page.nextPosition <= this.position) return;

@@ -1,5 +1,5 @@
 import { Errors } from '../common/errors.js';
-import { isSystemStreamEvent, RecordKind, type EventRecord } from './record.js';
+import { isSystemStreamEvent, isSystemStreamEventButMetadata, RecordKind, type EventRecord } from './record.js';
 import type { StreamLookup } from './stream-info.js';
 import { DELETED_EVENT_NUMBER, NO_STREAM, isMetadataStream, originalStreamOf, type StreamMetadata } from './stream-metadata.js';
 import type { TransactionLog } from './transaction-log.js';
@@ -33,6 +33,8 @@ export interface AllFilter {
   scanLimit: number;
   /** Events of system streams (`$`…) are never accepted: forward reads pass over them undecoded. */
   skipsSystemStreams?: boolean;
+  /** With skipsSystemStreams: except those of metadata streams (`$$`…). */
+  keepsMetadataStreams?: boolean;
 }
 
 export interface AllPage {
@@ -50,6 +52,14 @@ export const SKIP_SYSTEM_STREAMS: AllFilter = Object.freeze({
   accepts: (event: EventRecord) => !event.streamName.startsWith('$'),
   scanLimit: Infinity,
   skipsSystemStreams: true,
+});
+
+/** As SKIP_SYSTEM_STREAMS, but the events of metadata streams (`$$`…) are kept: soft deletes are among them. */
+export const SKIP_SYSTEM_STREAMS_BUT_METADATA: AllFilter = Object.freeze({
+  accepts: (event: EventRecord) => !event.streamName.startsWith('$') || event.streamName.startsWith('$$'),
+  scanLimit: Infinity,
+  skipsSystemStreams: true,
+  keepsMetadataStreams: true,
 });
 
 /** Events of system streams one page passes over at most. */
@@ -171,7 +181,7 @@ export class Reader {
     let skipBudget = Math.min(SKIPPED_PER_PAGE_MAX, filter.scanLimit);
     let at = position;
     while (events.length < maxCount && skipBudget > 0) {
-      const next = this.log.nextRecordSkipping(at, isSystemStreamEvent, skipBudget);
+      const next = this.log.nextRecordSkipping(at, filter.keepsMetadataStreams ? isSystemStreamEventButMetadata : isSystemStreamEvent, skipBudget);
       if (!next) return { events, nextPosition: at, isEnd: true };
       skipBudget -= next.skipped;
       if (next.record?.kind === RecordKind.event && filter.accepts(next.record)) events.push(next.record);

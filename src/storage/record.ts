@@ -231,6 +231,15 @@ export function isSystemStreamEvent(buffer: Buffer, offset: number): boolean {
   return buffer[p + 4] === RecordKind.event && buffer.readUInt16LE(p + 76) > 0 && buffer[p + 78] === 0x24;
 }
 
+/**
+ * Whether the frame at `offset` is an event of a system stream other than a metadata stream
+ * (`$$`…): readers that want stream deletions (soft deletes are metadata) pass over the rest.
+ */
+export function isSystemStreamEventButMetadata(buffer: Buffer, offset: number): boolean {
+  const p = offset + 4;
+  return isSystemStreamEvent(buffer, offset) && !(buffer.readUInt16LE(p + 76) > 1 && buffer[p + 79] === 0x24);
+}
+
 /** Where an event record's parts lie in its frame (offsets from the frame's start). */
 export interface EventFrameLayout {
   flagsOffset: number;

@@ -6,7 +6,7 @@
 import type { Test } from 'tap';
 import pino from 'pino';
 import { buildApp, SERVED_FEATURES } from '../../src/daemon/http/app.js';
-import { ProjectionsService, type ProjectionsOptions } from '../../src/daemon/projections/projections-service.js';
+import { ProjectionsService, type ProjectionsOptions, type ServiceStorage } from '../../src/daemon/projections/projections-service.js';
 import { NodeInfo } from '../../src/daemon/services/node-info.js';
 import type { Engine } from '../../src/storage/engine.js';
 import { adminFetch } from './auth.js';
@@ -26,7 +26,13 @@ export const PROJECTION_DEFAULTS: ProjectionsOptions = Object.freeze({
   runProjections: 'All', startStandardProjections: false, projectionExecutionTimeout: 250, projectionMemoryLimitMb: 32,
 });
 
-export async function startProjectionsNode(t: Test, options: Partial<ProjectionsOptions> = {}, nodeOptions: TestNodeOptions = {}): Promise<ProjectionsNode> {
+/**
+ * @param wrapStorage what the projections service is given instead of the engine itself: a test
+ * that holds some writes back (a slow disk) wraps it; everything else reaches the real engine.
+ */
+export async function startProjectionsNode(
+  t: Test, options: Partial<ProjectionsOptions> = {}, nodeOptions: TestNodeOptions = {}, wrapStorage?: (engine: Engine) => ServiceStorage,
+): Promise<ProjectionsNode> {
   let app: ReturnType<typeof buildApp> | undefined;
   let projections: ProjectionsService | undefined;
   t.teardown(async () => {
@@ -34,7 +40,7 @@ export async function startProjectionsNode(t: Test, options: Partial<Projections
     await projections?.close();
   });
   const services = await nodeServices(t, nodeOptions);
-  projections = new ProjectionsService(services.engine, { ...PROJECTION_DEFAULTS, ...options }, silent, services.security.access);
+  projections = new ProjectionsService(wrapStorage ? wrapStorage(services.engine) : services.engine, { ...PROJECTION_DEFAULTS, ...options }, silent, services.security.access);
   await projections.start();
   const nodeInfo = new NodeInfo('0.0.0-test', { ...SERVED_FEATURES, projections: true }, { type: 'internal', properties: null }, () => 'leader');
   app = buildApp({ logger: silent, nodeInfo, nodeState: () => 'leader', ...services, projections });
@@ -63,8 +69,14 @@ export async function projectionState(url: string, name: string, partition?: str
   return body === '' || body === '""' ? undefined : JSON.parse(body) as unknown;
 }
 
-/** Waits until the projection has processed the log up to its end as it is now. */
+/**
+ * Waits until the projection has processed the log up to its end as it is now. When $by_category
+ * runs, it waits for it first: a category projection reads the links it writes into `$ce-` streams.
+ */
 export async function waitCaughtUp(node: ProjectionsNode, name: string): Promise<void> {
+  const admin = { name: 'admin', groups: ['$admins'] };
+  const byCategory = node.projections.get(admin, '$by_category');
+  if (name !== '$by_category' && byCategory.status === 'Running') await waitCaughtUp(node, '$by_category');
   const end = node.engine.status().writerPosition;
   await pollUntil(`projection ${name} to reach log position ${end}`, () => {
     const projection = node.projections.get({ name: 'admin', groups: ['$admins'] }, name);
@@ -110,3 +122,36 @@ export async function readStream(url: string, stream: string, resolve = false): 
 }
 
 const READ_PAGE = 4096;
+
+/** A gate that holds back the writes it is asked about until it opens. */
+export interface WriteGate {
+  /** Resolves once a write is held. */
+  readonly held: Promise<void>;
+  readonly open: () => void;
+}
+
+/**
+ * Wraps the engine so that appends and deletes of the streams `holds` picks wait for the gate
+ * (a disk that does not answer yet); they then reach the real engine.
+ */
+export function gatedStorage(holds: (streamName: string) => boolean): { wrap: (engine: Engine) => ServiceStorage; gate: WriteGate } {
+  let open: () => void = () => undefined;
+  const opened = new Promise<void>((resolve) => { open = resolve; });
+  let noteHeld: () => void = () => undefined;
+  const held = new Promise<void>((resolve) => { noteHeld = resolve; });
+  const wrap = (engine: Engine): ServiceStorage => new Proxy(engine, {
+    get(target, key) {
+      const value = Reflect.get(target, key, target) as unknown;
+      if (typeof value !== 'function') return value;
+      if (key !== 'append' && key !== 'deleteStream') return (value as (...args: unknown[]) => unknown).bind(target);
+      return async (streamName: string, ...rest: unknown[]) => {
+        if (holds(streamName)) {
+          noteHeld();
+          await opened;
+        }
+        return (value as (...args: unknown[]) => unknown).call(target, streamName, ...rest);
+      };
+    },
+  });
+  return { wrap, gate: { held, open } };
+}

@@ -72,15 +72,15 @@ t.test('listings by mode, one projection, statistics', async (t) => {
 });
 
 t.test('state and result with ?partition and the position header', async (t) => {
-  const node = await startProjectionsNode(t);
+  const node = await startProjectionsNode(t, { startStandardProjections: true }); // categories are read through $by_category's $ce- streams
   await node.engine.append('s-1', -2, newEvents(2));
   await node.engine.append('s-2', -2, newEvents(1));
   await createProjection(node.url, 'continuous', 'per', 'fromCategory("s").foreachStream().when({$init: function(){ return {n:0}; }, $any: function(s){ s.n++; }}).outputState()');
   await waitCaughtUp(node, 'per');
   const response = await adminFetch(`${node.url}/projection/per/state?partition=s-1`);
   t.same(await response.json(), { n: 2 });
-  const position = JSON.parse(response.headers.get('svc-position') ?? 'null') as { $c: number; $p: number };
-  t.ok(position.$c > 0 && position.$c === position.$p, 'Svc-Position is the tag of the last event processed');
+  t.same(JSON.parse(response.headers.get('svc-position') ?? 'null'), { $s: { '$ce-s': 2 } },
+    'Svc-Position is the tag of the last event processed: the third link of $ce-s');
   t.same(await projectionState(node.url, 'per', 's-2', 'result'), { n: 1 });
   t.equal(await (await adminFetch(`${node.url}/projection/per/state?partition=nope`)).text(), '', 'an unknown partition is empty');
   t.match(await projectionInfo(node.url, 'per'), { resultStreamUrl: `${node.url}/streams/%24projections-per-result` });
@@ -159,7 +159,7 @@ t.test('commands: disable, enable, abort, reset rebuilds the state from the star
 });
 
 t.test('delete: 204; running is refused; the flags delete the streams; the name is free again', async (t) => {
-  const node = await startProjectionsNode(t);
+  const node = await startProjectionsNode(t, { startStandardProjections: true }); // categories are read through $by_category's $ce- streams
   await node.engine.append('a-1', -2, newEvents(2));
   await createProjection(node.url, 'continuous', 'd', 'fromCategory("a").when({$init: function(){ return {n:0}; }, $any: function(s, e){ s.n++; emit("d-out", "T", {}); }}).outputState()',
     { emit: 'yes', trackemittedstreams: 'yes' });
@@ -218,9 +218,10 @@ t.test('401: anonymous everywhere; ordinary users may read but not create, comma
 });
 
 t.test('POST /projections/read-events reads what a query definition selects', async (t) => {
-  const node = await startProjectionsNode(t);
+  const node = await startProjectionsNode(t, { startStandardProjections: true }); // categories are read through $by_category's $ce- streams
   await node.engine.append('r-1', -2, newEvents(3));
   await node.engine.append('other-1', -2, newEvents(2));
+  await waitCaughtUp(node, '$by_category');
   const read = async (body: unknown) => adminFetch(`${node.url}/projections/read-events`, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
   const first = await (await read({ query: { streams: ['r-1'] }, maxEvents: 2 })).json() as {
     readerPosition: unknown; events: Array<{ eventStreamId: string; eventNumber: number; isJson: boolean }>;
@@ -230,8 +231,8 @@ t.test('POST /projections/read-events reads what a query definition selects', as
   t.same(rest.events.map((event) => event.eventNumber), [2], 'reading on from readerPosition');
   const all = await (await read({ query: { all: true }, maxEvents: 100 })).json() as { events: unknown[] };
   t.equal(all.events.length, 5);
-  const categories = await (await read({ query: { categories: ['other'] }, maxEvents: 100 })).json() as { events: unknown[] };
-  t.equal(categories.events.length, 2);
+  const categories = await (await read({ query: { categories: ['other'] }, maxEvents: 100 })).json() as { events: Array<{ eventStreamId: string }> };
+  t.same(categories.events.map((event) => event.eventStreamId), ['other-1', 'other-1'], 'the events $ce-other links to');
   for (const body of [{ query: {} }, { query: { streams: 'r-1' } }, { query: { all: true }, maxEvents: 0 }, 'x']) {
     const response = await read(body);
     t.equal(response.status, 400, JSON.stringify(body));

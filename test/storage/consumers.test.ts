@@ -102,6 +102,23 @@ t.test('an append that wakes 5,000 long polls is acknowledged first; the waiters
   hub.close();
 });
 
+t.test('a consumer that skips system streams but metadata also gets the events of metadata streams, soft deletes among them', async (t) => {
+  const engine = await openEngine(tempDirectory(t), SMALL);
+  const seen: string[] = [];
+  engine.follow({ name: 'but-metadata', fromPosition: 0, pageEventsMax: 5, skipSystemStreams: 'butMetadata', handle: (page) => {
+    seen.push(...page.events.map((event) => `${event.streamName}/${event.eventType}`));
+  } });
+  await engine.append('plain-1', -2, [newEvent('A', {})]);
+  await engine.append('$system-1', -2, [newEvent('B', {})]);
+  await engine.setStreamMetadata('plain-1', -2, { $maxCount: 3 });
+  await engine.deleteStream('plain-1', -2, false);
+  await engine.setStreamMetadata('$system-1', -2, { $maxCount: 3 });
+  await engine.append('plain-2', -2, [newEvent('C', {})]);
+  const expected = ['plain-1/A', '$$plain-1/$metadata', '$$plain-1/$metadata', '$$$system-1/$metadata', 'plain-2/C'];
+  await until('the consumer to see every kept event', () => seen.length >= expected.length);
+  t.same(seen, expected, 'the event of $system-1 is passed over; metadata events are kept, in log order');
+});
+
 t.test('a consumer that skips system streams gets every other event in log order, across chunks, and reaches the end', async (t) => {
   const engine = await openEngine(tempDirectory(t), SMALL);
   const seen: string[] = [];

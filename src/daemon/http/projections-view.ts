@@ -22,19 +22,20 @@ function progressOf(projection: Projection, logEnd: number): number {
   return Math.min(100, Math.round((projection.positions.next / logEnd) * 10_000) / 100);
 }
 
-const positionText = (position: number) => (position < 0 ? '' : `C:${position}/P:${position}`);
-
 export function projectionView(request: FastifyRequest, projection: Projection, logEnd: number): Record<string, unknown> {
   const { definition } = projection;
   const url = projectionUrl(request, projection.name);
+  const statistics = projection.statistics();
   const view: Record<string, unknown> = {
     name: projection.name, effectiveName: projection.name, mode: definition.mode, status: statusText(projection),
     stateReason: projection.stateReason, enabled: definition.enabled, version: definition.version, epoch: definition.epoch,
-    position: positionText(projection.positions.last), progress: progressOf(projection, logEnd),
-    lastCheckpoint: positionText(projection.lastCheckpointPosition),
-    eventsProcessedAfterRestart: projection.eventsProcessedAfterRestart, checkpointStatus: '', bufferedEvents: 0,
-    partitionsCached: projection.partitionCount, coreProcessingTime: 0, readsInProgress: 0, writesInProgress: 0,
-    writePendingEventsBeforeCheckpoint: 0, writePendingEventsAfterCheckpoint: 0,
+    position: projection.position.text, progress: progressOf(projection, logEnd),
+    lastCheckpoint: projection.lastCheckpointText,
+    eventsProcessedAfterRestart: projection.eventsProcessedAfterRestart, checkpointStatus: statistics.checkpointStatus,
+    bufferedEvents: statistics.bufferedEvents, partitionsCached: projection.partitionCount, coreProcessingTime: statistics.coreProcessingTime,
+    readsInProgress: statistics.readsInProgress, writesInProgress: statistics.writesInProgress,
+    writePendingEventsBeforeCheckpoint: statistics.writePendingEventsBeforeCheckpoint,
+    writePendingEventsAfterCheckpoint: statistics.writePendingEventsAfterCheckpoint,
     statusUrl: url, stateUrl: `${url}/state`, resultUrl: `${url}/result`, queryUrl: `${url}/query?config=yes`,
     enableCommandUrl: `${url}/command/enable`, disableCommandUrl: `${url}/command/disable`,
   };

@@ -6,7 +6,6 @@
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { Errors } from '../../common/errors.js';
-import { positionTag } from '../projections/checkpoint.js';
 import type { ProjectionMode } from '../projections/projection-config.js';
 import type { ProjectionCommand, ProjectionsService } from '../projections/projections-service.js';
 import { parseReadEventsRequest } from '../projections/read-events.js';
@@ -95,6 +94,14 @@ export const projectionsRoutes: FastifyPluginAsync<ProjectionsRoutesOptions> = a
     };
     resource(app, `/projections/${path}`, mode ? { GET: { handler: list }, POST: { handler: create } } : { GET: { handler: list } });
   }
+  resource(app, '/projections/restart', {
+    POST: {
+      handler: async (request, reply) => {
+        projections.restart(principalOf(request));
+        return json(reply, JSON.stringify('Restarting'));
+      },
+    },
+  });
   resource(app, '/projections/read-events', {
     POST: {
       handler: async (request, reply) => json(reply, projections.readEvents(principalOf(request), parseReadEventsRequest(jsonBody(request, 'read-events')))),
@@ -122,7 +129,7 @@ export const projectionsRoutes: FastifyPluginAsync<ProjectionsRoutesOptions> = a
           const projection = projections.get(principalOf(request), nameOf(request));
           const partition = text(queryOf(request), 'partition') ?? '';
           const value = which === 'state' ? projection.state(partition) : projection.result(partition);
-          reply.header('svc-position', positionTag(projection.positions.last));
+          reply.header('svc-position', projection.position.tag);
           return json(reply, value ?? '');
         },
       },

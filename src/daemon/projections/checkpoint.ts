@@ -15,7 +15,12 @@ export interface Checkpoint {
   lastPosition: number;
   states: Record<string, string | null>;
   shared: string | null;
+  /** For a projection of named streams (a category is its $ce- stream): the last event number handled in each. */
+  streams?: StreamPositions;
 }
+
+/** Stream name → number of the last event handled in it (-1 before any). */
+export type StreamPositions = Record<string, number>;
 
 export const emptyCheckpoint = (epoch: number): Checkpoint => ({ epoch, nextPosition: 0, lastPosition: -1, states: {}, shared: null });
 
@@ -37,7 +42,16 @@ export function decodeCheckpoint(event: EventRecord): Checkpoint | undefined {
   }
 }
 
-/** The position header of state and result replies: the tag of the last event processed. */
-export function positionTag(lastPosition: number): string {
-  return JSON.stringify({ $c: lastPosition, $p: lastPosition });
+/**
+ * The position header of state and result replies: the tag of the last event processed, a log
+ * position for fromAll, the event number in each source stream for streams and categories.
+ */
+export function positionTag(lastPosition: number, streams?: StreamPositions): string {
+  return JSON.stringify(streams ? { $s: streams } : { $c: lastPosition, $p: lastPosition });
+}
+
+/** The same position as the listings show it: `C:123/P:123`, or `$ce-foo: 5` (`; ` between streams). */
+export function positionText(lastPosition: number, streams?: StreamPositions): string {
+  if (streams) return Object.entries(streams).map(([stream, number]) => `${stream}: ${number}`).join('; ');
+  return lastPosition < 0 ? '' : `C:${lastPosition}/P:${lastPosition}`;
 }

@@ -30,6 +30,8 @@ export interface QueryDefinition {
 }
 
 const PROCESSING_LAG_MS_DEFAULT = 500;
+/** Reordering with a shorter lag would hand events over before others written with them were read. */
+export const PROCESSING_LAG_MS_MIN = 50;
 
 export class DefinitionError extends Error {}
 
@@ -66,6 +68,10 @@ export function parseDefinition(json: unknown): QueryDefinition {
   if (raw.byStream && raw.byCustomPartitions) throw new DefinitionError('foreachStream() and partitionBy() exclude each other');
   const options = raw.options;
   const lag = options.processingLag;
+  if (lag !== undefined && (typeof lag !== 'number' || !Number.isFinite(lag) || lag < 0)) {
+    throw new DefinitionError('options({processingLag}) is a number of milliseconds, 0 or more');
+  }
+  if (options.reorderEvents === true) checkReordering(sources, typeof lag === 'number' ? lag : PROCESSING_LAG_MS_DEFAULT);
   return {
     sources, byStream: raw.byStream, byCustomPartitions: raw.byCustomPartitions, handlers: raw.handlers,
     outputState: raw.outputState, outputTo: raw.outputTo,
@@ -80,11 +86,24 @@ export function parseDefinition(json: unknown): QueryDefinition {
   };
 }
 
-/** Category of a stream: the part before the first '-' (the whole name when there is none). */
-export function categoryOf(streamName: string): string {
-  const dash = streamName.indexOf('-');
-  return dash < 0 ? streamName : streamName.slice(0, dash);
+/** reorderEvents orders the events of several streams: fromStreams or fromCategories of two or more, with a lag. */
+function checkReordering(sources: QuerySources, lagMs: number): void {
+  if (sources.all || sourceStreams(sources).length < 2) {
+    throw new DefinitionError('options({reorderEvents: true}) orders the events of several streams: use it with fromStreams() or fromCategories() of two or more names');
+  }
+  if (lagMs < PROCESSING_LAG_MS_MIN) {
+    throw new DefinitionError(`options({reorderEvents: true}) needs a processingLag of at least ${PROCESSING_LAG_MS_MIN} ms`);
+  }
 }
 
 /** A $ce- stream stands for the category after the prefix. */
 export const CATEGORY_STREAM_PREFIX = '$ce-';
+
+/**
+ * The streams a projection reads: a category is its `$ce-` stream, which $by_category fills with
+ * links to the category's events (by its own separator and first/last rule) and to the deletions
+ * of its streams.
+ */
+export function sourceStreams(sources: Pick<QuerySources, 'streams' | 'categories'>): string[] {
+  return [...sources.streams, ...sources.categories.map((category) => CATEGORY_STREAM_PREFIX + category)];
+}

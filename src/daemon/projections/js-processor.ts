@@ -3,7 +3,7 @@
  * adapts so that a batch takes a fraction of the execution timeout: the timeout then bounds what
  * one event may take, and fast handlers still get batches large enough to pay for the crossing.
  */
-import type { QueryDefinition } from './definition.js';
+import { sourceStreams, type QueryDefinition } from './definition.js';
 import type { BatchOutput, EventSelector, Processor, ProcessorSnapshot } from './processor.js';
 import { Sandbox, type SandboxLimits } from './sandbox.js';
 import { batchJson, type SourceEvent } from './source-event.js';
@@ -14,14 +14,16 @@ const BATCH_TIMEOUT_SHARE = 0.25;
 
 export class JsProcessor implements Processor {
   readonly selects: EventSelector;
+  readonly reorderLagMs?: number;
   private batchEventsMax = 16;
 
   private constructor(private readonly sandbox: Sandbox, readonly definition: QueryDefinition, private readonly limits: SandboxLimits) {
     const { sources, options } = definition;
     this.selects = {
-      all: sources.all, streams: new Set(sources.streams), categories: new Set(sources.categories),
+      all: sources.all, streams: new Set(sourceStreams(sources)),
       includeLinks: options.includeLinks, resolveLinks: !sources.all, deletions: definition.handlers.includes('$deleted'),
     };
+    if (options.reorderEvents) this.reorderLagMs = options.processingLagMs;
   }
 
   /** Compiles `source`; a source that throws or declares nothing usable is a SandboxFault or DefinitionError. */

@@ -40,6 +40,8 @@ export interface ProcessorSnapshot {
 export interface Processor {
   /** Which events the processor wants from the log. */
   readonly selects: EventSelector;
+  /** With reorderEvents: how long each event is held before it is handed over (processingLag). */
+  readonly reorderLagMs?: number;
   process(events: readonly SourceEvent[]): Promise<BatchOutput>;
   restore(snapshot: ProcessorSnapshot): Promise<void>;
   /** Heap bytes held for this processor, for statistics. */
@@ -50,8 +52,8 @@ export interface Processor {
 /** Where a processor's events come from. */
 export interface EventSelector {
   all: boolean;
+  /** Streams selected by name, the `$ce-` streams of selected categories among them. */
   streams: ReadonlySet<string>;
-  categories: ReadonlySet<string>;
   /** Link events ($>) are given as themselves rather than skipped (fromAll with $includeLinks). */
   includeLinks: boolean;
   /** Links in selected streams are resolved to the events they point at. */

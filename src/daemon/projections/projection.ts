@@ -7,21 +7,41 @@
  */
 import type { Logger } from '../../common/logger.js';
 import type { Engine } from '../../storage/engine.js';
-import type { LogConsumer } from '../../storage/log-consumers.js';
+import type { LogConsumer, SystemStreamSkip } from '../../storage/log-consumers.js';
 import type { AllPage } from '../../storage/reader.js';
-import { ExpectedVersion } from '../../storage/stream-metadata.js';
-import { CHECKPOINT_EVENT_TYPE, decodeCheckpoint, emptyCheckpoint, encodeCheckpoint, type Checkpoint } from './checkpoint.js';
+import { eventNumberText, ExpectedVersion } from '../../storage/stream-metadata.js';
+import {
+  CHECKPOINT_EVENT_TYPE, decodeCheckpoint, emptyCheckpoint, encodeCheckpoint, positionTag, positionText, type Checkpoint, type StreamPositions,
+} from './checkpoint.js';
+import { EventFlags } from '../../storage/record.js';
 import { Emitter } from './emitter.js';
 import type { ProjectionDefinition } from './projection-config.js';
-import type { BatchOutput, Processor } from './processor.js';
+import type { BatchOutput, Emit, Processor } from './processor.js';
 import { selectEvents } from './select-events.js';
+import { RunCounters, type RunStatistics } from './run-statistics.js';
+import { ReorderBuffer } from './reorder-buffer.js';
 import type { SourceEvent } from './source-event.js';
 import type { StreamAccess } from '../services/stream-access.js';
-import { checkpointStreamOf, emittedStreamsStreamOf, EventTypes, partitionResultStreamOf, partitionsStreamOf, resultStreamOf } from './streams.js';
+import { checkpointStreamOf, emittedStreamsStreamOf, EventTypes, orderStreamOf, partitionResultStreamOf, partitionsStreamOf, resultStreamOf } from './streams.js';
+
+const LINK_EVENT_TYPE = '$>';
 
 export type ProjectionStorage = Pick<Engine, 'append' | 'readStreamBackward' | 'readStreamForward' | 'readEvent' | 'follow' | 'unfollow' | 'status'>;
 
-export type RunStatus = 'Stopped' | 'Loading' | 'Running' | 'Stopping' | 'Faulted' | 'Completed' | 'Aborted';
+/**
+ * The wire note's states. A start goes Loading (checkpoint and tracked streams read), Loaded,
+ * Preparing (the source compiled, the states restored), Prepared, Starting (following the log)
+ * and Running; a disable goes Stopping and an abort Aborting until the page in hand and the writes
+ * under way are done. Creating and Deleting are set by the service while the projection's streams
+ * are written.
+ */
+export type RunStatus = 'Creating' | 'Loading' | 'Loaded' | 'Preparing' | 'Prepared' | 'Starting' | 'Running' | 'Stopping' | 'Aborting'
+  | 'Stopped' | 'Completed' | 'Aborted' | 'Faulted' | 'Deleting';
+
+/** The states in which a projection is on its way to running, or runs. */
+const ACTIVE: ReadonlySet<RunStatus> = new Set(['Loading', 'Loaded', 'Preparing', 'Prepared', 'Starting', 'Running']);
+/** The states in which a command must wait: the projection is being started, stopped or written. */
+const BUSY: ReadonlySet<RunStatus> = new Set([...ACTIVE, 'Stopping', 'Aborting', 'Creating', 'Deleting']);
 
 /** How a processor is made for a definition; a source that does not compile rejects. */
 export type ProcessorFactory = (definition: ProjectionDefinition) => Promise<Processor>;
@@ -45,6 +65,8 @@ export interface ResultOutputs {
 }
 
 const PAGE_EVENTS_MAX = 1000;
+/** Longer delays overflow Node's timers (which then fire at once); a longer lag wakes up and waits again. */
+const TIMER_DELAY_MAX_MS = 2_147_483_647;
 /**
  * Pages whose writes may be under way while the next pages are processed. The writer keeps them
  * in order, so each target stream still gets its events in order; a checkpoint waits for all.
@@ -91,11 +113,21 @@ export class Projection {
   private writtenPosition = 0;
   private lastWrite: Promise<unknown> = Promise.resolve();
 
-  get lastCheckpointPosition(): number {
-    return this.lastCheckpointTag;
+  /** The position of the last event processed, as the listings show it and as the position header tags it. */
+  get position(): { text: string; tag: string } {
+    const streams = this.streamPositions;
+    return { text: positionText(this.checkpoint.lastPosition, streams), tag: positionTag(this.checkpoint.lastPosition, streams) };
+  }
+
+  /** The position of the last durable checkpoint, as the listings show it. */
+  get lastCheckpointText(): string {
+    return positionText(this.lastCheckpointTag, this.lastCheckpointStreams);
   }
 
   private lastCheckpointTag = -1;
+  /** For a projection of named streams: the last event number handled in each, and at the last checkpoint. */
+  private streamPositions: StreamPositions | undefined;
+  private lastCheckpointStreams: StreamPositions | undefined;
 
   /** Partitions whose state is held. */
   get partitionCount(): number {
@@ -119,20 +151,35 @@ export class Projection {
     return this.processor?.heapBytes() ?? 0;
   }
 
+  private readonly counters = new RunCounters();
+
+  statistics(): RunStatistics {
+    return this.counters.snapshot(this.writing.length);
+  }
+
+  /** Starting, running, or being stopped, created or deleted: not to be changed now. */
+  get busy(): boolean {
+    return BUSY.has(this.status);
+  }
+
   /** Loads the checkpoint, compiles the source and follows the log. A fault is recorded, never thrown. */
   async start(): Promise<void> {
-    if (this.status === 'Running' || this.status === 'Loading') return;
+    if (ACTIVE.has(this.status)) return;
     this.status = 'Loading';
     this.stateReason = '';
     this.writeError = undefined;
+    this.counters.reset();
+    this.starting = this.load();
     try {
-      await this.load();
+      await this.starting;
     } catch (error) {
-      this.fault(error);
+      // A stop while loading wins over what loading then ran into.
+      if (ACTIVE.has(this.status)) this.fault(error);
       return;
     }
-    if (this.status !== 'Loading') return;
-    this.status = 'Running';
+    // Read again: a stop or a fault may have come while loading.
+    if ((this.status as RunStatus) !== 'Prepared') return;
+    this.status = 'Starting';
     const { storage } = this.deps;
     const logEnd = storage.status().writerPosition;
     this.emitter = new Emitter(storage, this.name, this.definition.epoch, logEnd);
@@ -143,10 +190,20 @@ export class Projection {
     }
     this.consumer = storage.follow({
       name: `projection ${this.name}`, fromPosition: this.checkpoint.nextPosition, pageEventsMax: PAGE_EVENTS_MAX,
-      // fromAll is never given events of system streams, its own links and checkpoints among them.
-      skipSystemStreams: this.processor?.selects.all === true,
+      // fromAll is never given events of system streams, its own links and checkpoints among them;
+      // those of metadata streams are read when it wants deletions (a soft delete is metadata).
+      skipSystemStreams: this.systemStreamSkip(),
       handle: (page) => this.handlePage(page),
     });
+    this.status = 'Running';
+  }
+
+  private starting: Promise<void> = Promise.resolve();
+
+  private systemStreamSkip(): SystemStreamSkip {
+    const selects = this.processor?.selects;
+    if (selects?.all !== true) return false;
+    return selects.deletions ? 'butMetadata' : true;
   }
 
   private async load(): Promise<void> {
@@ -160,9 +217,16 @@ export class Projection {
     for (const [partition, state] of Object.entries(this.checkpoint.states)) this.states.set(partition, state);
     this.shared = this.checkpoint.shared;
     this.readTracked();
+    this.status = 'Loaded';
+    this.status = 'Preparing';
     this.processor?.dispose();
     this.processor = await this.deps.createProcessor(this.definition);
     this.outputs = this.deps.outputs(this.processor);
+    this.streamPositions = this.startingStreamPositions(this.checkpoint.streams);
+    this.lastCheckpointStreams = this.startingStreamPositions(checkpoint?.streams);
+    const lagMs = this.processor.reorderLagMs;
+    this.reorder = lagMs === undefined ? undefined : new ReorderBuffer(lagMs);
+    this.readEnd = this.checkpoint.nextPosition;
     this.checkReads(this.processor);
     await this.processor.restore({ states: this.checkpoint.states, shared: this.checkpoint.shared });
     if (this.outputs.rootState && !this.states.has('')) {
@@ -170,6 +234,26 @@ export class Projection {
       this.applyChanges(first);
     }
     this.lastCheckpointMs = Date.now();
+    if (this.status === 'Preparing') this.status = 'Prepared';
+  }
+
+  /** Every source stream at -1, then what the checkpoint says; undefined for fromAll. */
+  private startingStreamPositions(checkpointed: StreamPositions | undefined): StreamPositions | undefined {
+    const selects = this.processor?.selects;
+    if (!selects || selects.all) return undefined;
+    const positions: StreamPositions = Object.fromEntries([...selects.streams].map((stream) => [stream, -1]));
+    for (const [stream, number] of Object.entries(checkpointed ?? {})) if (stream in positions) positions[stream] = number;
+    return positions;
+  }
+
+  /** The event (or the link it came through) each handled event stands at in its source stream. */
+  private noteStreamPositions(events: readonly SourceEvent[]): void {
+    const positions = this.streamPositions;
+    if (!positions) return;
+    for (const { event, link } of events) {
+      const at = link ?? event;
+      if (at.streamName in positions && (at.flags & EventFlags.streamDelete) === 0) positions[at.streamName] = at.eventNumber;
+    }
   }
 
   /** With a run-as user, the sources must be readable by that user ($all for fromAll and categories). */
@@ -178,7 +262,7 @@ export class Projection {
     if (!runAs || !this.deps.access) return;
     const principal = { name: runAs.name, groups: runAs.roles };
     const { selects } = processor;
-    const streams = selects.all || selects.categories.size > 0 ? ['$all'] : [...selects.streams];
+    const streams = selects.all ? ['$all'] : [...selects.streams];
     for (const streamName of streams) this.deps.access.check(principal, 'read', streamName);
   }
 
@@ -222,7 +306,9 @@ export class Projection {
   /** Stops following the log once the page in hand is done; a disable checkpoints, an abort does not. */
   async stop(how: 'disable' | 'abort'): Promise<void> {
     const wasRunning = this.status === 'Running';
+    if (ACTIVE.has(this.status)) this.status = how === 'abort' ? 'Aborting' : 'Stopping';
     this.unfollow();
+    await this.starting.catch(() => undefined);
     await this.inFlight;
     await Promise.all(this.writing);
     if (wasRunning && how === 'disable' && this.definition.checkpointsEnabled) {
@@ -243,6 +329,8 @@ export class Projection {
     await this.stop('abort');
     this.checkpoint = emptyCheckpoint(this.definition.epoch);
     this.lastCheckpointTag = -1;
+    this.streamPositions = this.startingStreamPositions(undefined);
+    this.lastCheckpointStreams = this.streamPositions && { ...this.streamPositions };
     this.writtenPosition = 0;
     this.states.clear();
     this.results.clear();
@@ -265,6 +353,7 @@ export class Projection {
   private unfollow(): void {
     if (this.consumer) this.deps.storage.unfollow(this.consumer);
     this.consumer = undefined;
+    this.stopReordering();
   }
 
   /**
@@ -274,20 +363,71 @@ export class Projection {
    */
   private handlePage(page: AllPage): Promise<void> {
     const previous = this.inFlight;
-    this.inFlight = previous.then(() => this.processPage(page)).catch((error: unknown) => this.fault(error));
+    const read = page.events.length;
+    this.counters.pageRead(read);
+    this.inFlight = previous.then(() => {
+      this.counters.pageTaken(read);
+      return this.processPage(page);
+    }).catch((error: unknown) => this.fault(error));
     return previous;
   }
 
   private async processPage(page: AllPage): Promise<void> {
     if (this.status !== 'Running' || !this.processor || !this.emitter) return;
     const events = selectEvents(this.processor.selects, this.deps.storage, page.events, this.endPosition);
-    const nextPosition = Math.min(page.nextPosition, this.endPosition);
+    const readEnd = Math.min(page.nextPosition, this.endPosition);
+    if (!this.reorder) {
+      await this.handleEvents(events, readEnd);
+      return;
+    }
+    this.reorder.add(events, Date.now());
+    this.readEnd = readEnd;
+    await this.handleDue();
+  }
+
+  /** With reorderEvents: events held until their lag is over, and where reading resumes meanwhile. */
+  private reorder: ReorderBuffer | undefined;
+  private readEnd = 0;
+  private reorderTimer: NodeJS.Timeout | undefined;
+
+  /**
+   * Hands over the held events that are due (all of them once a one-time projection has read to
+   * its end), and wakes up again when the next one is.
+   */
+  private async handleDue(): Promise<void> {
+    const buffer = this.reorder!;
+    const events = buffer.take(Date.now(), this.readEnd >= this.endPosition, this.definition.pendingEventsThreshold);
+    this.counters.held = buffer.size;
+    await this.handleEvents(events, buffer.firstPosition ?? this.readEnd);
+    const dueIn = buffer.dueInMs(Date.now());
+    if (dueIn === undefined || this.reorderTimer !== undefined || this.status !== 'Running') return;
+    this.reorderTimer = setTimeout(() => {
+      this.reorderTimer = undefined;
+      this.inFlight = this.inFlight.then(() => (this.status === 'Running' ? this.handleDue() : undefined)).catch((error: unknown) => this.fault(error));
+    }, Math.min(dueIn, TIMER_DELAY_MAX_MS));
+  }
+
+  private stopReordering(): void {
+    clearTimeout(this.reorderTimer);
+    this.reorderTimer = undefined;
+    this.reorder?.clear();
+    this.counters.held = 0;
+  }
+
+  /** `nextPosition`: where reading resumes once these events are handled (a checkpoint records it). */
+  private async handleEvents(events: readonly SourceEvent[], nextPosition: number): Promise<void> {
+    const { processor } = this;
+    if (!processor) return;
     if (events.length > 0) {
-      const output = await this.processor.process(events);
+      const startedMs = performance.now();
+      const output = await processor.process(events);
+      this.counters.processed(performance.now() - startedMs);
       for (const message of output.logs) this.deps.logger.info({ projection: this.name, message }, 'projection log');
-      this.startWrites(this.writeOutputs(events, output));
+      const emits = this.outputEvents(events, output);
+      this.startWrites(this.writeOutputs(events, output.emits, emits), emits.length);
       this.applyChanges(output);
       this.checkpoint.lastPosition = events[events.length - 1].position;
+      this.noteStreamPositions(events);
       this.eventsProcessedAfterRestart += events.length;
       this.handledSinceCheckpoint += events.length;
     } else {
@@ -305,9 +445,11 @@ export class Projection {
     else await this.throttleWrites();
   }
 
-  private startWrites(writes: Promise<void>): void {
+  /** `events`: how many events the writes hold, for statistics. */
+  private startWrites(writes: Promise<void>, events: number): void {
     this.lastWrite = Promise.all([this.lastWrite, writes.catch(() => undefined)]);
-    const tracked: Promise<void> = writes.catch((error: unknown) => {
+    const done = this.counters.writeStarted(events);
+    const tracked: Promise<void> = writes.finally(done).catch((error: unknown) => {
       this.writeError ??= error instanceof Error ? error : new Error(String(error));
       // No page may come to notice it: the failure faults the projection now.
       if (this.status === 'Running') this.fault(this.writeError);
@@ -348,13 +490,11 @@ export class Projection {
     return due && Date.now() - this.lastCheckpointMs >= checkpointAfterMs;
   }
 
-  /** Emitted events, results, new partitions and tracked streams; all durable before this returns. */
-  private async writeOutputs(events: readonly SourceEvent[], output: BatchOutput): Promise<void> {
-    const track = this.definition.trackEmittedStreams && this.definition.emitEnabled;
-    const emitted = track || this.holdsWrites() ? new Set(output.emits.map((emit) => emit.streamName)) : undefined;
-    if (emitted) this.checkWrites(emitted);
+  /** What the code emitted, with the results and the new partitions of the batch. */
+  private outputEvents(events: readonly SourceEvent[], output: BatchOutput): Emit[] {
     let emits = output.emits;
     const last = events.length - 1;
+    if (this.reorder) emits = [...output.emits, ...orderLinks(this.name, events)];
     for (const change of output.changes) {
       const newPartition = !this.states.has(change.partition) && change.partition !== '';
       const result = this.outputs.outputState && change.result !== null;
@@ -363,6 +503,14 @@ export class Projection {
       if (newPartition) emits.push({ sourceIndex: last, streamName: partitionsStreamOf(this.name), eventType: EventTypes.partition, data: change.partition, metadata: '', isJson: false });
       if (result) emits.push({ sourceIndex: last, streamName: this.resultStreamFor(change.partition), eventType: EventTypes.result, data: change.result!, metadata: '', isJson: true });
     }
+    return emits;
+  }
+
+  /** Emitted events, results, new partitions and tracked streams; all durable before this returns. */
+  private async writeOutputs(events: readonly SourceEvent[], coded: readonly Emit[], emits: Emit[]): Promise<void> {
+    const track = this.definition.trackEmittedStreams && this.definition.emitEnabled;
+    const emitted = track || this.holdsWrites() ? new Set(coded.map((emit) => emit.streamName)) : undefined;
+    if (emitted) this.checkWrites(emitted);
     const newStreams: string[] = [];
     const writes = this.emitter!.write(emits, events, track ? (streamName) => {
       if (!emitted!.has(streamName) || this.tracked.has(streamName)) return;
@@ -398,14 +546,16 @@ export class Projection {
    */
   private async writeCheckpoint(): Promise<void> {
     this.throwWriteError();
-    const checkpoint: Checkpoint = { ...this.checkpoint, epoch: this.definition.epoch, states: Object.fromEntries(this.states), shared: this.shared };
+    const streams = this.streamPositions ? { ...this.streamPositions } : undefined;
+    const checkpoint: Checkpoint = { ...this.checkpoint, epoch: this.definition.epoch, states: Object.fromEntries(this.states), shared: this.shared, streams };
     const { data, metadata } = encodeCheckpoint(checkpoint);
     const written = this.deps.storage.append(checkpointStreamOf(this.name), ExpectedVersion.any, [
       { eventId: crypto.randomUUID(), eventType: CHECKPOINT_EVENT_TYPE, data, metadata, isJson: true },
     ]).then(() => {
       this.lastCheckpointTag = checkpoint.lastPosition;
+      this.lastCheckpointStreams = streams;
     });
-    this.startWrites(written);
+    this.startWrites(written.finally(this.counters.checkpointStarted()), 0);
     this.handledSinceCheckpoint = 0;
     this.unhandledBytes = 0;
     this.lastCheckpointMs = Date.now();
@@ -430,6 +580,17 @@ export class Projection {
     this.processor?.dispose();
     this.processor = undefined;
   }
+}
+
+/**
+ * The order stream's links, one per event handed over, in that order; the emitter adds the
+ * event's position to each link's metadata ($c, $p) as to every emitted event.
+ */
+function orderLinks(name: string, events: readonly SourceEvent[]): Emit[] {
+  const streamName = orderStreamOf(name);
+  return events.map(({ event }, sourceIndex) => ({
+    sourceIndex, streamName, eventType: LINK_EVENT_TYPE, data: `${eventNumberText(event.eventNumber)}@${event.streamName}`, metadata: '', isJson: false,
+  }));
 }
 
 function streamIdOf(data: string): string {

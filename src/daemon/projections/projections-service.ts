@@ -18,7 +18,7 @@ import { Projection, type ProjectionStorage, type ResultOutputs } from './projec
 import { ProjectionStore, type StoreStorage } from './projection-store.js';
 import type { Processor } from './processor.js';
 import { SandboxFault } from './sandbox.js';
-import { checkpointStreamOf, resultStreamOf } from './streams.js';
+import { checkpointStreamOf, orderStreamOf, resultStreamOf } from './streams.js';
 import { checkSystemSource, isSystemProjection, SYSTEM_PROJECTIONS, SYSTEM_SOURCES, SystemProcessor } from './system-projections.js';
 
 export type RunProjections = 'None' | 'System' | 'All';
@@ -90,21 +90,33 @@ export class ProjectionsService {
 
   /** Loads every projection of the registry (creating the system ones on first start) and starts the enabled ones. */
   async start(): Promise<void> {
+    await this.load(true);
+  }
+
+  /**
+   * @param nodeStart the node is starting: --start-standard-projections enables the system
+   * projections then, not when the subsystem restarts (a system projection disabled since stays so).
+   */
+  private async load(nodeStart: boolean): Promise<void> {
     const registry = this.store.registry();
     if (!registry.initialized) await this.store.initialize();
+    const loaded = new Map<string, Projection>();
     for (const name of registry.names) {
       const definition = this.store.definition(name);
-      if (definition) this.projections.set(name, this.newProjection(definition));
+      if (definition) loaded.set(name, this.newProjection(definition));
     }
     for (const name of SYSTEM_PROJECTIONS) {
-      if (this.projections.has(name)) continue;
+      if (loaded.has(name)) continue;
       const definition = this.systemDefinition(name);
       await this.store.create(definition);
-      this.projections.set(name, this.newProjection(definition));
+      loaded.set(name, this.newProjection(definition));
     }
-    for (const projection of this.projections.values()) {
+    // Swapped in at once: a listing during a restart shows the old projections or the new ones.
+    this.projections.clear();
+    for (const [name, projection] of loaded) this.projections.set(name, projection);
+    for (const projection of loaded.values()) {
       const system = isSystemProjection(projection.name);
-      if (system && this.options.startStandardProjections && !projection.definition.enabled) {
+      if (nodeStart && system && this.options.startStandardProjections && !projection.definition.enabled) {
         projection.definition = { ...projection.definition, enabled: true, version: projection.definition.version + 1 };
         await this.store.save(projection.definition);
       }
@@ -113,12 +125,37 @@ export class ProjectionsService {
   }
 
   async close(): Promise<void> {
+    await this.restarting;
     for (const projection of this.projections.values()) {
       await projection.stop('disable');
       projection.dispose();
     }
     this.projections.clear();
     collectSandboxHandles();
+  }
+
+  /**
+   * Restarts the subsystem: every projection stops (with a checkpoint), and the projections are
+   * loaded again from their streams and the enabled ones started, as at a node start. Transient
+   * projections are not stored and do not come back. Answers at once; commands wait for it.
+   */
+  restart(principal: Principal | undefined): void {
+    requireOperator(principal, 'restart the projections subsystem');
+    if (this.restarting !== undefined) return;
+    this.restarting = this.restartAll().catch((error: unknown) => {
+      this.logger.error({ err: error }, 'restarting the projections failed');
+    }).finally(() => {
+      this.restarting = undefined;
+    });
+  }
+
+  private restarting: Promise<void> | undefined;
+
+  private async restartAll(): Promise<void> {
+    const stopping = [...this.projections.values()];
+    for (const projection of stopping) await projection.stop('disable');
+    for (const projection of stopping) projection.dispose();
+    await this.load(false);
   }
 
   list(principal: Principal | undefined, modes: readonly ProjectionMode[]): Projection[] {
@@ -133,6 +170,7 @@ export class ProjectionsService {
 
   async create(principal: Principal | undefined, request: CreateRequest): Promise<Projection> {
     requireOperator(principal, 'create projections');
+    await this.restarting;
     if (this.options.runProjections !== 'All') throw Errors.projectionsUserDisabled.create();
     const name = request.name ?? crypto.randomUUID();
     checkName(name);
@@ -150,18 +188,21 @@ export class ProjectionsService {
     if (this.projections.has(name)) throw Errors.projectionConflict.create(name);
     const projection = this.newProjection(definition);
     this.projections.set(name, projection);
+    projection.status = 'Creating';
     try {
       if (!transient) await this.store.create(definition);
     } catch (error) {
       this.projections.delete(name);
       throw error;
     }
+    projection.status = 'Stopped';
     if (definition.enabled) await projection.start();
     return projection;
   }
 
   async updateQuery(principal: Principal | undefined, name: string, query: string, emit: boolean | undefined): Promise<void> {
     requireOperator(principal, `change the query of projection ${name}`);
+    await this.restarting;
     const projection = this.existing(name);
     const wasRunning = this.isRunning(projection);
     const next = { ...projection.definition, query, version: projection.definition.version + 1 };
@@ -182,6 +223,7 @@ export class ProjectionsService {
   /** Applies a config sent as JSON text; checked for rights first, then for shape. */
   async updateConfig(principal: Principal | undefined, name: string, bodyText: string): Promise<void> {
     requireOperator(principal, `change the config of projection ${name}`);
+    await this.restarting;
     const projection = this.existing(name);
     let body: unknown;
     try {
@@ -197,6 +239,7 @@ export class ProjectionsService {
 
   async command(principal: Principal | undefined, name: string, command: ProjectionCommand, enableRunAs: boolean): Promise<void> {
     requireOperator(principal, `${command} projection ${name}`);
+    await this.restarting;
     const projection = this.existing(name);
     const definition = { ...projection.definition, version: projection.definition.version + 1 };
     if (enableRunAs) definition.runAs = runAsOf(principal);
@@ -219,17 +262,29 @@ export class ProjectionsService {
 
   async delete(principal: Principal | undefined, name: string, request: DeleteRequest): Promise<void> {
     requireOperator(principal, `delete projection ${name}`);
+    await this.restarting;
     const projection = this.existing(name);
     if (isSystemProjection(name)) throw Errors.projectionSystem.create(name);
     if (this.isRunning(projection)) throw Errors.projectionRunning.create(name, 'delete it');
     projection.dispose();
-    this.projections.delete(name);
-    if (projection.definition.mode === 'Transient') return;
-    await this.store.delete(name);
-    if (request.deleteCheckpointStream) await this.store.deleteQuietly(checkpointStreamOf(name));
-    if (request.deleteStateStream) await this.store.deleteQuietly(resultStreamOf(name));
-    if (request.deleteEmittedStreams) {
-      for (const streamName of projection.trackedStreams()) await this.store.deleteQuietly(streamName);
+    if (projection.definition.mode === 'Transient') {
+      this.projections.delete(name);
+      return;
+    }
+    // Listed as Deleting until its streams are gone; then the name is free again.
+    projection.status = 'Deleting';
+    try {
+      await this.store.delete(name);
+      if (request.deleteCheckpointStream) {
+        await this.store.deleteQuietly(checkpointStreamOf(name));
+        await this.store.deleteQuietly(orderStreamOf(name));
+      }
+      if (request.deleteStateStream) await this.store.deleteQuietly(resultStreamOf(name));
+      if (request.deleteEmittedStreams) {
+        for (const streamName of projection.trackedStreams()) await this.store.deleteQuietly(streamName);
+      }
+    } finally {
+      this.projections.delete(name);
     }
   }
 
@@ -240,7 +295,7 @@ export class ProjectionsService {
   }
 
   private isRunning(projection: Projection): boolean {
-    return projection.status === 'Running' || projection.status === 'Loading';
+    return projection.busy;
   }
 
   private async persist(projection: Projection): Promise<void> {

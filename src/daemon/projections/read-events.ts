@@ -7,6 +7,7 @@ import { Errors } from '../../common/errors.js';
 import type { Engine } from '../../storage/engine.js';
 import { isJsonEvent } from '../../storage/record.js';
 import type { EventSelector } from './processor.js';
+import { sourceStreams } from './definition.js';
 import { selectEvents } from './select-events.js';
 
 export type ReadEventsStorage = Pick<Engine, 'readAllForward' | 'readEvent'>;
@@ -56,7 +57,7 @@ export function parseReadEventsRequest(body: unknown): ReadEventsRequest {
     throw Errors.projectionRequestInvalid.create(`maxEvents must be an integer from 1 to ${MAX_EVENTS_LIMIT}`);
   }
   const selector: EventSelector = {
-    all, streams: new Set(streams), categories: new Set(categories), includeLinks: definition.includeLinks === true, resolveLinks: !all, deletions: false,
+    all, streams: new Set(sourceStreams({ streams, categories })), includeLinks: definition.includeLinks === true, resolveLinks: !all, deletions: false,
   };
   return { selector, position: positionOf(position), maxEvents: max };
 }

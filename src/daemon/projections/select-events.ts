@@ -2,23 +2,34 @@
  * Which events of a page of the log a projection is given. Events of system streams ($…) are
  * never given to fromAll (a projection would otherwise read its own checkpoints and results);
  * a stream or category selected by name is given whatever its name. Links ($>) are skipped by
- * fromAll unless $includeLinks, and resolved to their targets in selected streams.
+ * fromAll unless $includeLinks, and resolved to their targets in selected streams. A projection
+ * with a $deleted handler is given the deletions of its streams, hard (the tombstone) and soft
+ * (the metadata event that sets `$tb` to the end, which a soft delete writes).
  */
 import type { Engine } from '../../storage/engine.js';
-import { EventFlags, type EventRecord } from '../../storage/record.js';
+import { EventFlags, isJsonEvent, type EventRecord } from '../../storage/record.js';
+import { DELETED_EVENT_NUMBER, isMetadataStream, METADATA_EVENT_TYPE, originalStreamOf, parseStoredMetadata } from '../../storage/stream-metadata.js';
 import { parseLink } from '../services/streams.js';
-import { categoryOf } from './definition.js';
 import type { EventSelector } from './processor.js';
 import type { SourceEvent } from './source-event.js';
 
 export type LinkReader = Pick<Engine, 'readEvent'>;
 
 const LINK_TYPE = '$>';
+/** Metadata of a link to a deletion: the stream deleted, and that it is a deletion. */
+export const ORIGINAL_STREAM_KEY = '$o';
+export const DELETED_LINK_KEY = '$deleted';
 
-function selected(selector: EventSelector, event: EventRecord): boolean {
-  if (selector.all) return !event.streamName.startsWith('$');
-  if (selector.streams.has(event.streamName)) return true;
-  return selector.categories.size > 0 && selector.categories.has(categoryOf(event.streamName));
+function selected(selector: EventSelector, streamName: string): boolean {
+  return selector.all ? !streamName.startsWith('$') : selector.streams.has(streamName);
+}
+
+/** The stream a record deletes: its own for a tombstone; X for metadata of $$X whose `$tb` is the end (a soft delete). */
+export function deletedStreamOf(event: EventRecord): string | undefined {
+  if ((event.flags & EventFlags.streamDelete) !== 0) return event.streamName;
+  if (event.eventType !== METADATA_EVENT_TYPE || !isMetadataStream(event.streamName)) return undefined;
+  const { truncateBefore } = parseStoredMetadata(event.data, isJsonEvent(event));
+  return truncateBefore === DELETED_EVENT_NUMBER ? originalStreamOf(event.streamName) : undefined;
 }
 
 function resolved(reader: LinkReader, link: EventRecord): EventRecord | undefined {
@@ -32,18 +43,35 @@ function resolved(reader: LinkReader, link: EventRecord): EventRecord | undefine
   }
 }
 
+/** The stream whose deletion a link stands for: $by_category links deletions with `$deleted` and the stream in `$o`. */
+function deletionLinkedBy(link: EventRecord): string | undefined {
+  if (link.metadata.length === 0 || link.metadata[0] !== 0x7b) return undefined;
+  try {
+    const metadata = JSON.parse(link.metadata.toString('utf8')) as Record<string, unknown>;
+    return metadata[DELETED_LINK_KEY] !== undefined && typeof metadata[ORIGINAL_STREAM_KEY] === 'string' ? metadata[ORIGINAL_STREAM_KEY] : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The page's events for the projection, up to (not including) `endPosition`. */
 export function selectEvents(selector: EventSelector, reader: LinkReader, events: readonly EventRecord[], endPosition: number): SourceEvent[] {
   const out: SourceEvent[] = [];
   for (const event of events) {
     if (event.logPosition >= endPosition) break;
-    if (!selected(selector, event)) continue;
-    if ((event.flags & EventFlags.streamDelete) !== 0) {
-      if (selector.deletions) out.push({ event, deleted: true, position: event.logPosition });
+    const deletedStream = selector.deletions ? deletedStreamOf(event) : undefined;
+    if (deletedStream !== undefined) {
+      if (selected(selector, deletedStream)) out.push({ event, deleted: true, deletedStream, position: event.logPosition });
       continue;
     }
+    if (!selected(selector, event.streamName) || (event.flags & EventFlags.streamDelete) !== 0) continue;
     if (event.eventType === LINK_TYPE && !selector.includeLinks) {
       if (!selector.resolveLinks) continue;
+      const linkedDeletion = deletionLinkedBy(event);
+      if (linkedDeletion !== undefined) {
+        if (selector.deletions) out.push({ event, link: event, deleted: true, deletedStream: linkedDeletion, position: event.logPosition });
+        continue;
+      }
       const target = resolved(reader, event);
       if (target) out.push({ event: target, link: event, deleted: false, position: event.logPosition });
       continue;

@@ -10,6 +10,8 @@ export interface SourceEvent {
   event: EventRecord;
   link?: EventRecord;
   deleted: boolean;
+  /** With `deleted`: the stream deleted (a soft delete's record is in its metadata stream). */
+  deletedStream?: string;
   position: number;
 }
 
@@ -22,9 +24,9 @@ const text = (bytes: Buffer) => (bytes.length === 0 ? '' : bytes.toString('utf8'
 export function batchJson(events: readonly SourceEvent[]): string {
   const rows = new Array<unknown[]>(events.length);
   for (let i = 0; i < events.length; i++) {
-    const { event, link, deleted, position } = events[i];
+    const { event, link, deleted, deletedStream, position } = events[i];
     rows[i] = [
-      event.streamName, event.eventNumber, event.eventType, event.eventId, isJsonEvent(event) ? 1 : 0,
+      deletedStream ?? event.streamName, event.eventNumber, event.eventType, event.eventId, isJsonEvent(event) ? 1 : 0,
       text(event.data), text(event.metadata), link ? text(link.metadata) : '', position, deleted ? 1 : 0,
     ];
   }

@@ -7,7 +7,9 @@
 import { Errors } from '../../common/errors.js';
 import type { EventRecord } from '../../storage/record.js';
 import type { BatchOutput, Emit, EventSelector, Processor } from './processor.js';
+import { DELETED_LINK_KEY, ORIGINAL_STREAM_KEY } from './select-events.js';
 import type { SourceEvent } from './source-event.js';
+import { eventNumberText } from '../../storage/stream-metadata.js';
 
 export const SYSTEM_PROJECTIONS = ['$by_category', '$by_event_type', '$stream_by_category', '$streams', '$by_correlation_id'] as const;
 export type SystemProjectionName = (typeof SYSTEM_PROJECTIONS)[number];
@@ -27,8 +29,11 @@ export const LINK_TYPE = '$>';
 export const STREAM_REFERENCE_TYPE = '$@';
 
 const SELECTS_ALL: EventSelector = Object.freeze({
-  all: true, streams: new Set<string>(), categories: new Set<string>(), includeLinks: false, resolveLinks: false, deletions: false,
+  all: true, streams: new Set<string>(), includeLinks: false, resolveLinks: false, deletions: false,
 });
+
+/** $by_category is also given the deletions of streams (hard and soft), which it links into the category too. */
+const SELECTS_ALL_AND_DELETIONS: EventSelector = Object.freeze({ ...SELECTS_ALL, deletions: true });
 
 type Extract = (streamName: string) => string | undefined;
 
@@ -61,16 +66,28 @@ function link(sourceIndex: number, streamName: string, event: EventRecord): Emit
   return { sourceIndex, streamName, eventType: LINK_TYPE, data: linkData(event), metadata: '', isJson: false };
 }
 
-type Map1 = (event: EventRecord, index: number, emits: Emit[]) => void;
+/** `deletedStream`: the event is the deletion of that stream (only $by_category is given deletions). */
+type Map1 = (event: EventRecord, index: number, emits: Emit[], deletedStream?: string) => void;
+
+/**
+ * A link to a deletion names the deleted stream: a soft delete's record is in the metadata stream,
+ * and a category projection must know which of its streams went.
+ */
+function deletionLink(sourceIndex: number, streamName: string, event: EventRecord, deletedStream: string): Emit {
+  const data = `${eventNumberText(event.eventNumber)}@${event.streamName}`;
+  const metadata = JSON.stringify({ [ORIGINAL_STREAM_KEY]: deletedStream, [DELETED_LINK_KEY]: -1 });
+  return { sourceIndex, streamName, eventType: LINK_TYPE, data, metadata, isJson: false };
+}
 
 /** Builds the per-event function of a system projection from its source; a bad source is an error. */
 function mapperOf(name: SystemProjectionName, source: string): Map1 {
   switch (name) {
     case '$by_category': {
       const category = categoryExtractor(name, source);
-      return (event, index, emits) => {
-        const found = category(event.streamName);
-        if (found !== undefined) emits.push(link(index, `$ce-${found}`, event));
+      return (event, index, emits, deletedStream) => {
+        const found = category(deletedStream ?? event.streamName);
+        if (found === undefined) return;
+        emits.push(deletedStream === undefined ? link(index, `$ce-${found}`, event) : deletionLink(index, `$ce-${found}`, event, deletedStream));
       };
     }
     case '$by_event_type':
@@ -114,16 +131,17 @@ export function checkSystemSource(name: SystemProjectionName, source: string): v
 }
 
 export class SystemProcessor implements Processor {
-  readonly selects = SELECTS_ALL;
+  readonly selects: EventSelector;
   private readonly map: Map1;
 
   constructor(name: SystemProjectionName, source: string) {
     this.map = mapperOf(name, source);
+    this.selects = name === '$by_category' ? SELECTS_ALL_AND_DELETIONS : SELECTS_ALL;
   }
 
   process(events: readonly SourceEvent[]): Promise<BatchOutput> {
     const emits: Emit[] = [];
-    for (let i = 0; i < events.length; i++) this.map(events[i].event, i, emits);
+    for (let i = 0; i < events.length; i++) this.map(events[i].event, i, emits, events[i].deletedStream);
     return Promise.resolve({ emits, changes: [], logs: [] });
   }
 
