@@ -28,6 +28,11 @@ export interface ConsumerOptions {
    * decoded; a page may then hold fewer events than `pageEventsMax`, even none, before the end.
    */
   skipSystemStreams?: boolean;
+  /**
+   * Reads a page in place of the log's own read, for consumers that share the pages they read;
+   * it answers what the log would: the records from `position` on, at most `maxCount`.
+   */
+  readPage?: (position: number, maxCount: number, skipSystemStreams: boolean) => AllPage;
 }
 
 export type ConsumerState = 'idle' | 'running' | 'stopped' | 'failed';
@@ -110,7 +115,8 @@ export class LogConsumer {
         this.position = this.log.readableEnd();
         return;
       }
-      const page = this.log.readAllForward(this.position, this.pageEventsMax, this.options.skipSystemStreams === true);
+      const read = this.options.readPage ?? ((position, maxCount, skip) => this.log.readAllForward(position, maxCount, skip));
+      const page = read(this.position, this.pageEventsMax, this.options.skipSystemStreams === true);
       await this.options.handle(page);
       this.pagesHandled++;
       if (page.nextPosition <= this.position) return;
