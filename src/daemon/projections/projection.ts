@@ -349,7 +349,16 @@ export class Projection {
   }
 
   /** Emitted events, results, new partitions and tracked streams; all durable before this returns. */
-  private async writeOutputs(events: readonly SourceEvent[], output: BatchOutput): Promise<void> {
+  private writeOutputs(events: readonly SourceEvent[], output: BatchOutput): Promise<void> {
+    try {
+      return this.startOutputs(events, output);
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  /** Starts the writes of writeOutputs; it holds no page while they are under way (see Emitter.write). */
+  private startOutputs(events: readonly SourceEvent[], output: BatchOutput): Promise<void> {
     const track = this.definition.trackEmittedStreams && this.definition.emitEnabled;
     const emitted = track || this.holdsWrites() ? new Set(output.emits.map((emit) => emit.streamName)) : undefined;
     if (emitted) this.checkWrites(emitted);
@@ -370,7 +379,7 @@ export class Projection {
       this.tracked.add(streamName);
       newStreams.push(streamName);
     } : undefined);
-    await Promise.all([writes, newStreams.length > 0 ? this.trackStreams(newStreams) : undefined]);
+    return Promise.all([writes, newStreams.length > 0 ? this.trackStreams(newStreams) : undefined]).then(() => undefined);
   }
 
   private async trackStreams(streamNames: string[]): Promise<void> {
