@@ -24,7 +24,7 @@ export class ByteSlab {
   utf8(text: string): Buffer {
     this.reserve(text.length * 3);
     const start = this.used;
-    this.used += this.block.write(text, start, 'utf8');
+    this.used = putText(this.block, start, text);
     return this.block.subarray(start, this.used);
   }
 
@@ -39,9 +39,11 @@ export class ByteSlab {
     let at = putBytes(block, start, METADATA_V);
     at = putText(block, at, epochText);
     at = putBytes(block, at, METADATA_C);
+    const digitsAt = at;
     at = putDecimal(block, at, position);
+    const digitsEnd = at;
     at = putBytes(block, at, METADATA_P);
-    at = putDecimal(block, at, position);
+    for (let i = digitsAt; i < digitsEnd; i++) block[at++] = block[i];
     at = putBytes(block, at, METADATA_CAUSED_BY);
     at = putText(block, at, causedBy);
     at = putBytes(block, at, METADATA_END);
@@ -67,19 +69,22 @@ function putBytes(target: Buffer, at: number, bytes: Buffer): number {
 function putText(target: Buffer, at: number, text: string): number {
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
-    if (code >= 0x80) return at - i + target.write(text, at - i, 'utf8');
+    if (code >= 0x80) return at + target.write(text, at, 'utf8');
     target[at + i] = code;
   }
   return at + text.length;
 }
 
-/** A non-negative integer (up to 2^53) in decimal. */
+/** A non-negative integer (up to 2^53) in decimal; in small-integer arithmetic below 2^30. */
 function putDecimal(target: Buffer, at: number, value: number): number {
+  if (value >= 0x4000_0000) return putText(target, at, String(value));
+  let rest = value | 0;
   let digits = 1;
-  for (let rest = value; rest >= 10; rest = Math.floor(rest / 10)) digits++;
+  for (let left = rest; left >= 10; left = (left / 10) | 0) digits++;
   for (let i = digits - 1; i >= 0; i--) {
-    target[at + i] = 0x30 + (value % 10);
-    value = Math.floor(value / 10);
+    const tenth = (rest / 10) | 0;
+    target[at + i] = 0x30 + rest - tenth * 10;
+    rest = tenth;
   }
   return at + digits;
 }
