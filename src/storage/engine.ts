@@ -17,7 +17,7 @@ import {
 } from './stream-metadata.js';
 import type { TransactionLog } from './transaction-log.js';
 import { checkpointList, recover, type Checkpoints, type Recovered } from './recovery.js';
-import { Writer, type CommittedWrite, type NewEvent, type WriteResult } from './writer.js';
+import { Writer, type AppendOptions, type CommittedWrite, type NewEvent, type WriteResult } from './writer.js';
 import type { EngineStatistics } from './engine-stats.js';
 import { randomUUID } from 'node:crypto';
 import { isTransientStorageError } from './file-write.js';
@@ -264,12 +264,12 @@ export class Engine {
     throw Errors.storageClosed.create(reason);
   }
 
-  async append(streamName: string, expectedVersion: number, events: NewEvent[]): Promise<WriteResult> {
+  async append(streamName: string, expectedVersion: number, events: NewEvent[], options?: AppendOptions): Promise<WriteResult> {
     this.checkOpen();
     checkStreamName(streamName);
     checkExpectedVersion(expectedVersion);
     const framedBytes = checkEvents(streamName, events, this.chunkSizeBytes);
-    return this.writer.submit({ kind: 'append', streamName, expectedVersion, events, framedBytes });
+    return this.writer.submit({ kind: 'append', streamName, expectedVersion, events, framedBytes, followUp: options?.followUp === true });
   }
 
   /**

@@ -44,6 +44,17 @@ export interface WriteRequest {
   framedBytes?: number;
   /** Checks of the body that come after those of the stream (expected version, deletion). */
   check?: () => SvcError | undefined;
+  /** See AppendOptions. */
+  followUp?: boolean;
+}
+
+export interface AppendOptions {
+  /**
+   * The append follows from a commit (a log consumer writing what it derives, such as the links
+   * of a projection): the writer does not hold a commit back to gather such appends, so that the
+   * consumers do their work while that commit is flushed and their appends go in the next one.
+   */
+  followUp?: boolean;
 }
 
 /** Records committed in one group commit, handed to the engine to index and publish. */
@@ -92,6 +103,13 @@ const GATHER_SHARE = 0.9;
 export function framedEventBytes(streamName: string, event: NewEvent): number {
   return FRAME_BYTES + 88 + Buffer.byteLength(streamName) + Buffer.byteLength(event.eventType) +
     event.data.length + event.metadata.length;
+}
+
+/** Requests that a commit may wait for: all but follow-ups (see AppendOptions). */
+function countWriters(pending: readonly Pending[]): number {
+  let count = 0;
+  for (const { request } of pending) if (request.followUp !== true) count++;
+  return count;
 }
 
 /**
@@ -159,7 +177,7 @@ export class Writer {
         await this.commit(batch);
         this.queueMeter.end(started, batch.length);
         // Those just committed plus those that queued meanwhile: how many writers are active.
-        writers = batch.length + this.queue.length;
+        writers = countWriters(batch) + countWriters(this.queue);
         previousMs = performance.now() - started;
       }
     } finally {
@@ -173,7 +191,8 @@ export class Writer {
    * each commit carries half of them. Before a commit, while fewer requests are queued than the
    * writers active at the end of the last commit, the writer lets the event loop turn (at most
    * half the last commit's duration) so that writers just acknowledged can join: one fsync then
-   * serves both cohorts. A lone writer never waits.
+   * serves both cohorts. A lone writer never waits, and a commit never waits for follow-ups:
+   * the consumers that make them run while it is flushed.
    */
   private async gather(writers: number, previousMs: number): Promise<void> {
     const wanted = Math.floor(writers * GATHER_SHARE);

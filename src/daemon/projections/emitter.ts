@@ -20,6 +20,9 @@ import type { Emit } from './processor.js';
 
 export type EmitterStorage = Pick<Engine, 'append' | 'readStreamBackward'>;
 
+/** Emitted events follow from the events the projection read: appends nobody waits on to commit. */
+const FOLLOW_UP = Object.freeze({ followUp: true });
+
 /** The event that caused an emit: emitted events name its position and id. */
 export interface EmitCause {
   position: number;
@@ -174,10 +177,10 @@ export class Emitter {
   /** One append per stream; a repeat that overlaps in part is retried event by event, each idempotent. */
   private async append(streamName: string, events: NewEvent[]): Promise<void> {
     try {
-      await this.storage.append(streamName, ExpectedVersion.any, events);
+      await this.storage.append(streamName, ExpectedVersion.any, events, FOLLOW_UP);
     } catch (error) {
       if (!Errors.wrongExpectedVersion.is(error) || events.length === 1) throw error;
-      for (const event of events) await this.storage.append(streamName, ExpectedVersion.any, [event]);
+      for (const event of events) await this.storage.append(streamName, ExpectedVersion.any, [event], FOLLOW_UP);
     }
   }
 }

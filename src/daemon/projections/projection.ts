@@ -411,7 +411,7 @@ export class Projection {
     const { data, metadata } = encodeCheckpoint(checkpoint);
     const written = this.deps.storage.append(checkpointStreamOf(this.name), ExpectedVersion.any, [
       { eventId: crypto.randomUUID(), eventType: CHECKPOINT_EVENT_TYPE, data, metadata, isJson: true },
-    ]).then(() => {
+    ], { followUp: true }).then(() => {
       this.lastCheckpointTag = checkpoint.lastPosition;
     });
     this.startWrites(written);
