@@ -8,7 +8,7 @@ import { writeEpoch } from './epoch.js';
 import type { ExistenceFilter } from './existence-filter.js';
 import type { TableIndex } from './index/table-index.js';
 import { DatabaseLock } from './lock.js';
-import { Reader, SKIP_SYSTEM_STREAMS, SKIP_SYSTEM_STREAMS_BUT_METADATA, type AllFilter, type AllPage, type EventRead, type StreamPage } from './reader.js';
+import { Reader, systemStreamFilter, type AllFilter, type AllPage, type EventRead, type StreamPage } from './reader.js';
 import { checkEvents, checkExpectedVersion, checkStreamName, checkCount, checkPosition } from './request-checks.js';
 import { StreamLookup } from './stream-info.js';
 import {
@@ -17,11 +17,11 @@ import {
 } from './stream-metadata.js';
 import type { TransactionLog } from './transaction-log.js';
 import { checkpointList, recover, type Checkpoints, type Recovered } from './recovery.js';
-import { Writer, type CommittedWrite, type NewEvent, type WriteResult } from './writer.js';
+import { Writer, type AppendOptions, type CommittedWrite, type NewEvent, type WriteResult } from './writer.js';
 import type { EngineStatistics } from './engine-stats.js';
 import { randomUUID } from 'node:crypto';
 import { isTransientStorageError } from './file-write.js';
-import { LogConsumers, type ConsumerOptions, type LogConsumer, type SystemStreamSkip } from './log-consumers.js';
+import { LogConsumers, type ConsumerOptions, type LogConsumer } from './log-consumers.js';
 import { validateOwnRewrite, type ReplaceOptions } from './chunk-replacement.js';
 import { writeRewrittenChunk, type RewriteOptions, type RewriteResult } from './chunk-rewrite.js';
 import { decodeRecord, type LogRecord } from './record.js';
@@ -107,7 +107,7 @@ export class Engine {
     this.chaserPosition = log.readableEnd;
     this.events.setMaxListeners(0);
     this.consumers = new LogConsumers({
-      readAllForward: (position, maxCount, skipSystemStreams) => this.guardRead(() => this.reader.readAllForward(position, maxCount, skipFilterOf(skipSystemStreams))),
+      readAllForward: (position, maxCount, skipSystemStreams) => this.guardRead(() => this.reader.readAllForward(position, maxCount, systemStreamFilter(skipSystemStreams))),
       readableEnd: () => this.log.readableEnd,
     }, logger);
   }
@@ -264,12 +264,12 @@ export class Engine {
     throw Errors.storageClosed.create(reason);
   }
 
-  async append(streamName: string, expectedVersion: number, events: NewEvent[]): Promise<WriteResult> {
+  async append(streamName: string, expectedVersion: number, events: NewEvent[], options?: AppendOptions): Promise<WriteResult> {
     this.checkOpen();
     checkStreamName(streamName);
     checkExpectedVersion(expectedVersion);
     const framedBytes = checkEvents(streamName, events, this.chunkSizeBytes);
-    return this.writer.submit({ kind: 'append', streamName, expectedVersion, events, framedBytes });
+    return this.writer.submit({ kind: 'append', streamName, expectedVersion, events, framedBytes, followUp: options?.followUp === true });
   }
 
   /**
@@ -606,9 +606,4 @@ export class Engine {
     this.lock.release();
     this.state = 'closed';
   }
-}
-
-function skipFilterOf(skip: SystemStreamSkip): AllFilter | undefined {
-  if (skip === 'butMetadata') return SKIP_SYSTEM_STREAMS_BUT_METADATA;
-  return skip ? SKIP_SYSTEM_STREAMS : undefined;
 }

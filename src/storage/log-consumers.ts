@@ -1,5 +1,7 @@
 import type { Logger } from '../common/logger.js';
-import type { AllPage } from './reader.js';
+import type { AllPage, SystemStreamSkip } from './reader.js';
+
+export type { SystemStreamSkip };
 
 /**
  * Consumers follow the log by position: long polls now, persistent subscriptions, projections
@@ -29,9 +31,12 @@ export interface ConsumerOptions {
    * `butMetadata`: those of metadata streams (`$$`…) are kept.
    */
   skipSystemStreams?: SystemStreamSkip;
+  /**
+   * Reads a page in place of the log's own read, for consumers that share the pages they read;
+   * it answers what the log would: the records from `position` on, at most `maxCount`.
+   */
+  readPage?: (position: number, maxCount: number, skipSystemStreams: SystemStreamSkip) => AllPage;
 }
-
-export type SystemStreamSkip = boolean | 'butMetadata';
 
 export type ConsumerState = 'idle' | 'running' | 'stopped' | 'failed';
 
@@ -113,7 +118,8 @@ export class LogConsumer {
         this.position = this.log.readableEnd();
         return;
       }
-      const page = this.log.readAllForward(this.position, this.pageEventsMax, this.options.skipSystemStreams ?? false);
+      const read = this.options.readPage ?? ((position, maxCount, skip) => this.log.readAllForward(position, maxCount, skip));
+      const page = read(this.position, this.pageEventsMax, this.options.skipSystemStreams ?? false);
       await this.options.handle(page);
       this.pagesHandled++;
       if (page.nextPosition <= this.position) return;

@@ -62,6 +62,14 @@ export const SKIP_SYSTEM_STREAMS_BUT_METADATA: AllFilter = Object.freeze({
   keepsMetadataStreams: true,
 });
 
+/** Which system streams' events a reader of all streams passes over: none, all, or all but metadata streams'. */
+export type SystemStreamSkip = boolean | 'butMetadata';
+
+export function systemStreamFilter(skip: SystemStreamSkip): AllFilter | undefined {
+  if (skip === 'butMetadata') return SKIP_SYSTEM_STREAMS_BUT_METADATA;
+  return skip ? SKIP_SYSTEM_STREAMS : undefined;
+}
+
 /** Events of system streams one page passes over at most. */
 const SKIPPED_PER_PAGE_MAX = 20_000;
 

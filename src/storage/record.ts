@@ -78,17 +78,41 @@ function sealFrame(buffer: Buffer, start: number, payloadEnd: number): number {
   return payloadEnd + 4 - start;
 }
 
+/** Up to this many characters or bytes, a loop in JavaScript beats a call into native code. */
+const SHORT_COPY_MAX = 64;
+
 function writeShortString(buffer: Buffer, offset: number, text: string): number {
-  const length = buffer.write(text, offset + 2, 'utf8');
+  const start = offset + 2;
+  // Stream names and event types are short and nearly always ASCII: copied by a loop, falling
+  // back on the UTF-8 encoder at the first character that is not.
+  if (text.length <= SHORT_COPY_MAX) {
+    let i = 0;
+    for (; i < text.length; i++) {
+      const code = text.charCodeAt(i);
+      if (code >= 0x80) break;
+      buffer[start + i] = code;
+    }
+    if (i === text.length) {
+      buffer.writeUInt16LE(i, offset);
+      return start + i;
+    }
+  }
+  const length = buffer.write(text, start, 'utf8');
   buffer.writeUInt16LE(length, offset);
-  return offset + 2 + length;
+  return start + length;
 }
 
 function writeBytes(buffer: Buffer, offset: number, bytes: Buffer): number {
-  buffer.writeUInt32LE(bytes.length, offset);
-  // TypedArray.set is cheaper than Buffer.copy for the small payloads most events carry.
-  if (bytes.length > 0) buffer.set(bytes, offset + 4);
-  return offset + 4 + bytes.length;
+  const length = bytes.length;
+  buffer.writeUInt32LE(length, offset);
+  const start = offset + 4;
+  if (length <= SHORT_COPY_MAX) {
+    for (let i = 0; i < length; i++) buffer[start + i] = bytes[i];
+  } else {
+    // TypedArray.set is cheaper than Buffer.copy for the payloads most events carry.
+    buffer.set(bytes, start);
+  }
+  return start + length;
 }
 
 /**

@@ -31,6 +31,9 @@ export function checkCount(maxCount: number): void {
   }
 }
 
+/** An event of no type, data or metadata: what framedEventBytes gives for it is a stream's fixed share. */
+const EMPTY_EVENT: NewEvent = Object.freeze({ eventId: '', eventType: '', data: Buffer.alloc(0), metadata: Buffer.alloc(0), isJson: false });
+
 /**
  * Every event is well formed, each fits in a record, and the whole append fits in a chunk.
  * Returns the framed bytes the events take in `streamName`, which the writer reuses.
@@ -38,12 +41,15 @@ export function checkCount(maxCount: number): void {
 export function checkEvents(streamName: string, events: NewEvent[], chunkSizeBytes: number): number {
   if (!Array.isArray(events)) throw Errors.invalidEvent.create('events must be a list');
   let total = 0;
+  // The stream's share of each record, measured once: this runs for every event appended.
+  const streamBytes = framedEventBytes(streamName, EMPTY_EVENT);
   for (const event of events) {
     if (typeof event.eventId !== 'string' || !isUuid(event.eventId)) throw Errors.invalidEvent.create(`event id ${String(event.eventId)} is not a UUID`);
     if (typeof event.eventType !== 'string' || event.eventType.length === 0) throw Errors.invalidEvent.create('event type must be a non-empty string');
-    if (Buffer.byteLength(event.eventType) > EVENT_TYPE_BYTES_MAX) throw Errors.invalidEvent.create(`event type is longer than ${EVENT_TYPE_BYTES_MAX} bytes`);
+    const typeBytes = Buffer.byteLength(event.eventType);
+    if (typeBytes > EVENT_TYPE_BYTES_MAX) throw Errors.invalidEvent.create(`event type is longer than ${EVENT_TYPE_BYTES_MAX} bytes`);
     if (!Buffer.isBuffer(event.data) || !Buffer.isBuffer(event.metadata)) throw Errors.invalidEvent.create('data and metadata must be bytes');
-    const bytes = framedEventBytes(streamName, event);
+    const bytes = streamBytes + typeBytes + event.data.length + event.metadata.length;
     if (bytes > RECORD_PAYLOAD_BYTES_MAX) throw Errors.eventTooLarge.create(bytes, RECORD_PAYLOAD_BYTES_MAX);
     total += bytes;
   }

@@ -15,9 +15,13 @@ import type { Engine } from '../../storage/engine.js';
 import type { EventRecord } from '../../storage/record.js';
 import { ExpectedVersion } from '../../storage/stream-metadata.js';
 import type { NewEvent } from '../../storage/writer.js';
+import { ByteSlab, formatEmittedId } from './emit-bytes.js';
 import type { Emit } from './processor.js';
 
 export type EmitterStorage = Pick<Engine, 'append' | 'readStreamBackward'>;
+
+/** Emitted events follow from the events the projection read: appends nobody waits on to commit. */
+const FOLLOW_UP = Object.freeze({ followUp: true });
 
 /** The event that caused an emit: emitted events name its position and id. */
 export interface EmitCause {
@@ -30,8 +34,6 @@ export function emitterPrefix(projection: string, epoch: number): string {
   return createHash('md5').update(`${projection}\u0000${epoch}`).digest('hex').slice(0, 16);
 }
 
-const hex = (value: number, digits: number) => value.toString(16).padStart(digits, '0');
-
 /**
  * A deterministic UUID (version 4 layout) for the `index`th event emitted because of the event at
  * `position`: the position and index in full, four digits of the projection's prefix, and in front
@@ -41,17 +43,19 @@ const hex = (value: number, digits: number) => value.toString(16).padStart(digit
  * without hashing: this runs for every event a projection emits.
  */
 export function emittedEventId(prefix: string, position: number, index: number): string {
-  const low = position % 0x1_0000_0000;
-  const seed = Number.parseInt(prefix.slice(0, 8), 16);
-  const mixed = Math.imul((low ^ seed ^ Math.imul(index + 1, 0x9e3779b1)) >>> 0, 0x85ebca6b) >>> 0;
-  const p = hex(position, 14);
-  return `${hex(mixed, 8)}-${p.slice(0, 4)}-4${p.slice(4, 7)}-${(8 | (index & 3)).toString(16)}${p.slice(7, 10)}-${p.slice(10, 14)}${prefix.slice(0, 4)}${hex((index >>> 2) & 0xffff, 4)}`;
+  return emittedIdOf(Number.parseInt(prefix.slice(0, 8), 16), prefix.slice(0, 4), position, index);
 }
 
-/** The projection's own properties, after those of the code's metadata (a JSON object, or nothing). */
+/** emittedEventId with the parts of the prefix it uses already taken out. */
+function emittedIdOf(seed: number, prefixDigits: string, position: number, index: number): string {
+  const low = position % 0x1_0000_0000;
+  const mixed = Math.imul((low ^ seed ^ Math.imul(index + 1, 0x9e3779b1)) >>> 0, 0x85ebca6b) >>> 0;
+  return formatEmittedId(mixed, position, prefixDigits, index);
+}
+
+/** The projection's own properties after those of the code's metadata, when it has a JSON object (ByteSlab writes them alone). */
 function metadataOf(code: string, epoch: number, cause: EmitCause): Buffer {
   const own = `"$v":"${epoch}","$c":${cause.position},"$p":${cause.position},"$causedBy":"${cause.event.eventId}"`;
-  if (code === '') return Buffer.from(`{${own}}`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(code);
@@ -78,7 +82,10 @@ function emittedTag(event: EventRecord): { position: number; epoch: number } | u
 export class Emitter {
   /** Per target stream written since the start: the source position its last emitted event names. */
   private readonly lastWritten = new Map<string, number>();
-  private readonly prefix: string;
+  private readonly prefixSeed: number;
+  private readonly prefixDigits: string;
+  private readonly epochText: string;
+  private readonly slab = new ByteSlab();
 
   /**
    * @param recoveryEnd the log's end when the projection started: events after it were never
@@ -90,21 +97,35 @@ export class Emitter {
     private readonly epoch: number,
     private recoveryEnd: number,
   ) {
-    this.prefix = emitterPrefix(projection, epoch);
+    const prefix = emitterPrefix(projection, epoch);
+    this.prefixSeed = Number.parseInt(prefix.slice(0, 8), 16);
+    this.prefixDigits = prefix.slice(0, 4);
+    this.epochText = String(epoch);
   }
 
   /**
    * Writes the emits of one batch, in order per stream, every stream at once; resolves when all
    * are durable. `causes[emit.sourceIndex]` is the event that caused each emit; `onStream` hears
    * every stream the batch writes to, for tracking.
+   *
+   * The events to write are made at once and the causes are not held while they are written:
+   * a page of source events kept until its writes are durable would outlive the young
+   * generation, and moving it to the old one is most of the collector's work.
    */
-  async write(emits: readonly Emit[], causes: readonly EmitCause[], onStream?: (streamName: string) => void): Promise<void> {
-    if (emits.length === 0) return;
+  write(emits: readonly Emit[], causes: readonly EmitCause[], onStream?: (streamName: string) => void): Promise<void> {
+    if (emits.length === 0) return Promise.resolve();
+    const byStream = this.newEvents(emits, causes, onStream);
+    return this.appendAll(byStream, causes[emits[emits.length - 1].sourceIndex].position);
+  }
+
+  /** The events of one batch by target stream, each emit in its place, less those written before a restart. */
+  private newEvents(emits: readonly Emit[], causes: readonly EmitCause[], onStream?: (streamName: string) => void): Map<string, NewEvent[]> {
     const byStream = new Map<string, NewEvent[]>();
     // Decided against what the streams held before this batch: one event may emit several events into one stream.
     const written = this.recoveryEnd >= 0 ? new Map<string, number>() : undefined;
     let previous = -1;
     let index = 0;
+    const slab = this.slab;
     for (const emit of emits) {
       const cause = causes[emit.sourceIndex];
       index = previous === cause.position ? index + 1 : 0;
@@ -117,16 +138,21 @@ export class Emitter {
         onStream?.(emit.streamName);
       }
       events.push({
-        eventId: emittedEventId(this.prefix, cause.position, index),
-        eventType: emit.eventType, data: Buffer.from(emit.data), metadata: metadataOf(emit.metadata, this.epoch, cause),
+        eventId: emittedIdOf(this.prefixSeed, this.prefixDigits, cause.position, index),
+        eventType: emit.eventType, data: slab.utf8(emit.data),
+        metadata: emit.metadata === '' ? slab.emittedMetadata(this.epochText, cause.position, cause.event.eventId) : metadataOf(emit.metadata, this.epoch, cause),
         isJson: emit.isJson,
       });
       written?.set(emit.streamName, cause.position);
     }
     if (written) for (const [streamName, position] of written) this.lastWritten.set(streamName, position);
+    return byStream;
+  }
+
+  private async appendAll(byStream: Map<string, NewEvent[]>, lastPosition: number): Promise<void> {
     await Promise.all([...byStream].map(([streamName, events]) => this.append(streamName, events)));
     // Past the end of the log of the previous run, no emit can have been written before.
-    if (causes[emits[emits.length - 1].sourceIndex].position >= this.recoveryEnd) {
+    if (lastPosition >= this.recoveryEnd) {
       this.recoveryEnd = -1;
       this.lastWritten.clear();
     }
@@ -151,10 +177,10 @@ export class Emitter {
   /** One append per stream; a repeat that overlaps in part is retried event by event, each idempotent. */
   private async append(streamName: string, events: NewEvent[]): Promise<void> {
     try {
-      await this.storage.append(streamName, ExpectedVersion.any, events);
+      await this.storage.append(streamName, ExpectedVersion.any, events, FOLLOW_UP);
     } catch (error) {
       if (!Errors.wrongExpectedVersion.is(error) || events.length === 1) throw error;
-      for (const event of events) await this.storage.append(streamName, ExpectedVersion.any, [event]);
+      for (const event of events) await this.storage.append(streamName, ExpectedVersion.any, [event], FOLLOW_UP);
     }
   }
 }

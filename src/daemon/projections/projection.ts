@@ -518,7 +518,7 @@ export class Projection {
       this.tracked.add(streamName);
       newStreams.push(streamName);
     } : undefined);
-    await Promise.all([writes, newStreams.length > 0 ? this.trackStreams(newStreams) : undefined]);
+    return Promise.all([writes, newStreams.length > 0 ? this.trackStreams(newStreams) : undefined]).then(() => undefined);
   }
 
   private async trackStreams(streamNames: string[]): Promise<void> {
@@ -551,7 +551,7 @@ export class Projection {
     const { data, metadata } = encodeCheckpoint(checkpoint);
     const written = this.deps.storage.append(checkpointStreamOf(this.name), ExpectedVersion.any, [
       { eventId: crypto.randomUUID(), eventType: CHECKPOINT_EVENT_TYPE, data, metadata, isJson: true },
-    ]).then(() => {
+    ], { followUp: true }).then(() => {
       this.lastCheckpointTag = checkpoint.lastPosition;
       this.lastCheckpointStreams = streams;
     });

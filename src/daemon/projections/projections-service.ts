@@ -18,6 +18,7 @@ import { Projection, type ProjectionStorage, type ResultOutputs } from './projec
 import { ProjectionStore, type StoreStorage } from './projection-store.js';
 import type { Processor } from './processor.js';
 import { SandboxFault } from './sandbox.js';
+import { withSharedPages } from './shared-pages.js';
 import { checkpointStreamOf, orderStreamOf, resultStreamOf } from './streams.js';
 import { checkSystemSource, isSystemProjection, SYSTEM_PROJECTIONS, SYSTEM_SOURCES, SystemProcessor } from './system-projections.js';
 
@@ -74,6 +75,8 @@ function checkName(name: string): void {
 export class ProjectionsService {
   private readonly projections = new Map<string, Projection>();
   private readonly store: ProjectionStore;
+  /** What projections read and write through: one read of the log serves all that follow it together. */
+  private readonly projectionStorage: ProjectionStorage;
 
   /**
    * @param access the stream rights a projection with a run-as user is held to; without it every
@@ -86,6 +89,7 @@ export class ProjectionsService {
     private readonly access?: StreamAccess,
   ) {
     this.store = new ProjectionStore(storage);
+    this.projectionStorage = withSharedPages(storage);
   }
 
   /** Loads every projection of the registry (creating the system ones on first start) and starts the enabled ones. */
@@ -318,7 +322,7 @@ export class ProjectionsService {
 
   private newProjection(definition: ProjectionDefinition): Projection {
     return new Projection(definition, {
-      storage: this.storage,
+      storage: this.projectionStorage,
       logger: this.logger,
       createProcessor: (current) => this.processorFor(current),
       outputs: outputsOf,

@@ -37,6 +37,28 @@ const SELECTS_ALL_AND_DELETIONS: EventSelector = Object.freeze({ ...SELECTS_ALL,
 
 type Extract = (streamName: string) => string | undefined;
 
+/** Names kept by NameCache before it starts again. */
+const NAMES_KEPT_MAX = 10_000;
+
+/**
+ * The target stream of each source name, made once: every event of the log is mapped, and a
+ * target name made anew for each would be hashed anew at each use down to the writer.
+ */
+class NameCache {
+  private readonly names = new Map<string, string | undefined>();
+
+  constructor(private readonly make: (name: string) => string | undefined) {}
+
+  get(name: string): string | undefined {
+    const known = this.names.get(name);
+    if (known !== undefined || this.names.has(name)) return known;
+    if (this.names.size >= NAMES_KEPT_MAX) this.names.clear();
+    const made = this.make(name);
+    this.names.set(name, made);
+    return made;
+  }
+}
+
 /** `first\n-`: the category is the stream name up to the first (or last) separator. */
 function categoryExtractor(name: string, source: string): Extract {
   const [which = 'first', separator = '-'] = source.split(/\r?\n/).map((line) => line.trim());
@@ -84,14 +106,20 @@ function mapperOf(name: SystemProjectionName, source: string): Map1 {
   switch (name) {
     case '$by_category': {
       const category = categoryExtractor(name, source);
+      const targets = new NameCache((streamName) => {
+        const found = category(streamName);
+        return found === undefined ? undefined : `$ce-${found}`;
+      });
       return (event, index, emits, deletedStream) => {
-        const found = category(deletedStream ?? event.streamName);
-        if (found === undefined) return;
-        emits.push(deletedStream === undefined ? link(index, `$ce-${found}`, event) : deletionLink(index, `$ce-${found}`, event, deletedStream));
+        const target = targets.get(deletedStream ?? event.streamName);
+        if (target === undefined) return;
+        emits.push(deletedStream === undefined ? link(index, target, event) : deletionLink(index, target, event, deletedStream));
       };
     }
-    case '$by_event_type':
-      return (event, index, emits) => void emits.push(link(index, `$et-${event.eventType}`, event));
+    case '$by_event_type': {
+      const targets = new NameCache((eventType) => `$et-${eventType}`);
+      return (event, index, emits) => void emits.push(link(index, targets.get(event.eventType)!, event));
+    }
     case '$stream_by_category': {
       const category = categoryExtractor(name, source);
       return (event, index, emits) => {
