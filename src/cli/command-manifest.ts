@@ -25,10 +25,16 @@ async function loadCompiledCommands(root: string): Promise<Plugin> {
   }
 }
 
-/** The manifest of the compiled commands under `root`, as the file's content. */
+/**
+ * The manifest of the compiled commands under `root`, as the file's content. oclif lists the
+ * commands in the order their modules finished loading, which varies from run to run on a busy
+ * machine; they are sorted by id, so the same commands always give the same file.
+ */
 export async function renderManifest(root: string): Promise<string> {
   const plugin = await loadCompiledCommands(root);
-  return `${JSON.stringify(plugin.manifest, null, 2)}\n`;
+  const { commands, ...rest } = plugin.manifest;
+  const sorted = Object.fromEntries(Object.entries(commands).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  return `${JSON.stringify({ ...rest, commands: sorted }, null, 2)}\n`;
 }
 
 /** An oclif Config of the compiled commands under `root` that ignores any manifest on disk. */
