@@ -56,8 +56,18 @@ export async function validateReplacement(candidate: Chunk, range: ReplacedRange
   const start = startNumber * range.chunkSize;
   const end = last.chunkNumber * range.chunkSize + last.logicalSize;
   if (start + candidate.logicalSize !== end) throw refuse(`its data ends at ${start + candidate.logicalSize}, the chunks' at ${end}`);
-  if (!(await candidate.verifyHash())) throw refuse('its hash does not match its contents');
-  checkRecords(candidate, range, start, options.accepts ?? sameBytes, refuse);
+  // The hash is checked on the hashing thread while the records are checked here; a wrong hash
+  // is still the refusal given first.
+  const hashHolds = candidate.verifyHashInThread();
+  hashHolds.catch(() => undefined);
+  let recordsRefused: Error | undefined;
+  try {
+    checkRecords(candidate, range, start, options.accepts ?? sameBytes, refuse);
+  } catch (error) {
+    recordsRefused = error as Error;
+  }
+  if (!(await hashHolds)) throw refuse('its hash does not match its contents');
+  if (recordsRefused) throw recordsRefused;
   return replaced;
 }
 
