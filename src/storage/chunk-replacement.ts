@@ -6,7 +6,7 @@
  * where the range's did. Records may be missing (a scavenge removes some); none may be new.
  */
 import { Errors } from '../common/errors.js';
-import type { Chunk, FrameLocation } from './chunk.js';
+import type { Chunk, ChunkRecord } from './chunk.js';
 import { decodeRecord } from './record.js';
 
 /** The steps of a replacement, in order; `onStep` hears each once it is done. */
@@ -29,10 +29,6 @@ export interface ReplacedRange {
   chunkSize: number;
   /** The chunk that holds chunk number `n` now. */
   chunkAt(n: number): Chunk | undefined;
-}
-
-function frameBytes(frame: FrameLocation): Buffer {
-  return frame.buffer.subarray(frame.offset, frame.offset + frame.framedLength);
 }
 
 const sameBytes = (original: Buffer, replacement: Buffer) => original.equals(replacement);
@@ -62,7 +58,7 @@ export async function validateReplacement(candidate: Chunk, range: ReplacedRange
   hashHolds.catch(() => undefined);
   let recordsRefused: Error | undefined;
   try {
-    checkRecords(candidate, range, start, options.accepts ?? sameBytes, refuse);
+    checkRecords(candidate, replaced, range, start, options.accepts ?? sameBytes, refuse);
   } catch (error) {
     recordsRefused = error as Error;
   }
@@ -71,29 +67,36 @@ export async function validateReplacement(candidate: Chunk, range: ReplacedRange
   return replaced;
 }
 
-function checkRecords(candidate: Chunk, range: ReplacedRange, start: number, accepts: NonNullable<ReplaceOptions['accepts']>, refuse: (why: string) => Error): void {
-  let local = 0;
-  for (;;) {
-    let found;
-    try {
-      found = candidate.recordFrom(local, candidate.logicalSize);
-    } catch (error) {
-      throw refuse(`a record at offset ${local} is damaged: ${(error as Error).message}`);
-    }
-    if (!found) return;
-    const position = start + found.local;
-    const record = decodeRecord(found.frame.buffer, found.frame.offset);
+function checkRecords(
+  candidate: Chunk, replaced: readonly Chunk[], range: ReplacedRange, start: number, accepts: NonNullable<ReplaceOptions['accepts']>, refuse: (why: string) => Error,
+): void {
+  const originals = originalFrames(replaced, range, refuse);
+  for (const { local, frame } of recordsOf(candidate, 'its', refuse)) {
+    const position = start + local;
+    const record = decodeRecord(frame, 0);
     if (record.logPosition !== position) throw refuse(`the record at ${position} says it was written at ${record.logPosition}`);
-    const original = originalFrame(range, position);
+    const original = originals.get(position);
     if (!original) throw refuse(`no record of the original chunks starts at ${position}`);
-    if (!accepts(frameBytes(original), frameBytes(found.frame))) throw refuse(`the record at ${position} differs from the original`);
-    local = found.next;
+    if (!accepts(original, frame)) throw refuse(`the record at ${position} differs from the original`);
   }
 }
 
-function originalFrame(range: ReplacedRange, position: number): FrameLocation | undefined {
-  const chunk = range.chunkAt(Math.floor(position / range.chunkSize))!;
-  const local = position - chunk.chunkNumber * range.chunkSize;
-  if (!chunk.isRecordStart(local, chunk.logicalSize)) return undefined;
-  return chunk.recordAt(local, chunk.logicalSize, true);
+/** Every record of `chunk`, each read in one pass over its file and checked, or the refusal. */
+function recordsOf(chunk: Chunk, whose: string, refuse: (why: string) => Error): ChunkRecord[] {
+  try {
+    return chunk.allRecords();
+  } catch (error) {
+    if (Errors.storageCorrupt.is(error) || Errors.storageChecksum.is(error)) throw refuse(`${whose} records are damaged: ${(error as Error).message}`);
+    throw error;
+  }
+}
+
+/** The frames of the chunks replaced, by log position. */
+function originalFrames(replaced: readonly Chunk[], range: ReplacedRange, refuse: (why: string) => Error): Map<number, Buffer> {
+  const frames = new Map<number, Buffer>();
+  for (const chunk of replaced) {
+    const start = chunk.chunkNumber * range.chunkSize;
+    for (const { local, frame } of recordsOf(chunk, `${chunk.fileName}'s`, refuse)) frames.set(start + local, frame);
+  }
+  return frames;
 }

@@ -419,13 +419,10 @@ export class TransactionLog {
     const start = startNumber * this.chunkSize;
     const end = last.chunkNumber * this.chunkSize + last.logicalSize;
     const records: RewrittenRecord[] = [];
-    // Each frame is read once and not decoded: the caller decides what to keep.
+    // Each chunk is read in one go and its frames are not decoded: the caller decides what to keep.
     for (const chunk of new Set(this.chunks.slice(startNumber, endNumber + 1))) {
       const offset = chunk.chunkNumber * this.chunkSize - start;
-      for (let found = chunk.recordFrom(0, chunk.logicalSize); found; found = chunk.recordFrom(found.next, chunk.logicalSize)) {
-        const { buffer, offset: at, framedLength } = found.frame;
-        records.push({ logical: offset + found.local, frame: Buffer.from(buffer.subarray(at, at + framedLength)) });
-      }
+      for (const { local, frame } of chunk.allRecords()) records.push({ logical: offset + local, frame });
     }
     return { header: { ...first.header, endNumber }, logicalDataSize: end - start, records };
   }
