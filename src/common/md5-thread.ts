@@ -48,7 +48,8 @@ parentPort.on('message', (message) => {
     let hash = streams.get(id);
     if (!hash) streams.set(id, hash = createHash('md5'));
     hash.update(message.bytes);
-    parentPort.postMessage({ id, acked: message.bytes.length });
+    // The block goes back to be filled again.
+    parentPort.postMessage({ id, acked: message.bytes }, [message.bytes.buffer]);
   } else if (op === 'digest') {
     const hash = streams.get(id) ?? createHash('md5');
     streams.delete(id);
@@ -70,13 +71,13 @@ parentPort.on('message', (message) => {
 
 interface Reply {
   id: number;
-  acked?: number;
+  acked?: Uint8Array<ArrayBuffer>;
   digest?: Uint8Array;
   error?: string;
 }
 
 interface Pending {
-  onAck(bytes: number): void;
+  onAck(block: Uint8Array<ArrayBuffer>): void;
   onDigest(digest: Buffer): void;
   onError(error: Error): void;
 }
@@ -140,6 +141,8 @@ export class Md5Stream {
   private readonly id: number;
   private staging = new Uint8Array(BLOCK_BYTES);
   private staged = 0;
+  /** Blocks hashed and sent back, to fill again rather than allocate. */
+  private readonly spare: Array<Uint8Array<ArrayBuffer>> = [];
   private inFlight = 0;
   private failure: Error | undefined;
   private waiters: Array<() => void> = [];
@@ -148,8 +151,9 @@ export class Md5Stream {
 
   constructor() {
     this.id = thread.register({
-      onAck: (bytes) => {
-        this.inFlight -= bytes;
+      onAck: (block) => {
+        this.inFlight -= block.length;
+        if (block.length === BLOCK_BYTES) this.spare.push(block);
         this.wake();
       },
       onDigest: (digest) => this.finish()?.resolve(digest),
@@ -200,7 +204,7 @@ export class Md5Stream {
     const bytes = this.staged === BLOCK_BYTES ? this.staging : this.staging.slice(0, this.staged);
     this.inFlight += bytes.length;
     thread.post({ id: this.id, op: 'update', bytes }, [bytes.buffer]);
-    this.staging = new Uint8Array(BLOCK_BYTES);
+    this.staging = this.spare.pop() ?? new Uint8Array(BLOCK_BYTES);
     this.staged = 0;
   }
 
