@@ -3,12 +3,11 @@
  * files: the same size and range, every byte the same except inside event records that
  * acceptsRedaction allows (data as 0xFF, IsRedacted set, checksum recomputed), and an MD5 in its
  * footer that matches its contents. Comparing whole blocks natively and decoding only the
- * records that differ, while the copy's blocks are hashed on the hashing thread, keeps it near
- * the speed of reading the two files.
+ * records that differ keeps it near the speed of reading the two files.
  */
+import { createHash } from 'node:crypto';
 import { open, type FileHandle } from 'node:fs/promises';
 import { Errors } from '../common/errors.js';
-import { Md5Stream } from '../common/md5-thread.js';
 import { CHUNK_HEADER_BYTES } from './chunk-format.js';
 import type { Chunk } from './chunk.js';
 import type { ReplacedRange } from './chunk-replacement.js';
@@ -108,22 +107,8 @@ async function compareFiles(original: FileHandle, copy: FileHandle, target: Chun
   const [originalStat, copyStat] = await Promise.all([original.stat(), copy.stat()]);
   if (originalStat.size !== copyStat.size) throw refuse(`it is ${copyStat.size} bytes, ${target.fileName} ${originalStat.size}`);
   const hashedEnd = copyStat.size - HASH_BYTES;
-  const hash = new Md5Stream();
-  try {
-    await compareBlocks(original, copy, target, hashedEnd, hash, refuse);
-  } catch (error) {
-    hash.abort();
-    throw error;
-  }
-  const [digest, stored] = await Promise.all([hash.digest(), readAt(copy, HASH_BYTES, hashedEnd)]);
-  if (!digest.equals(stored)) throw refuse('its hash does not match its contents');
-}
-
-/** Compares the hashed parts of the two files block by block, feeding the copy's bytes to `hash`. */
-async function compareBlocks(
-  original: FileHandle, copy: FileHandle, target: Chunk, hashedEnd: number, hash: Md5Stream, refuse: (why: string) => Error,
-): Promise<void> {
   const walker = new RecordWalker(CHUNK_HEADER_BYTES, CHUNK_HEADER_BYTES + target.dataSize);
+  const hash = createHash('md5');
   // Two pairs of blocks: the next pair is read while this one is hashed and compared.
   const pairs = [0, 1].map(() => [Buffer.allocUnsafe(BLOCK_BYTES), Buffer.allocUnsafe(BLOCK_BYTES)] as const);
   const lengthFrom = (position: number) => Math.min(BLOCK_BYTES, hashedEnd - position);
@@ -164,6 +149,7 @@ async function compareBlocks(
     }
     // Keep the walker in step with the blocks read, so that it never reads lengths one by one.
     await walker.advance(position + length - 1, lengthAt, refuse);
-    await hash.ready();
   }
+  const stored = await readAt(copy, HASH_BYTES, hashedEnd);
+  if (!hash.digest().equals(stored)) throw refuse('its hash does not match its contents');
 }

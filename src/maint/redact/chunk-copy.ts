@@ -4,9 +4,9 @@
  * MD5 in the footer recomputed over the edited bytes, then fsynced. One read and one write of
  * the file, nothing decoded but the edited records.
  */
+import { createHash } from 'node:crypto';
 import { open, unlink, type FileHandle } from 'node:fs/promises';
 import { Errors } from '../../common/errors.js';
-import { Md5Stream } from '../../common/md5-thread.js';
 import { decodeRecord, RecordKind } from '../../storage/record.js';
 import { redactFrame } from '../../storage/redaction.js';
 import type { EventReference } from './events-list.js';
@@ -65,20 +65,10 @@ async function readBlock(handle: FileHandle, block: Buffer, length: number, posi
 
 /**
  * Copies the hashed part of `source` to `target` block by block, overlaying `frames` and hashing
- * what it writes on the hashing thread; the next block is read while this one is written.
+ * what it writes; the next block is read while this one is hashed and written.
  */
 async function copyHashed(source: FileHandle, sourcePath: string, target: FileHandle, hashedEnd: number, frames: readonly EditedFrame[]): Promise<Buffer> {
-  const hash = new Md5Stream();
-  try {
-    await copyBlocks(source, sourcePath, target, hashedEnd, frames, hash);
-  } catch (error) {
-    hash.abort();
-    throw error;
-  }
-  return hash.digest();
-}
-
-async function copyBlocks(source: FileHandle, sourcePath: string, target: FileHandle, hashedEnd: number, frames: readonly EditedFrame[], hash: Md5Stream): Promise<void> {
+  const hash = createHash('md5');
   const blocks = [Buffer.allocUnsafe(BLOCK_BYTES), Buffer.allocUnsafe(BLOCK_BYTES)];
   const lengthAt = (position: number) => Math.min(BLOCK_BYTES, hashedEnd - position);
   let next = hashedEnd > 0 ? readBlock(source, blocks[0], lengthAt(0), 0, sourcePath) : undefined;
@@ -91,8 +81,9 @@ async function copyBlocks(source: FileHandle, sourcePath: string, target: FileHa
     next?.catch(() => undefined);
     overlay(block, length, position, frames);
     hash.update(block.subarray(0, length));
-    await Promise.all([target.write(block, 0, length, position), hash.ready()]);
+    await target.write(block, 0, length, position);
   }
+  return hash.digest();
 }
 
 /**
