@@ -6,10 +6,8 @@
  */
 import { Worker } from 'node:worker_threads';
 
-/** Bytes sent to the worker at once: large enough that messaging costs nothing beside hashing. */
+/** Bytes the worker reads from a file at once. */
 const BLOCK_BYTES = 4 * 1024 * 1024;
-/** Bytes a stream may have in flight before `ready()` waits: bounds the memory queued. */
-const IN_FLIGHT_BYTES = 4 * BLOCK_BYTES;
 
 // CommonJS evaluated in the worker: no file to resolve, the same from src/ and dist/.
 const WORKER_SOURCE = `
@@ -17,7 +15,6 @@ const { parentPort } = require('node:worker_threads');
 const { createHash } = require('node:crypto');
 const { open } = require('node:fs/promises');
 const BLOCK = ${BLOCK_BYTES};
-const streams = new Map();
 async function readBlock(handle, block, length, position, path) {
   const { bytesRead } = await handle.read(block, 0, length, position);
   if (bytesRead !== length) throw new Error(path + ' ended at byte ' + (position + bytesRead));
@@ -44,22 +41,9 @@ async function hashFile(path, end) {
 }
 parentPort.on('message', (message) => {
   const { id, op } = message;
-  if (op === 'update') {
-    let hash = streams.get(id);
-    if (!hash) streams.set(id, hash = createHash('md5'));
-    hash.update(message.bytes);
-    // The block goes back to be filled again.
-    parentPort.postMessage({ id, acked: message.bytes }, [message.bytes.buffer]);
-  } else if (op === 'digest') {
-    const hash = streams.get(id) ?? createHash('md5');
-    streams.delete(id);
-    const digest = hash.digest();
-    parentPort.postMessage({ id, digest }, [digest.buffer]);
-  } else if (op === 'once') {
+  if (op === 'once') {
     const digest = createHash('md5').update(message.bytes).digest();
     parentPort.postMessage({ id, digest }, [digest.buffer]);
-  } else if (op === 'drop') {
-    streams.delete(id);
   } else if (op === 'file') {
     hashFile(message.path, message.end).then(
       (digest) => parentPort.postMessage({ id, digest }),
@@ -71,13 +55,11 @@ parentPort.on('message', (message) => {
 
 interface Reply {
   id: number;
-  acked?: Uint8Array<ArrayBuffer>;
   digest?: Uint8Array;
   error?: string;
 }
 
 interface Pending {
-  onAck(block: Uint8Array<ArrayBuffer>): void;
   onDigest(digest: Buffer): void;
   onError(error: Error): void;
 }
@@ -125,114 +107,17 @@ class HashThread {
   private deliver(reply: Reply): void {
     const pending = this.pending.get(reply.id);
     if (!pending) return;
-    if (reply.acked !== undefined) pending.onAck(reply.acked);
-    else if (reply.error !== undefined) pending.onError(new Error(reply.error));
+    if (reply.error !== undefined) pending.onError(new Error(reply.error));
     else if (reply.digest) pending.onDigest(Buffer.from(reply.digest.buffer, reply.digest.byteOffset, reply.digest.byteLength));
   }
 }
 
 const thread = new HashThread();
 
-/**
- * An MD5 computed on the hashing thread from bytes given in order. `update` copies the bytes
- * (the caller may reuse its buffer at once); `ready` waits while too much is in flight.
- */
-export class Md5Stream {
-  private readonly id: number;
-  private staging = new Uint8Array(BLOCK_BYTES);
-  private staged = 0;
-  /** Blocks hashed and sent back, to fill again rather than allocate. */
-  private readonly spare: Array<Uint8Array<ArrayBuffer>> = [];
-  private inFlight = 0;
-  private failure: Error | undefined;
-  private waiters: Array<() => void> = [];
-  private result: { resolve(digest: Buffer): void; reject(error: Error): void } | undefined;
-  private finished = false;
-
-  constructor() {
-    this.id = thread.register({
-      onAck: (block) => {
-        this.inFlight -= block.length;
-        if (block.length === BLOCK_BYTES) this.spare.push(block);
-        this.wake();
-      },
-      onDigest: (digest) => this.finish()?.resolve(digest),
-      onError: (error) => {
-        this.failure = error;
-        this.wake();
-        this.finish()?.reject(error);
-      },
-    });
-  }
-
-  update(bytes: Uint8Array): this {
-    this.check();
-    for (let from = 0; from < bytes.length;) {
-      const taken = Math.min(bytes.length - from, BLOCK_BYTES - this.staged);
-      this.staging.set(bytes.subarray(from, from + taken), this.staged);
-      this.staged += taken;
-      from += taken;
-      if (this.staged === BLOCK_BYTES) this.send();
-    }
-    return this;
-  }
-
-  /** Resolves once the bytes in flight are few enough to add more. */
-  async ready(): Promise<void> {
-    while (this.inFlight > IN_FLIGHT_BYTES && !this.failure) await new Promise<void>((wake) => this.waiters.push(wake));
-    this.check();
-  }
-
-  /** The MD5 of every byte given. The stream cannot be used after. */
-  digest(): Promise<Buffer> {
-    this.check();
-    if (this.staged > 0) this.send();
-    return new Promise<Buffer>((resolve, reject) => {
-      this.result = { resolve, reject };
-      thread.post({ id: this.id, op: 'digest' });
-    });
-  }
-
-  /** Drops the stream without its digest (a copy that failed). */
-  abort(): void {
-    if (this.finished) return;
-    this.finish();
-    thread.post({ id: this.id, op: 'drop' });
-  }
-
-  private send(): void {
-    const bytes = this.staged === BLOCK_BYTES ? this.staging : this.staging.slice(0, this.staged);
-    this.inFlight += bytes.length;
-    thread.post({ id: this.id, op: 'update', bytes }, [bytes.buffer]);
-    this.staging = this.spare.pop() ?? new Uint8Array(BLOCK_BYTES);
-    this.staged = 0;
-  }
-
-  private check(): void {
-    if (this.failure) throw this.failure;
-    if (this.finished) throw new Error('the MD5 stream is finished');
-  }
-
-  private finish(): Md5Stream['result'] {
-    const result = this.result;
-    this.finished = true;
-    this.result = undefined;
-    thread.release(this.id);
-    return result;
-  }
-
-  private wake(): void {
-    const waiters = this.waiters;
-    this.waiters = [];
-    for (const wake of waiters) wake();
-  }
-}
-
 /** Posts one request whose answer is a digest. */
 function request(message: object): Promise<Buffer> {
   return new Promise<Buffer>((resolve, reject) => {
     const id = thread.register({
-      onAck: () => undefined,
       onDigest: (digest) => {
         thread.release(id);
         resolve(digest);
