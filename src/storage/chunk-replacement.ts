@@ -44,8 +44,18 @@ const sameBytes = (original: Buffer, replacement: Buffer) => original.equals(rep
 export async function validateReplacement(candidate: Chunk, range: ReplacedRange, options: ReplaceOptions): Promise<Chunk[]> {
   const refuse = (why: string) => Errors.storageReplacementInvalid.create(candidate.path, why);
   const { replaced, start } = checkShape(candidate, range, refuse);
-  if (!(await candidate.verifyHash())) throw refuse('its hash does not match its contents');
-  checkRecords(candidate, replaced, range, start, options.accepts ?? sameBytes, refuse);
+  // The hash is checked on the hashing thread while the records are checked here; a wrong hash
+  // is still the refusal given first.
+  const hashHolds = candidate.verifyHashInThread();
+  hashHolds.catch(() => undefined);
+  let recordsRefused: Error | undefined;
+  try {
+    checkRecords(candidate, replaced, range, start, options.accepts ?? sameBytes, refuse);
+  } catch (error) {
+    recordsRefused = error as Error;
+  }
+  if (!(await hashHolds)) throw refuse('its hash does not match its contents');
+  if (recordsRefused) throw recordsRefused;
   return replaced;
 }
 

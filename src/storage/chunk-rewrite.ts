@@ -4,11 +4,11 @@
  * the other with a position map from their log positions to where they now lie. The file is
  * complete and durable when this returns; switching it in is TransactionLog.replaceChunks.
  */
-import { createHash } from 'node:crypto';
-import { open, unlink } from 'node:fs/promises';
+import { open, unlink, type FileHandle } from 'node:fs/promises';
 import { Errors } from '../common/errors.js';
+import { md5OfShared } from '../common/md5-thread.js';
 import {
-  CHUNK_FOOTER_BYTES, CHUNK_HEADER_BYTES, FOOTER_HASHED_BYTES, completedFileBytes, encodeChunkFooter, encodeChunkHeader,
+  CHUNK_FOOTER_BYTES, FOOTER_HASHED_BYTES, completedFileBytes, encodeChunkFooter, encodeChunkHeader,
   setFooterHash, type ChunkHeader,
 } from './chunk-format.js';
 import { storageError, writeFully } from './file-write.js';
@@ -30,6 +30,9 @@ export interface RewriteResult {
   fileBytesAfter: number;
 }
 
+/** The footer's hash: the file's last bytes, the only ones not hashed. */
+const HASH_BYTES = CHUNK_FOOTER_BYTES - FOOTER_HASHED_BYTES;
+
 export interface RewrittenRecord {
   /** The record's offset in the new chunk's logical space (its log position − the chunk's start). */
   logical: number;
@@ -46,35 +49,25 @@ export interface RewriteTarget {
 
 /**
  * Writes `records` (ascending by logical offset) as a completed, mapped chunk at `target.path`.
- * Returns the bytes written, for a check that the file holds them.
+ * The file is laid out once in shared memory; the hashing thread hashes it while it is written
+ * and made durable, and the footer's hash is written and synced last. Returns the bytes written,
+ * for a check that the file holds them.
  */
 export async function writeRewrittenChunk(target: RewriteTarget, records: readonly RewrittenRecord[]): Promise<Buffer> {
-  const entries: MappedRecord[] = [];
-  let physical = 0;
-  for (const record of records) {
-    entries.push({ logical: record.logical, physical });
-    physical += record.frame.length;
-  }
-  const map = PositionMap.fromEntries(entries).encode();
-  const header = encodeChunkHeader({ ...target.header, isScavenged: true });
-  const fileBytes = completedFileBytes(physical, map.length);
-  const padding = Buffer.alloc(fileBytes - CHUNK_HEADER_BYTES - physical - map.length - CHUNK_FOOTER_BYTES);
-  const footer = encodeChunkFooter({ isCompleted: true, physicalDataSize: physical, logicalDataSize: target.logicalDataSize, mapSize: map.length });
-  const hash = createHash('md5').update(header);
-  for (const record of records) hash.update(record.frame);
-  setFooterHash(footer, hash.update(map).update(padding).update(footer.subarray(0, FOOTER_HASHED_BYTES)).digest());
-
+  const contents = layOut(target, records);
+  const hashedEnd = contents.length - HASH_BYTES;
+  const hashing = md5OfShared(contents.subarray(0, hashedEnd));
+  // A failed write must not leave the hash unobserved.
+  hashing.catch(() => undefined);
   const handle = await open(target.path, 'wx').catch((error: unknown) => {
     throw storageError(target.path, 'create', error);
   });
-  const contents = Buffer.concat([header, ...records.map((record) => record.frame), map, padding, footer]);
   try {
-    await writeFully(handle, contents, 0, contents.length, 0, target.path);
-    try {
-      await handle.sync();
-    } catch (error) {
-      throw Errors.storageIo.create(target.path, 'fsync', String(error));
-    }
+    await writeFully(handle, contents, 0, hashedEnd, 0, target.path);
+    await syncFile(handle, target.path);
+    setFooterHash(contents.subarray(contents.length - CHUNK_FOOTER_BYTES), await hashing);
+    await writeFully(handle, contents, hashedEnd, HASH_BYTES, hashedEnd, target.path);
+    await syncFile(handle, target.path);
   } catch (error) {
     await handle.close();
     await unlink(target.path).catch(() => undefined);
@@ -82,4 +75,32 @@ export async function writeRewrittenChunk(target: RewriteTarget, records: readon
   }
   await handle.close();
   return contents;
+}
+
+/** The whole file in a SharedArrayBuffer, its footer's hash left to fill in. */
+function layOut(target: RewriteTarget, records: readonly RewrittenRecord[]): Buffer {
+  const entries: MappedRecord[] = [];
+  let physical = 0;
+  for (const record of records) {
+    entries.push({ logical: record.logical, physical });
+    physical += record.frame.length;
+  }
+  const map = PositionMap.fromEntries(entries).encode();
+  const fileBytes = completedFileBytes(physical, map.length);
+  // Zeroed: the padding between the map and the footer is zeros.
+  const contents = Buffer.from(new SharedArrayBuffer(fileBytes));
+  let at = encodeChunkHeader({ ...target.header, isScavenged: true }).copy(contents, 0);
+  for (const record of records) at += record.frame.copy(contents, at);
+  map.copy(contents, at);
+  const footer = encodeChunkFooter({ isCompleted: true, physicalDataSize: physical, logicalDataSize: target.logicalDataSize, mapSize: map.length });
+  footer.copy(contents, fileBytes - CHUNK_FOOTER_BYTES);
+  return contents;
+}
+
+async function syncFile(handle: FileHandle, path: string): Promise<void> {
+  try {
+    await handle.sync();
+  } catch (error) {
+    throw Errors.storageIo.create(path, 'fsync', String(error));
+  }
 }

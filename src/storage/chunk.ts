@@ -3,6 +3,7 @@ import { fstatSync, fsyncSync, ftruncateSync, readSync } from 'node:fs';
 import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { Errors } from '../common/errors.js';
+import { md5OfFile } from '../common/md5-thread.js';
 import { fsyncDirectory } from './durable-file.js';
 import {
   CHUNK_FOOTER_BYTES, CHUNK_HEADER_BYTES, FOOTER_HASHED_BYTES, chunkFileName, completedFileBytes, decodeChunkFooter,
@@ -451,6 +452,19 @@ export class Chunk {
       readFully(this.handle.fd, block, CHUNK_HEADER_BYTES + physical);
     }
     return block;
+  }
+
+  /**
+   * Recomputes the MD5 of a completed chunk on the hashing thread, which reads the file itself,
+   * and compares it with the footer's: the main thread is free meanwhile.
+   */
+  async verifyHashInThread(): Promise<boolean> {
+    if (!this.completed) throw new TypeError('verifyHash on an ongoing chunk');
+    const hashedEnd = completedFileBytes(this.dataBytes, this.mapBytes) - 16;
+    const digest = await md5OfFile(this.path, hashedEnd);
+    const stored = Buffer.alloc(16);
+    const { bytesRead } = await this.handle.read(stored, 0, 16, hashedEnd);
+    return bytesRead === 16 && digest.equals(stored);
   }
 
   /** Recomputes the MD5 of a completed chunk and compares it with the footer's. */
