@@ -14,6 +14,7 @@ const WORKER_SOURCE = `
 const { parentPort } = require('node:worker_threads');
 const { createHash } = require('node:crypto');
 const { open } = require('node:fs/promises');
+const { closeSync, openSync, readSync } = require('node:fs');
 const BLOCK = ${BLOCK_BYTES};
 async function readBlock(handle, block, length, position, path) {
   const { bytesRead } = await handle.read(block, 0, length, position);
@@ -39,9 +40,47 @@ async function hashFile(path, end) {
     await handle.close();
   }
 }
+const streams = new Map();
+let scratch = Buffer.alloc(0);
+/** Whether the file holds \`bytes\` at \`position\`: read back after the write, on this thread. */
+function fileHolds(fd, bytes, position) {
+  if (scratch.length < bytes.length) scratch = Buffer.allocUnsafe(Math.max(bytes.length, BLOCK));
+  let done = 0;
+  while (done < bytes.length) {
+    const read = readSync(fd, scratch, done, bytes.length - done, position + done);
+    if (read === 0) return false;
+    done += read;
+  }
+  return scratch.subarray(0, bytes.length).equals(bytes);
+}
+function onStream(message) {
+  const { id, op } = message;
+  if (op === 'begin') {
+    streams.set(id, { hash: createHash('md5'), fd: openSync(message.path, 'r') });
+    return;
+  }
+  const stream = streams.get(id);
+  if (op === 'update') {
+    stream.hash.update(message.bytes);
+    parentPort.postMessage({ id, seq: message.seq, holds: true });
+  } else if (op === 'check') {
+    parentPort.postMessage({ id, seq: message.seq, holds: fileHolds(stream.fd, message.bytes, message.position) });
+  } else if (op === 'end') {
+    streams.delete(id);
+    closeSync(stream.fd);
+    const digest = stream.hash.digest();
+    parentPort.postMessage({ id, digest }, [digest.buffer]);
+  }
+}
 parentPort.on('message', (message) => {
   const { id, op } = message;
-  if (op === 'once') {
+  if (op === 'begin' || op === 'update' || op === 'check' || op === 'end') {
+    try {
+      onStream(message);
+    } catch (error) {
+      parentPort.postMessage({ id, error: String(error && error.message || error) });
+    }
+  } else if (op === 'once') {
     const digest = createHash('md5').update(message.bytes).digest();
     parentPort.postMessage({ id, digest }, [digest.buffer]);
   } else if (op === 'file') {
@@ -57,11 +96,15 @@ interface Reply {
   id: number;
   digest?: Uint8Array;
   error?: string;
+  /** For a stream's update: its number, and whether the file held the bytes. */
+  seq?: number;
+  holds?: boolean;
 }
 
 interface Pending {
   onDigest(digest: Buffer): void;
   onError(error: Error): void;
+  onChecked?(seq: number, holds: boolean): void;
 }
 
 /** The process's hashing worker, started on first use and restarted if it dies. */
@@ -108,6 +151,7 @@ class HashThread {
     const pending = this.pending.get(reply.id);
     if (!pending) return;
     if (reply.error !== undefined) pending.onError(new Error(reply.error));
+    else if (reply.seq !== undefined) pending.onChecked?.(reply.seq, reply.holds === true);
     else if (reply.digest) pending.onDigest(Buffer.from(reply.digest.buffer, reply.digest.byteOffset, reply.digest.byteLength));
   }
 }
@@ -144,4 +188,67 @@ export function md5OfFile(path: string, end: number): Promise<Buffer> {
 export function md5OfShared(bytes: Uint8Array): Promise<Buffer> {
   if (!(bytes.buffer instanceof SharedArrayBuffer)) throw new TypeError('md5OfShared takes a view of a SharedArrayBuffer');
   return request({ op: 'once', bytes });
+}
+
+/**
+ * The MD5 of a file being written, fed in order with views of SharedArrayBuffers, and a check,
+ * once each view was written, that the file holds it (read back on the thread): the digest is
+ * then of bytes the file is known to hold. A view must not change until both have resolved.
+ */
+export class Md5FileStream {
+  private readonly id: number;
+  private readonly waiting = new Map<number, { resolve(holds: boolean): void; reject(error: Error): void }>();
+  private readonly digest: Promise<Buffer>;
+  private seq = 0;
+
+  constructor(path: string) {
+    let resolveDigest!: (digest: Buffer) => void;
+    let rejectDigest!: (error: Error) => void;
+    this.digest = new Promise<Buffer>((resolve, reject) => {
+      resolveDigest = resolve;
+      rejectDigest = reject;
+    });
+    this.digest.catch(() => undefined);
+    this.id = thread.register({
+      onDigest: (digest) => {
+        thread.release(this.id);
+        resolveDigest(digest);
+      },
+      onError: (error) => {
+        thread.release(this.id);
+        for (const waiting of this.waiting.values()) waiting.reject(error);
+        this.waiting.clear();
+        rejectDigest(error);
+      },
+      onChecked: (seq, holds) => {
+        this.waiting.get(seq)?.resolve(holds);
+        this.waiting.delete(seq);
+      },
+    });
+    thread.post({ id: this.id, op: 'begin', path });
+  }
+
+  /** Adds `bytes` to the hash, after everything fed before; resolves once they are hashed. */
+  update(bytes: Uint8Array): Promise<void> {
+    return this.send('update', bytes, 0).then(() => undefined);
+  }
+
+  /** Whether the file holds `bytes` at `position` (read back now: call it once they were written). */
+  check(bytes: Uint8Array, position: number): Promise<boolean> {
+    return this.send('check', bytes, position);
+  }
+
+  /** The digest of everything fed; the stream is done. */
+  end(): Promise<Buffer> {
+    thread.post({ id: this.id, op: 'end' });
+    return this.digest;
+  }
+
+  private send(op: 'update' | 'check', bytes: Uint8Array, position: number): Promise<boolean> {
+    if (!(bytes.buffer instanceof SharedArrayBuffer)) throw new TypeError('Md5FileStream takes views of a SharedArrayBuffer');
+    const seq = this.seq++;
+    const answered = new Promise<boolean>((resolve, reject) => this.waiting.set(seq, { resolve, reject }));
+    thread.post({ id: this.id, op, seq, bytes, position });
+    return answered;
+  }
 }

@@ -1,19 +1,27 @@
 /**
- * Writing a rewritten chunk: a completed chunk file made of records taken from existing chunks
- * (all of them, or the ones a scavenge keeps, or copies a redaction changed), packed one after
- * the other with a position map from their log positions to where they now lie. The file is
- * complete and durable when this returns; switching it in is TransactionLog.replaceChunks.
+ * Rewriting chunks: a completed chunk file made of records taken from existing chunks (all of
+ * them, or the ones a scavenge keeps), packed one after the other with a position map from their
+ * log positions to where they now lie. The file is complete and durable when this returns;
+ * switching it in is TransactionLog.replaceChunks.
  */
-import { open, unlink, type FileHandle } from 'node:fs/promises';
 import { Errors } from '../common/errors.js';
-import { md5OfShared } from '../common/md5-thread.js';
-import {
-  CHUNK_FOOTER_BYTES, FOOTER_HASHED_BYTES, completedFileBytes, encodeChunkFooter, encodeChunkHeader,
-  setFooterHash, type ChunkHeader,
-} from './chunk-format.js';
-import { storageError, writeFully } from './file-write.js';
-import { PositionMap, type MappedRecord } from './position-map.js';
+import type { Chunk } from './chunk.js';
+import type { ChunkHeader } from './chunk-format.js';
 import type { ReplaceOptions } from './chunk-replacement.js';
+import { BufferPool } from './buffer-pool.js';
+import { readInt64 } from './int64.js';
+import { decodeRecordHead, type RecordHead } from './record.js';
+import { RewrittenChunkWriter, type RewriteTarget } from './rewritten-chunk-writer.js';
+
+export type { RewriteTarget } from './rewritten-chunk-writer.js';
+
+/** Bytes of a source chunk read at a time: the most a rewrite works on between turns of the event loop. */
+const SOURCE_BLOCK_BYTES = 4 * 1024 * 1024;
+/** Two per rewrite, for up to 4 at once (scavenge threads). */
+const sourceBlocks = new BufferPool(SOURCE_BLOCK_BYTES, (bytes) => Buffer.allocUnsafeSlow(bytes), 8);
+
+/** Where a record's log position lies in its frame (after the length, checksum, kind and version). */
+const RECORD_POSITION_OFFSET = 4 + 6;
 
 export interface RewriteOptions extends ReplaceOptions {
   /** Leave the chunks as they are when every record is kept (a scavenge that finds nothing to remove). */
@@ -30,9 +38,6 @@ export interface RewriteResult {
   fileBytesAfter: number;
 }
 
-/** The footer's hash: the file's last bytes, the only ones not hashed. */
-const HASH_BYTES = CHUNK_FOOTER_BYTES - FOOTER_HASHED_BYTES;
-
 export interface RewrittenRecord {
   /** The record's offset in the new chunk's logical space (its log position − the chunk's start). */
   logical: number;
@@ -40,67 +45,82 @@ export interface RewrittenRecord {
   frame: Buffer;
 }
 
-export interface RewriteTarget {
-  path: string;
+/** The completed chunks a rewrite reads, with the header and logical size of the range. */
+export interface RewriteSource {
   header: ChunkHeader;
-  /** The logical size of the chunk's data: where its last original record ended. */
   logicalDataSize: number;
+  /** The chunk files, oldest first (a merged file once). */
+  chunks: Chunk[];
+  chunkSize: number;
+}
+
+export interface RangeRewrite {
+  kept: number;
+  removed: number;
+  /** The file's hash; none when it was not written (every record kept, and `skipWhenAllKept`). */
+  digest?: Buffer;
 }
 
 /**
- * Writes `records` (ascending by logical offset) as a completed, mapped chunk at `target.path`.
- * The file is laid out once in shared memory; the hashing thread hashes it while it is written
- * and made durable, and the footer's hash is written and synced last. Returns the bytes written,
- * for a check that the file holds them.
+ * Writes the records of `source` that `keep` accepts to `path`, a block of the source at a time:
+ * each frame checked against its checksum once (damage throws the coded error), its log position
+ * checked against where it lies, and the runs kept copied as they are.
  */
-export async function writeRewrittenChunk(target: RewriteTarget, records: readonly RewrittenRecord[]): Promise<Buffer> {
-  const contents = layOut(target, records);
-  const hashedEnd = contents.length - HASH_BYTES;
-  const hashing = md5OfShared(contents.subarray(0, hashedEnd));
-  // A failed write must not leave the hash unobserved.
-  hashing.catch(() => undefined);
-  const handle = await open(target.path, 'wx').catch((error: unknown) => {
-    throw storageError(target.path, 'create', error);
-  });
+export async function rewriteRange(
+  source: RewriteSource, path: string, keep: (record: RecordHead) => boolean,
+  options: { skipWhenAllKept?: boolean },
+): Promise<RangeRewrite> {
+  const writer = await RewrittenChunkWriter.create({ path, header: source.header, logicalDataSize: source.logicalDataSize });
+  const counts = { kept: 0, removed: 0 };
   try {
-    await writeFully(handle, contents, 0, hashedEnd, 0, target.path);
-    await syncFile(handle, target.path);
-    setFooterHash(contents.subarray(contents.length - CHUNK_FOOTER_BYTES), await hashing);
-    await writeFully(handle, contents, hashedEnd, HASH_BYTES, hashedEnd, target.path);
-    await syncFile(handle, target.path);
+    const rangeStart = source.header.startNumber * source.chunkSize;
+    for (const chunk of source.chunks) {
+      const chunkStart = chunk.chunkNumber * source.chunkSize;
+      // Given back only after a whole walk: one cut short may leave a read under way into them.
+      const spare = [sourceBlocks.take(), sourceBlocks.take()] as const;
+      for await (const block of chunk.dataBlocks(spare)) {
+        await writer.reserve(block.bytes.length);
+        const { bytes } = block;
+        for (let at = 0, index = block.firstIndex; at < bytes.length; index++) {
+          const framed = chunk.checkBlockFrame(block, at);
+          const position = chunkStart + chunk.logicalOf(index, block.physical + at);
+          const recorded = readInt64(bytes, at + RECORD_POSITION_OFFSET);
+          if (recorded !== position) throw Errors.storageReplacementInvalid.create(path, `the record at ${position} says it was written at ${recorded}`);
+          if (keep(decodeRecordHead(bytes, at))) {
+            writer.add(bytes, at, framed, position - rangeStart);
+            counts.kept++;
+          } else {
+            counts.removed++;
+          }
+          at += framed;
+        }
+        writer.endOfSource();
+      }
+      for (const buffer of spare) sourceBlocks.give(buffer);
+    }
+    if (counts.removed === 0 && options.skipWhenAllKept) {
+      await writer.discard();
+      return counts;
+    }
+    return { ...counts, digest: await writer.finish() };
   } catch (error) {
-    await handle.close();
-    await unlink(target.path).catch(() => undefined);
+    await writer.discard();
     throw error;
   }
-  await handle.close();
-  return contents;
 }
 
-/** The whole file in a SharedArrayBuffer, its footer's hash left to fill in. */
-function layOut(target: RewriteTarget, records: readonly RewrittenRecord[]): Buffer {
-  const entries: MappedRecord[] = [];
-  let physical = 0;
-  for (const record of records) {
-    entries.push({ logical: record.logical, physical });
-    physical += record.frame.length;
-  }
-  const map = PositionMap.fromEntries(entries).encode();
-  const fileBytes = completedFileBytes(physical, map.length);
-  // Zeroed: the padding between the map and the footer is zeros.
-  const contents = Buffer.from(new SharedArrayBuffer(fileBytes));
-  let at = encodeChunkHeader({ ...target.header, isScavenged: true }).copy(contents, 0);
-  for (const record of records) at += record.frame.copy(contents, at);
-  map.copy(contents, at);
-  const footer = encodeChunkFooter({ isCompleted: true, physicalDataSize: physical, logicalDataSize: target.logicalDataSize, mapSize: map.length });
-  footer.copy(contents, fileBytes - CHUNK_FOOTER_BYTES);
-  return contents;
-}
-
-async function syncFile(handle: FileHandle, path: string): Promise<void> {
+/** Writes `records` (ascending by logical offset) as a completed, mapped chunk at `target.path`; returns its hash. */
+export async function writeRewrittenChunk(target: RewriteTarget, records: readonly RewrittenRecord[]): Promise<Buffer> {
+  const writer = await RewrittenChunkWriter.create(target);
   try {
-    await handle.sync();
+    for (const record of records) {
+      await writer.reserve(record.frame.length);
+      writer.add(record.frame, 0, record.frame.length, record.logical);
+      writer.endOfSource();
+    }
+    return await writer.finish();
   } catch (error) {
-    throw Errors.storageIo.create(path, 'fsync', String(error));
+    await writer.discard();
+    throw error;
   }
 }

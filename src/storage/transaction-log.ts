@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { Errors } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
 import { Chunk, type FrameLocation } from './chunk.js';
-import { chunkFileName, parseChunkFileName, type ChunkHeader } from './chunk-format.js';
-import type { RewrittenRecord } from './chunk-rewrite.js';
+import { chunkFileName, parseChunkFileName } from './chunk-format.js';
+import type { RewriteSource, RewrittenRecord } from './chunk-rewrite.js';
 import { validateReplacement, type ReplaceOptions } from './chunk-replacement.js';
 import { rename, unlink } from 'node:fs/promises';
 import { fsyncDirectory, fsyncDirectorySync } from './durable-file.js';
@@ -482,11 +482,10 @@ export class TransactionLog {
   }
 
   /**
-   * The records of completed chunks `startNumber`..`endNumber` as whole frames with their logical
-   * offsets from the range's start, the range's first header and its logical size: what a rewrite
-   * of the range starts from.
+   * What a rewrite of completed chunks `startNumber`..`endNumber` starts from: the range's first
+   * header (its end number set), its logical size and its chunk files, oldest first.
    */
-  chunkRange(startNumber: number, endNumber: number): { header: ChunkHeader; logicalDataSize: number; records: RewrittenRecord[]; chunks: Chunk[] } {
+  rewriteSource(startNumber: number, endNumber: number): RewriteSource {
     const first = this.chunks[startNumber];
     const last = this.chunks[endNumber];
     if (!first || !last || first.header.startNumber !== startNumber || last.header.endNumber !== endNumber || !last.isCompleted) {
@@ -494,15 +493,20 @@ export class TransactionLog {
     }
     const start = startNumber * this.chunkSize;
     const end = last.chunkNumber * this.chunkSize + last.logicalSize;
+    return { header: { ...first.header, endNumber }, logicalDataSize: end - start, chunks: [...new Set(this.chunks.slice(startNumber, endNumber + 1))], chunkSize: this.chunkSize };
+  }
+
+  /** The records of a rewrite's source as whole frames with their logical offsets from the range's start. */
+  chunkRange(startNumber: number, endNumber: number): RewriteSource & { records: RewrittenRecord[] } {
+    const source = this.rewriteSource(startNumber, endNumber);
     const records: RewrittenRecord[] = [];
-    // Each frame is read once, in large blocks, and not decoded: the caller decides what to keep.
-    for (const chunk of new Set(this.chunks.slice(startNumber, endNumber + 1))) {
-      const offset = chunk.chunkNumber * this.chunkSize - start;
+    for (const chunk of source.chunks) {
+      const offset = (chunk.chunkNumber - startNumber) * this.chunkSize;
       for (const found of chunk.records()) {
         records.push({ logical: offset + found.logical, frame: found.buffer.subarray(found.offset, found.offset + found.framedLength) });
       }
     }
-    return { header: { ...first.header, endNumber }, logicalDataSize: end - start, records, chunks: [...new Set(this.chunks.slice(startNumber, endNumber + 1))] };
+    return { ...source, records };
   }
 
   /** The chunk that holds chunk number `number` now (a merged chunk holds several). */

@@ -6,7 +6,7 @@ import type { ChunkSwitchHold } from '../chunk-switch-lock.js';
 import type { RewriteOptions, RewriteResult } from '../chunk-rewrite.js';
 import type { IndexFileScavenge } from '../index/table-index.js';
 import type { IndexEntry } from '../index/types.js';
-import type { LogRecord } from '../record.js';
+import type { LogRecord, RecordHead } from '../record.js';
 
 /** One chunk file as the log holds it now (a merged file covers several chunk numbers). */
 export interface ChunkFile {
@@ -39,6 +39,6 @@ export interface ScavengeAccess {
   readRecordIfKept(position: number): LogRecord | undefined;
   /** Whether the record an index entry points to is still in the log. */
   isKept(position: number): boolean;
-  rewriteChunks(start: number, end: number, keep: (record: LogRecord) => boolean, options: RewriteOptions, hold: ChunkSwitchHold): Promise<RewriteResult>;
+  rewriteChunks(start: number, end: number, keep: (record: RecordHead) => boolean, options: RewriteOptions, hold: ChunkSwitchHold): Promise<RewriteResult>;
   scavengeIndex(keep: (logPosition: number) => boolean, onFile: (report: IndexFileScavenge) => void, shouldStop: () => boolean): Promise<boolean>;
 }
