@@ -377,19 +377,9 @@ export class TransactionLog {
 
   /** The first record at or after `position` (which is a record start or a chunk's free tail). */
   nextRecord(position: number): PositionedRecord | undefined {
-    let at = position;
-    while (at < this.published) {
-      const chunk = this.chunks[this.chunkNumberOf(at)];
-      const chunkStart = chunk.chunkNumber * this.chunkSize;
-      const found = chunk.recordFrom(at - chunkStart, this.chunkLimit(chunk));
-      if (!found) {
-        at = (chunk.header.endNumber + 1) * this.chunkSize;
-        continue;
-      }
-      const { frame, local, next } = found;
-      return { record: decodeRecord(frame.buffer, frame.offset), position: chunkStart + local, nextPosition: chunkStart + next };
-    }
-    return undefined;
+    const found = this.frameFrom(position);
+    if (!found.frame) return undefined;
+    return { record: decodeRecord(found.frame.buffer, found.frame.offset), position: found.position, nextPosition: found.nextPosition };
   }
 
   /**
@@ -398,25 +388,29 @@ export class TransactionLog {
    * the readable end came after some were.
    */
   nextRecordSkipping(position: number, skip: (buffer: Buffer, offset: number) => boolean, skipMax: number): SkippingRecord | undefined {
-    let at = position;
     let skipped = 0;
+    for (let found = this.frameFrom(position); ; found = this.frameFrom(found.nextPosition)) {
+      const { frame } = found;
+      if (!frame) return skipped > 0 ? { nextPosition: found.position, skipped } : undefined;
+      if (!skip(frame.buffer, frame.offset)) return { record: decodeRecord(frame.buffer, frame.offset), nextPosition: found.nextPosition, skipped };
+      if (++skipped >= skipMax) return { nextPosition: found.nextPosition, skipped };
+    }
+  }
+
+  /**
+   * The walk both serve: the first frame at or after `position` below the readable end, past the
+   * free tails of chunks; without a frame, `position` is where the walk stopped.
+   */
+  private frameFrom(position: number): { frame?: FrameLocation; position: number; nextPosition: number } {
+    let at = position;
     while (at < this.published) {
       const chunk = this.chunks[this.chunkNumberOf(at)];
       const chunkStart = chunk.chunkNumber * this.chunkSize;
       const found = chunk.recordFrom(at - chunkStart, this.chunkLimit(chunk));
-      if (!found) {
-        at = (chunk.header.endNumber + 1) * this.chunkSize;
-        continue;
-      }
-      const { frame, next } = found;
-      if (skip(frame.buffer, frame.offset)) {
-        at = chunkStart + next;
-        if (++skipped >= skipMax) return { nextPosition: at, skipped };
-        continue;
-      }
-      return { record: decodeRecord(frame.buffer, frame.offset), nextPosition: chunkStart + next, skipped };
+      if (found) return { frame: found.frame, position: chunkStart + found.local, nextPosition: chunkStart + found.next };
+      at = (chunk.header.endNumber + 1) * this.chunkSize;
     }
-    return skipped > 0 ? { nextPosition: at, skipped } : undefined;
+    return { position: at, nextPosition: at };
   }
 
   /**
