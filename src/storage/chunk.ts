@@ -422,13 +422,14 @@ export class Chunk {
    * blocks (a whole rewrite or scan costs a few reads, not one per record) and checked against
    * its checksum unless the caller checks the bytes otherwise (`verify` false: only the frame
    * lengths are followed). A frame stays valid after the walk moves on: each block is a buffer
-   * of its own.
+   * of its own. The walk starts at the first record at or after `fromLocal` (a record's start in
+   * a chunk without a position map).
    */
-  *records(verify = true): Generator<LocatedFrame, void, undefined> {
+  *records(verify = true, fromLocal = 0): Generator<LocatedFrame, void, undefined> {
     if (!this.completed) throw new TypeError('records() on a chunk that is not completed');
     const map = this.positionMap;
-    let index = 0;
-    let physical = 0;
+    let index = map ? map.firstAtOrAfter(fromLocal) : 0;
+    let physical = map ? (index < map.size ? map.entry(index).physical : this.dataBytes) : fromLocal;
     while (physical < this.dataBytes) {
       const block = this.dataBlock(physical);
       let at = 0;

@@ -505,9 +505,11 @@ export class Engine {
       })),
       writerPosition: () => log.writerPosition,
       completeActiveChunk: () => this.completeActiveChunk(),
-      scan: (from, to, visit) => {
+      scan: (from, to, visit, maxBytes) => {
         this.checkOpen();
-        this.guardRead(() => log.scanChunks(from, Math.min(to, log.readableEnd), (buffer, offset, position) => visit(decodeRecord(buffer, offset), position)));
+        const end = Math.min(to, log.readableEnd);
+        const reached = this.guardRead(() => log.scanChunks(from, end, (buffer, offset, position) => visit(decodeRecord(buffer, offset), position), maxBytes));
+        return reached >= end ? to : reached;
       },
       streamHash: (streamName) => this.options.streamHasher(streamName),
       indexEntries: (streamName, from, to) => {

@@ -434,25 +434,31 @@ export class TransactionLog {
 
   /**
    * Visits every record from `from` to `to` like scan(), reading completed chunks in large blocks:
-   * for walks over whole chunks (a scavenge's accumulation).
+   * for walks over whole chunks (a scavenge's accumulation). Stops early, after the record that
+   * makes the bytes visited reach `maxBytes`; returns where the walk can go on from (`to` when
+   * it reached it).
    */
-  scanChunks(from: number, to: number, visit: (buffer: Buffer, offset: number, position: number) => void): void {
+  scanChunks(from: number, to: number, visit: (buffer: Buffer, offset: number, position: number) => void, maxBytes = Infinity): number {
     let at = from;
+    let visited = 0;
     while (at < to) {
       const chunk = this.chunks[this.chunkNumberOf(at)];
       const chunkStart = chunk.chunkNumber * this.chunkSize;
       const chunkEnd = (chunk.header.endNumber + 1) * this.chunkSize;
       if (!chunk.isCompleted) {
         this.scan(at, to, visit);
-        return;
+        return to;
       }
-      for (const found of chunk.records()) {
+      for (const found of chunk.records(true, at - chunkStart)) {
         const position = chunkStart + found.logical;
         if (position >= to) break;
-        if (position >= at) visit(found.buffer, found.offset, position);
+        visit(found.buffer, found.offset, position);
+        visited += found.framedLength;
+        if (visited >= maxBytes) return Math.min(position + found.framedLength, to);
       }
       at = chunkEnd;
     }
+    return to;
   }
 
   /** The last record that ends at or before `position`. */

@@ -27,8 +27,12 @@ export interface ScavengeAccess {
   /** Where the next record will be written. */
   writerPosition(): number;
   completeActiveChunk(): Promise<number>;
-  /** Visits the records from `from` to `to` (log positions) that are in the log, in order. */
-  scan(from: number, to: number, visit: (record: LogRecord, position: number) => void): void;
+  /**
+   * Visits the records from `from` to `to` (log positions) that are in the log, in order; stops
+   * early once the records visited add up to `maxBytes`, and returns where to go on from (`to`
+   * once there).
+   */
+  scan(from: number, to: number, visit: (record: LogRecord, position: number) => void, maxBytes?: number): number;
   /** The 64-bit stream hash the index uses. */
   streamHash(streamName: string): bigint;
   /** Index entries of the stream numbered from..to, ascending; `exact` false ones may be another stream's. */
