@@ -16,7 +16,7 @@ import { RewrittenChunkWriter, type RewriteTarget } from './rewritten-chunk-writ
 export type { RewriteTarget } from './rewritten-chunk-writer.js';
 
 /** Bytes of a source chunk read at a time: the most a rewrite works on between turns of the event loop. */
-const SOURCE_BLOCK_BYTES = 4 * 1024 * 1024;
+const SOURCE_BLOCK_BYTES = 1024 * 1024;
 /** Two per rewrite, for up to 4 at once (scavenge threads). */
 const sourceBlocks = new BufferPool(SOURCE_BLOCK_BYTES, (bytes) => Buffer.allocUnsafeSlow(bytes), 8);
 
