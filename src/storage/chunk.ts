@@ -423,15 +423,15 @@ export class Chunk {
    * its checksum unless the caller checks the bytes otherwise (`verify` false: only the frame
    * lengths are followed). A frame stays valid after the walk moves on: each block is a buffer
    * of its own. The walk starts at the first record at or after `fromLocal` (a record's start in
-   * a chunk without a position map).
+   * a chunk without a position map); `blockBytes` sizes the reads, for a walk that stops early.
    */
-  *records(verify = true, fromLocal = 0): Generator<LocatedFrame, void, undefined> {
+  *records(verify = true, fromLocal = 0, blockBytes = RECORDS_BLOCK_BYTES): Generator<LocatedFrame, void, undefined> {
     if (!this.completed) throw new TypeError('records() on a chunk that is not completed');
     const map = this.positionMap;
     let index = map ? map.firstAtOrAfter(fromLocal) : 0;
     let physical = map ? (index < map.size ? map.entry(index).physical : this.dataBytes) : fromLocal;
     while (physical < this.dataBytes) {
-      const block = this.dataBlock(physical);
+      const block = this.dataBlock(physical, blockBytes);
       let at = 0;
       while (at + 4 <= block.length) {
         const framedLength = block.readUInt32LE(at) + 8;
@@ -510,10 +510,10 @@ export class Chunk {
   }
 
   /** The data from `physical` on, a block at a time (a longer one for a frame longer than a block). */
-  private dataBlock(physical: number): Buffer {
+  private dataBlock(physical: number, blockBytes: number): Buffer {
     const remaining = this.dataBytes - physical;
     if (this.memory) return this.memory.subarray(physical, this.dataBytes);
-    let length = Math.min(RECORDS_BLOCK_BYTES, remaining);
+    let length = Math.min(blockBytes, remaining);
     let block = Buffer.allocUnsafe(length);
     readFully(this.handle.fd, block, CHUNK_HEADER_BYTES + physical);
     const framed = block.readUInt32LE(0) + 8;

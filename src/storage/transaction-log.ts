@@ -23,6 +23,9 @@ export interface LogOpenOptions {
 }
 
 /** A record read on from a position, or only where reading goes on when records were passed over. */
+/** Read beyond the bytes a bounded walk may visit, so that the record that ends it is read along. */
+const SCAN_SLACK_BYTES = 256 * 1024;
+
 export interface SkippingRecord {
   record?: LogRecord;
   nextPosition: number;
@@ -449,7 +452,9 @@ export class TransactionLog {
         this.scan(at, to, visit);
         return to;
       }
-      for (const found of chunk.records(true, at - chunkStart)) {
+      // A walk that stops early reads little more than it visits.
+      const blockBytes = Number.isFinite(maxBytes) ? maxBytes + SCAN_SLACK_BYTES : undefined;
+      for (const found of chunk.records(true, at - chunkStart, blockBytes)) {
         const position = chunkStart + found.logical;
         if (position >= to) break;
         visit(found.buffer, found.offset, position);
