@@ -4,6 +4,7 @@ import { httpBenchmarks, pinning } from './http.js';
 import { loginFloodBenchmark } from './login-flood.js';
 import { projectionsBenchmarks } from './projections.js';
 import { redactionBenchmarks } from './redaction.js';
+import { rewriteBenchmarks } from './rewrite.js';
 import { scavengeBenchmarks } from './scavenge.js';
 import { scavengeLoadBenchmarks } from './scavenge-load.js';
 import { storageBenchmarks } from './storage.js';
@@ -21,6 +22,7 @@ async function floodBenchmarks(): Promise<void> {
 /** Benchmark groups; `npm run bench -- http` runs only the named ones. */
 const groups: Record<string, () => Promise<void>> = {
   storage: storageBenchmarks,
+  rewrite: rewriteBenchmarks,
   http: async () => {
     await httpBenchmarks();
     await floodBenchmarks();

@@ -44,24 +44,50 @@ const sameBytes = (original: Buffer, replacement: Buffer) => original.equals(rep
 export async function validateReplacement(candidate: Chunk, range: ReplacedRange, options: ReplaceOptions): Promise<Chunk[]> {
   const refuse = (why: string) => Errors.storageReplacementInvalid.create(candidate.path, why);
   const { replaced, start } = checkShape(candidate, range, refuse);
-  if (!(await candidate.verifyHash())) throw refuse('its hash does not match its contents');
-  checkRecords(candidate, replaced, range, start, options.accepts ?? sameBytes, refuse);
+  // The hash is checked on the hashing thread while the records are checked here; a wrong hash
+  // is still the refusal given first.
+  const hashHolds = candidate.verifyHashInThread();
+  hashHolds.catch(() => undefined);
+  let recordsRefused: Error | undefined;
+  try {
+    checkRecords(candidate, replaced, range, start, options.accepts ?? sameBytes, refuse);
+  } catch (error) {
+    recordsRefused = error as Error;
+  }
+  if (!(await hashHolds)) throw refuse('its hash does not match its contents');
+  if (recordsRefused) throw recordsRefused;
   return replaced;
+}
+
+/** What the writer of an own rewrite proved while writing it (RewrittenChunkWriter). */
+export interface WrittenRewrite {
+  /** The chunks its records were read from: they must be the chunks it replaces still. */
+  from: readonly Chunk[];
+  /** The hash of every byte before the footer's hash, each found in the file after it was written. */
+  digest: Buffer;
 }
 
 /**
  * The check of a chunk the engine rewrote itself from records it had just read and checked
  * (a scavenge, a merge): what could go wrong is the file on its way to the disk, so the file's
- * hash must hold (or the file must hold the very bytes written, `written`) and each record must sit at the log position it names, in order, inside the
+ * hash must hold and each record must sit at the log position it names, in order, inside the
  * range. The byte-for-byte comparison with the originals (for copies made elsewhere) is spared:
- * it would read every original chunk a second time.
+ * it would read every original chunk a second time. A file whose writer proved its bytes and
+ * positions as it wrote them (`written`) needs only its range, the chunks it was read from and
+ * its stored hash checked: it is not read again.
  */
-export async function validateOwnRewrite(candidate: Chunk, range: ReplacedRange, written?: Buffer): Promise<Chunk[]> {
+export async function validateOwnRewrite(candidate: Chunk, range: ReplacedRange, written?: WrittenRewrite): Promise<Chunk[]> {
   const refuse = (why: string) => Errors.storageReplacementInvalid.create(candidate.path, why);
   const { replaced, start } = checkShape(candidate, range, refuse);
-  // The bytes written, when known, were hashed: finding them in the file proves the hash holds.
-  const intact = written ? await candidate.holdsBytes(written) : await candidate.verifyHash();
-  if (!intact) throw refuse(written ? 'the file does not hold the bytes written' : 'its hash does not match its contents');
+  if (written) {
+    if (replaced.length !== written.from.length || replaced.some((chunk, i) => chunk !== written.from[i])) {
+      throw refuse('the chunks it was written from were replaced meanwhile');
+    }
+    if (!(await candidate.storedHash()).equals(written.digest)) throw refuse('its stored hash is not the hash of the bytes written');
+    return replaced;
+  }
+  const hashHolds = candidate.verifyHashInThread();
+  hashHolds.catch(() => undefined);
   let previous = -1;
   try {
     for (const found of candidate.records(false)) {
@@ -71,9 +97,11 @@ export async function validateOwnRewrite(candidate: Chunk, range: ReplacedRange,
       previous = position;
     }
   } catch (error) {
+    await hashHolds.catch(() => undefined);
     if (Errors.storageReplacementInvalid.is(error)) throw error;
     throw refuse(`a record is damaged: ${(error as Error).message}`);
   }
+  if (!(await hashHolds)) throw refuse('its hash does not match its contents');
   return replaced;
 }
 

@@ -1,19 +1,27 @@
 /**
- * Writing a rewritten chunk: a completed chunk file made of records taken from existing chunks
- * (all of them, or the ones a scavenge keeps, or copies a redaction changed), packed one after
- * the other with a position map from their log positions to where they now lie. The file is
- * complete and durable when this returns; switching it in is TransactionLog.replaceChunks.
+ * Rewriting chunks: a completed chunk file made of records taken from existing chunks (all of
+ * them, or the ones a scavenge keeps), packed one after the other with a position map from their
+ * log positions to where they now lie. The file is complete and durable when this returns;
+ * switching it in is TransactionLog.replaceChunks.
  */
-import { createHash } from 'node:crypto';
-import { open, unlink } from 'node:fs/promises';
 import { Errors } from '../common/errors.js';
-import {
-  CHUNK_FOOTER_BYTES, CHUNK_HEADER_BYTES, FOOTER_HASHED_BYTES, completedFileBytes, encodeChunkFooter, encodeChunkHeader,
-  setFooterHash, type ChunkHeader,
-} from './chunk-format.js';
-import { storageError, writeFully } from './file-write.js';
-import { PositionMap, type MappedRecord } from './position-map.js';
+import type { Chunk } from './chunk.js';
+import type { ChunkHeader } from './chunk-format.js';
 import type { ReplaceOptions } from './chunk-replacement.js';
+import { BufferPool } from './buffer-pool.js';
+import { readInt64 } from './int64.js';
+import { decodeRecordHead, type RecordHead } from './record.js';
+import { RewrittenChunkWriter, type RewriteTarget } from './rewritten-chunk-writer.js';
+
+export type { RewriteTarget } from './rewritten-chunk-writer.js';
+
+/** Bytes of a source chunk read at a time: the most a rewrite works on between turns of the event loop. */
+const SOURCE_BLOCK_BYTES = 1024 * 1024;
+/** Two per rewrite, for up to 4 at once (scavenge threads). */
+const sourceBlocks = new BufferPool(SOURCE_BLOCK_BYTES, (bytes) => Buffer.allocUnsafeSlow(bytes), 8);
+
+/** Where a record's log position lies in its frame (after the length, checksum, kind and version). */
+const RECORD_POSITION_OFFSET = 4 + 6;
 
 export interface RewriteOptions extends ReplaceOptions {
   /** Leave the chunks as they are when every record is kept (a scavenge that finds nothing to remove). */
@@ -37,49 +45,82 @@ export interface RewrittenRecord {
   frame: Buffer;
 }
 
-export interface RewriteTarget {
-  path: string;
+/** The completed chunks a rewrite reads, with the header and logical size of the range. */
+export interface RewriteSource {
   header: ChunkHeader;
-  /** The logical size of the chunk's data: where its last original record ended. */
   logicalDataSize: number;
+  /** The chunk files, oldest first (a merged file once). */
+  chunks: Chunk[];
+  chunkSize: number;
+}
+
+export interface RangeRewrite {
+  kept: number;
+  removed: number;
+  /** The file's hash; none when it was not written (every record kept, and `skipWhenAllKept`). */
+  digest?: Buffer;
 }
 
 /**
- * Writes `records` (ascending by logical offset) as a completed, mapped chunk at `target.path`.
- * Returns the bytes written, for a check that the file holds them.
+ * Writes the records of `source` that `keep` accepts to `path`, a block of the source at a time:
+ * each frame checked against its checksum once (damage throws the coded error), its log position
+ * checked against where it lies, and the runs kept copied as they are.
  */
-export async function writeRewrittenChunk(target: RewriteTarget, records: readonly RewrittenRecord[]): Promise<Buffer> {
-  const entries: MappedRecord[] = [];
-  let physical = 0;
-  for (const record of records) {
-    entries.push({ logical: record.logical, physical });
-    physical += record.frame.length;
-  }
-  const map = PositionMap.fromEntries(entries).encode();
-  const header = encodeChunkHeader({ ...target.header, isScavenged: true });
-  const fileBytes = completedFileBytes(physical, map.length);
-  const padding = Buffer.alloc(fileBytes - CHUNK_HEADER_BYTES - physical - map.length - CHUNK_FOOTER_BYTES);
-  const footer = encodeChunkFooter({ isCompleted: true, physicalDataSize: physical, logicalDataSize: target.logicalDataSize, mapSize: map.length });
-  const hash = createHash('md5').update(header);
-  for (const record of records) hash.update(record.frame);
-  setFooterHash(footer, hash.update(map).update(padding).update(footer.subarray(0, FOOTER_HASHED_BYTES)).digest());
-
-  const handle = await open(target.path, 'wx').catch((error: unknown) => {
-    throw storageError(target.path, 'create', error);
-  });
-  const contents = Buffer.concat([header, ...records.map((record) => record.frame), map, padding, footer]);
+export async function rewriteRange(
+  source: RewriteSource, path: string, keep: (record: RecordHead) => boolean,
+  options: { skipWhenAllKept?: boolean },
+): Promise<RangeRewrite> {
+  const writer = await RewrittenChunkWriter.create({ path, header: source.header, logicalDataSize: source.logicalDataSize });
+  const counts = { kept: 0, removed: 0 };
   try {
-    await writeFully(handle, contents, 0, contents.length, 0, target.path);
-    try {
-      await handle.sync();
-    } catch (error) {
-      throw Errors.storageIo.create(target.path, 'fsync', String(error));
+    const rangeStart = source.header.startNumber * source.chunkSize;
+    for (const chunk of source.chunks) {
+      const chunkStart = chunk.chunkNumber * source.chunkSize;
+      // Given back only after a whole walk: one cut short may leave a read under way into them.
+      const spare = [sourceBlocks.take(), sourceBlocks.take()] as const;
+      for await (const block of chunk.dataBlocks(spare)) {
+        await writer.reserve(block.bytes.length);
+        const { bytes } = block;
+        for (let at = 0, index = block.firstIndex; at < bytes.length; index++) {
+          const framed = chunk.checkBlockFrame(block, at);
+          const position = chunkStart + chunk.logicalOf(index, block.physical + at);
+          const recorded = readInt64(bytes, at + RECORD_POSITION_OFFSET);
+          if (recorded !== position) throw Errors.storageReplacementInvalid.create(path, `the record at ${position} says it was written at ${recorded}`);
+          if (keep(decodeRecordHead(bytes, at))) {
+            writer.add(bytes, at, framed, position - rangeStart);
+            counts.kept++;
+          } else {
+            counts.removed++;
+          }
+          at += framed;
+        }
+        writer.endOfSource();
+      }
+      for (const buffer of spare) sourceBlocks.give(buffer);
     }
+    if (counts.removed === 0 && options.skipWhenAllKept) {
+      await writer.discard();
+      return counts;
+    }
+    return { ...counts, digest: await writer.finish() };
   } catch (error) {
-    await handle.close();
-    await unlink(target.path).catch(() => undefined);
+    await writer.discard();
     throw error;
   }
-  await handle.close();
-  return contents;
+}
+
+/** Writes `records` (ascending by logical offset) as a completed, mapped chunk at `target.path`; returns its hash. */
+export async function writeRewrittenChunk(target: RewriteTarget, records: readonly RewrittenRecord[]): Promise<Buffer> {
+  const writer = await RewrittenChunkWriter.create(target);
+  try {
+    for (const record of records) {
+      await writer.reserve(record.frame.length);
+      writer.add(record.frame, 0, record.frame.length, record.logical);
+      writer.endOfSource();
+    }
+    return await writer.finish();
+  } catch (error) {
+    await writer.discard();
+    throw error;
+  }
 }

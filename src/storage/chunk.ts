@@ -3,13 +3,14 @@ import { fstatSync, fsyncSync, ftruncateSync, readSync } from 'node:fs';
 import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { Errors } from '../common/errors.js';
+import { md5OfFile } from '../common/md5-thread.js';
 import { fsyncDirectory } from './durable-file.js';
 import {
   CHUNK_FOOTER_BYTES, CHUNK_HEADER_BYTES, FOOTER_HASHED_BYTES, chunkFileName, completedFileBytes, decodeChunkFooter,
   decodeChunkHeader, encodeChunkFooter, encodeChunkHeader, newChunkHeader, ongoingFileBytes, setFooterHash,
   type ChunkHeader,
 } from './chunk-format.js';
-import { checkFrame } from './record.js';
+import { RECORD_PAYLOAD_BYTES_MAX, checkFrame } from './record.js';
 import { storageError, writeFully, writeFullySync } from './file-write.js';
 import { POSITION_MAP_ENTRY_BYTES, PositionMap } from './position-map.js';
 
@@ -30,6 +31,13 @@ export interface LocatedFrame extends FrameLocation {
 
 /** Bytes read at a time by a walk of every record of a chunk. */
 const RECORDS_BLOCK_BYTES = 8 * 1024 * 1024;
+
+/** A block of a completed chunk's data: whole frames from data offset `physical`, the first of them the file's record number `firstIndex`. */
+export interface DataBlock {
+  bytes: Buffer;
+  physical: number;
+  firstIndex: number;
+}
 
 /** A record found by logical offset: its frame, its offset and the logical offset of the next one. */
 export interface LocatedRecord {
@@ -414,15 +422,16 @@ export class Chunk {
    * blocks (a whole rewrite or scan costs a few reads, not one per record) and checked against
    * its checksum unless the caller checks the bytes otherwise (`verify` false: only the frame
    * lengths are followed). A frame stays valid after the walk moves on: each block is a buffer
-   * of its own.
+   * of its own. The walk starts at the first record at or after `fromLocal` (a record's start in
+   * a chunk without a position map); `blockBytes` sizes the reads, for a walk that stops early.
    */
-  *records(verify = true): Generator<LocatedFrame, void, undefined> {
+  *records(verify = true, fromLocal = 0, blockBytes = RECORDS_BLOCK_BYTES): Generator<LocatedFrame, void, undefined> {
     if (!this.completed) throw new TypeError('records() on a chunk that is not completed');
     const map = this.positionMap;
-    let index = 0;
-    let physical = 0;
+    let index = map ? map.firstAtOrAfter(fromLocal) : 0;
+    let physical = map ? (index < map.size ? map.entry(index).physical : this.dataBytes) : fromLocal;
     while (physical < this.dataBytes) {
-      const block = this.dataBlock(physical);
+      const block = this.dataBlock(physical, blockBytes);
       let at = 0;
       while (at + 4 <= block.length) {
         const framedLength = block.readUInt32LE(at) + 8;
@@ -437,11 +446,74 @@ export class Chunk {
     }
   }
 
+  /**
+   * The data of a completed chunk in blocks of whole frames, the next block read asynchronously
+   * while the caller works on this one, so a walk of a whole chunk lets the event loop turn
+   * between blocks (a rewrite beside appends). Frames are not checked here. The blocks are read
+   * into the two `spare` buffers in turn, so a block's memory is reused two blocks later: copy
+   * what must outlive it. Once the walk ends early, a read may still be under way into them.
+   */
+  async *dataBlocks(spare: readonly [Buffer, Buffer]): AsyncGenerator<DataBlock, void, undefined> {
+    if (!this.completed) throw new TypeError('dataBlocks() on a chunk that is not completed');
+    let turn = 0;
+    let physical = 0;
+    let index = 0;
+    let next = physical < this.dataBytes ? this.readBlock(spare[turn], physical) : undefined;
+    while (next) {
+      const bytes = await next;
+      const { end, frames } = wholeFrames(bytes);
+      if (frames === 0) throw Errors.storageCorrupt.create(this.path, physical, 'bad record frame (length)');
+      const block = { bytes: bytes.subarray(0, end), physical, firstIndex: index };
+      physical += end;
+      index += frames;
+      turn ^= 1;
+      next = physical < this.dataBytes ? this.readBlock(spare[turn], physical) : undefined;
+      next?.catch(() => undefined);
+      yield block;
+    }
+  }
+
+  /** Checks the frame at `at` of a block from dataBlocks(), checksum included: its framed length, or the coded error. */
+  checkBlockFrame(block: DataBlock, at: number): number {
+    return this.checked(block.bytes, at, block.bytes.length, block.physical + at).framedLength;
+  }
+
+  /** The logical offset of the record at `index` of the file, which starts at data offset `physical`. */
+  logicalOf(index: number, physical: number): number {
+    return this.positionMap ? this.positionMap.entry(index).logical : physical;
+  }
+
+  /** Reads data from `physical` into `spare` (or a buffer of its own for a frame longer than it). */
+  private async readBlock(spare: Buffer, physical: number): Promise<Buffer> {
+    if (this.closed) throw Errors.storageClosed.create(`chunk ${this.path} is closed`);
+    const remaining = this.dataBytes - physical;
+    if (this.memory) {
+      // Served from memory: a turn of the event loop stands in for the read.
+      await new Promise((resolve) => setImmediate(resolve));
+      return this.memory.subarray(physical, physical + Math.min(spare.length, remaining));
+    }
+    const block = spare.subarray(0, Math.min(spare.length, remaining));
+    await this.readInto(block, physical);
+    const framed = block.readUInt32LE(0) + 8;
+    if (framed <= block.length || framed > remaining || framed > RECORD_PAYLOAD_BYTES_MAX + 8) return block;
+    const longer = Buffer.allocUnsafe(framed);
+    await this.readInto(longer, physical);
+    return longer;
+  }
+
+  private async readInto(block: Buffer, physical: number): Promise<void> {
+    for (let done = 0; done < block.length;) {
+      const { bytesRead } = await this.handle.read(block, done, block.length - done, CHUNK_HEADER_BYTES + physical + done);
+      if (bytesRead === 0) throw Errors.storageCorrupt.create(this.path, physical + done, 'the file ends before its data does');
+      done += bytesRead;
+    }
+  }
+
   /** The data from `physical` on, a block at a time (a longer one for a frame longer than a block). */
-  private dataBlock(physical: number): Buffer {
+  private dataBlock(physical: number, blockBytes: number): Buffer {
     const remaining = this.dataBytes - physical;
     if (this.memory) return this.memory.subarray(physical, this.dataBytes);
-    let length = Math.min(RECORDS_BLOCK_BYTES, remaining);
+    let length = Math.min(blockBytes, remaining);
     let block = Buffer.allocUnsafe(length);
     readFully(this.handle.fd, block, CHUNK_HEADER_BYTES + physical);
     const framed = block.readUInt32LE(0) + 8;
@@ -451,6 +523,27 @@ export class Chunk {
       readFully(this.handle.fd, block, CHUNK_HEADER_BYTES + physical);
     }
     return block;
+  }
+
+  /**
+   * Recomputes the MD5 of a completed chunk on the hashing thread, which reads the file itself,
+   * and compares it with the footer's: the main thread is free meanwhile.
+   */
+  async verifyHashInThread(): Promise<boolean> {
+    if (!this.completed) throw new TypeError('verifyHash on an ongoing chunk');
+    const hashedEnd = completedFileBytes(this.dataBytes, this.mapBytes) - 16;
+    const digest = await md5OfFile(this.path, hashedEnd);
+    const stored = Buffer.alloc(16);
+    const { bytesRead } = await this.handle.read(stored, 0, 16, hashedEnd);
+    return bytesRead === 16 && digest.equals(stored);
+  }
+
+  /** The hash a completed chunk's footer holds. */
+  async storedHash(): Promise<Buffer> {
+    if (!this.completed) throw new TypeError('storedHash on an ongoing chunk');
+    const stored = Buffer.alloc(16);
+    const { bytesRead } = await this.handle.read(stored, 0, 16, completedFileBytes(this.dataBytes, this.mapBytes) - 16);
+    return stored.subarray(0, bytesRead);
   }
 
   /** Recomputes the MD5 of a completed chunk and compares it with the footer's. */
@@ -504,6 +597,19 @@ export class Chunk {
     this.memory = undefined;
     await this.handle.close();
   }
+}
+
+/** Where the whole frames at the start of `bytes` end, following their lengths, and how many there are. */
+function wholeFrames(bytes: Buffer): { end: number; frames: number } {
+  let end = 0;
+  let frames = 0;
+  while (end + 4 <= bytes.length) {
+    const payload = bytes.readUInt32LE(end);
+    if (payload < 6 || payload > RECORD_PAYLOAD_BYTES_MAX || end + payload + 8 > bytes.length) break;
+    end += payload + 8;
+    frames++;
+  }
+  return { end, frames };
 }
 
 function readFully(fd: number, buffer: Buffer, position: number): void {

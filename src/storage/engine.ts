@@ -16,15 +16,16 @@ import {
   originalStreamOf, metadataProblem, type StreamMetadata,
 } from './stream-metadata.js';
 import type { TransactionLog } from './transaction-log.js';
+import type { Chunk } from './chunk.js';
 import { checkpointList, recover, type Checkpoints, type Recovered } from './recovery.js';
 import { Writer, type AppendOptions, type CommittedWrite, type NewEvent, type WriteResult } from './writer.js';
 import type { EngineStatistics } from './engine-stats.js';
 import { randomUUID } from 'node:crypto';
 import { isTransientStorageError } from './file-write.js';
 import { LogConsumers, type ConsumerOptions, type LogConsumer } from './log-consumers.js';
-import { validateOwnRewrite, type ReplaceOptions } from './chunk-replacement.js';
-import { writeRewrittenChunk, type RewriteOptions, type RewriteResult } from './chunk-rewrite.js';
-import { decodeRecord, type LogRecord } from './record.js';
+import { validateOwnRewrite, type ReplacedRange, type ReplaceOptions } from './chunk-replacement.js';
+import { rewriteRange, type RewriteOptions, type RewriteResult } from './chunk-rewrite.js';
+import { decodeRecord, type RecordHead } from './record.js';
 import { basename, dirname, join } from 'node:path';
 import { ChunkSwitchLock, type ChunkSwitchHold, type ChunkSwitchHolderKind } from './chunk-switch-lock.js';
 import { eventPositions, type EventPosition } from './event-positions.js';
@@ -463,27 +464,33 @@ export class Engine {
    * packed, with a position map, and switches the result in: what a scavenge does to a chunk.
    */
   async rewriteChunks(
-    startNumber: number, endNumber: number, keep: (record: LogRecord) => boolean, options: RewriteOptions = {}, hold?: ChunkSwitchHold,
+    startNumber: number, endNumber: number, keep: (record: RecordHead) => boolean, options: RewriteOptions = {}, hold?: ChunkSwitchHold,
   ): Promise<RewriteResult> {
     this.checkOpen();
     this.switchLock.checkSwitch(hold);
-    const source = this.log.chunkRange(startNumber, endNumber);
-    const fileBytesBefore = [...new Set(source.chunks)].reduce((sum, chunk) => sum + chunk.fileBytes, 0);
-    const records = this.guardRead(() => source.records.filter(({ frame }) => keep(decodeRecord(frame, 0))));
-    const recordsRemoved = source.records.length - records.length;
-    if (recordsRemoved === 0 && options.skipWhenAllKept) {
-      return { rewritten: false, recordsKept: records.length, recordsRemoved, fileBytesBefore, fileBytesAfter: fileBytesBefore };
-    }
+    const source = this.log.rewriteSource(startNumber, endNumber);
+    const fileBytesBefore = source.chunks.reduce((sum, chunk) => sum + chunk.fileBytes, 0);
     const tempPath = join(this.options.dbPath, `${randomUUID()}.rewrite.tmp`);
-    const written = await writeRewrittenChunk({ path: tempPath, header: source.header, logicalDataSize: source.logicalDataSize }, records);
+    let rewrite;
     try {
-      await this.replaceChunks(tempPath, { validate: (candidate, range) => validateOwnRewrite(candidate, range, written), ...options }, hold);
+      rewrite = await rewriteRange(source, tempPath, keep, { skipWhenAllKept: options.skipWhenAllKept });
+    } catch (error) {
+      // A damaged source record fails the engine, as any read of it does.
+      if (Errors.storageChecksum.is(error) || Errors.storageCorrupt.is(error)) this.fail(error);
+      throw error;
+    }
+    const counts = { recordsKept: rewrite.kept, recordsRemoved: rewrite.removed };
+    const written = rewrite.digest;
+    if (!written) return { rewritten: false, ...counts, fileBytesBefore, fileBytesAfter: fileBytesBefore };
+    const validate = (candidate: Chunk, range: ReplacedRange) => validateOwnRewrite(candidate, range, { from: source.chunks, digest: written });
+    try {
+      await this.replaceChunks(tempPath, { validate, ...options }, hold);
     } catch (error) {
       await unlink(tempPath).catch(() => undefined);
       throw error;
     }
     const fileBytesAfter = this.log.chunkAt(startNumber)!.fileBytes;
-    return { rewritten: true, recordsKept: records.length, recordsRemoved, fileBytesBefore, fileBytesAfter };
+    return { rewritten: true, ...counts, fileBytesBefore, fileBytesAfter };
   }
 
   /** What a scavenge works with: chunks, records, the index and the chunk-switch seam. */
@@ -498,9 +505,11 @@ export class Engine {
       })),
       writerPosition: () => log.writerPosition,
       completeActiveChunk: () => this.completeActiveChunk(),
-      scan: (from, to, visit) => {
+      scan: (from, to, visit, maxBytes) => {
         this.checkOpen();
-        this.guardRead(() => log.scanChunks(from, Math.min(to, log.readableEnd), (buffer, offset, position) => visit(decodeRecord(buffer, offset), position)));
+        const end = Math.min(to, log.readableEnd);
+        const reached = this.guardRead(() => log.scanChunks(from, end, (buffer, offset, position) => visit(decodeRecord(buffer, offset), position), maxBytes));
+        return reached >= end ? to : reached;
       },
       streamHash: (streamName) => this.options.streamHasher(streamName),
       indexEntries: (streamName, from, to) => {

@@ -246,6 +246,30 @@ export function peekEventKey(buffer: Buffer, offset: number): { streamName: stri
   return { streamName, eventNumber: readEventNumber(buffer, p + 28) };
 }
 
+/** What deciding whether to keep a record looks at: its header fields, not its data or ids. */
+export type RecordHead =
+  | Pick<SystemRecord, 'kind' | 'logPosition' | 'timestamp' | 'systemKind'>
+  | Pick<EventRecord, 'kind' | 'logPosition' | 'flags' | 'transactionPosition' | 'eventNumber' | 'timestamp' | 'streamName'>;
+
+/** Decodes the head of a frame already checked with checkFrame: a rewrite decides on it per record. */
+export function decodeRecordHead(buffer: Buffer, offset: number): RecordHead {
+  const p = offset + 4;
+  const logPosition = readInt64(buffer, p + 6);
+  if (buffer[p + 4] === RecordKind.system) {
+    return { kind: RecordKind.system, logPosition, timestamp: readInt64(buffer, p + 14), systemKind: buffer[p + 22] };
+  }
+  const [streamName] = readShortString(buffer, p + 76);
+  return {
+    kind: RecordKind.event,
+    logPosition,
+    flags: buffer.readUInt16LE(p + 14),
+    transactionPosition: readInt64(buffer, p + 16),
+    eventNumber: readEventNumber(buffer, p + 28),
+    timestamp: readInt64(buffer, p + 36),
+    streamName,
+  };
+}
+
 /**
  * Whether the frame at `offset` is an event of a system stream (a name that starts with `$`),
  * read from the stream name's first byte: readers that pass over such events need not decode them.

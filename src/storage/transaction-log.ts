@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { Errors } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
 import { Chunk, type FrameLocation } from './chunk.js';
-import { chunkFileName, parseChunkFileName, type ChunkHeader } from './chunk-format.js';
-import type { RewrittenRecord } from './chunk-rewrite.js';
+import { chunkFileName, parseChunkFileName } from './chunk-format.js';
+import type { RewriteSource, RewrittenRecord } from './chunk-rewrite.js';
 import { validateReplacement, type ReplaceOptions } from './chunk-replacement.js';
 import { rename, unlink } from 'node:fs/promises';
 import { fsyncDirectory, fsyncDirectorySync } from './durable-file.js';
@@ -23,6 +23,9 @@ export interface LogOpenOptions {
 }
 
 /** A record read on from a position, or only where reading goes on when records were passed over. */
+/** Read beyond the bytes a bounded walk may visit, so that the record that ends it is read along. */
+const SCAN_SLACK_BYTES = 256 * 1024;
+
 export interface SkippingRecord {
   record?: LogRecord;
   nextPosition: number;
@@ -377,19 +380,9 @@ export class TransactionLog {
 
   /** The first record at or after `position` (which is a record start or a chunk's free tail). */
   nextRecord(position: number): PositionedRecord | undefined {
-    let at = position;
-    while (at < this.published) {
-      const chunk = this.chunks[this.chunkNumberOf(at)];
-      const chunkStart = chunk.chunkNumber * this.chunkSize;
-      const found = chunk.recordFrom(at - chunkStart, this.chunkLimit(chunk));
-      if (!found) {
-        at = (chunk.header.endNumber + 1) * this.chunkSize;
-        continue;
-      }
-      const { frame, local, next } = found;
-      return { record: decodeRecord(frame.buffer, frame.offset), position: chunkStart + local, nextPosition: chunkStart + next };
-    }
-    return undefined;
+    const found = this.frameFrom(position);
+    if (!found.frame) return undefined;
+    return { record: decodeRecord(found.frame.buffer, found.frame.offset), position: found.position, nextPosition: found.nextPosition };
   }
 
   /**
@@ -398,25 +391,29 @@ export class TransactionLog {
    * the readable end came after some were.
    */
   nextRecordSkipping(position: number, skip: (buffer: Buffer, offset: number) => boolean, skipMax: number): SkippingRecord | undefined {
-    let at = position;
     let skipped = 0;
+    for (let found = this.frameFrom(position); ; found = this.frameFrom(found.nextPosition)) {
+      const { frame } = found;
+      if (!frame) return skipped > 0 ? { nextPosition: found.position, skipped } : undefined;
+      if (!skip(frame.buffer, frame.offset)) return { record: decodeRecord(frame.buffer, frame.offset), nextPosition: found.nextPosition, skipped };
+      if (++skipped >= skipMax) return { nextPosition: found.nextPosition, skipped };
+    }
+  }
+
+  /**
+   * The walk both serve: the first frame at or after `position` below the readable end, past the
+   * free tails of chunks; without a frame, `position` is where the walk stopped.
+   */
+  private frameFrom(position: number): { frame?: FrameLocation; position: number; nextPosition: number } {
+    let at = position;
     while (at < this.published) {
       const chunk = this.chunks[this.chunkNumberOf(at)];
       const chunkStart = chunk.chunkNumber * this.chunkSize;
       const found = chunk.recordFrom(at - chunkStart, this.chunkLimit(chunk));
-      if (!found) {
-        at = (chunk.header.endNumber + 1) * this.chunkSize;
-        continue;
-      }
-      const { frame, next } = found;
-      if (skip(frame.buffer, frame.offset)) {
-        at = chunkStart + next;
-        if (++skipped >= skipMax) return { nextPosition: at, skipped };
-        continue;
-      }
-      return { record: decodeRecord(frame.buffer, frame.offset), nextPosition: chunkStart + next, skipped };
+      if (found) return { frame: found.frame, position: chunkStart + found.local, nextPosition: chunkStart + found.next };
+      at = (chunk.header.endNumber + 1) * this.chunkSize;
     }
-    return skipped > 0 ? { nextPosition: at, skipped } : undefined;
+    return { position: at, nextPosition: at };
   }
 
   /**
@@ -440,25 +437,33 @@ export class TransactionLog {
 
   /**
    * Visits every record from `from` to `to` like scan(), reading completed chunks in large blocks:
-   * for walks over whole chunks (a scavenge's accumulation).
+   * for walks over whole chunks (a scavenge's accumulation). Stops early, after the record that
+   * makes the bytes visited reach `maxBytes`; returns where the walk can go on from (`to` when
+   * it reached it).
    */
-  scanChunks(from: number, to: number, visit: (buffer: Buffer, offset: number, position: number) => void): void {
+  scanChunks(from: number, to: number, visit: (buffer: Buffer, offset: number, position: number) => void, maxBytes = Infinity): number {
     let at = from;
+    let visited = 0;
     while (at < to) {
       const chunk = this.chunks[this.chunkNumberOf(at)];
       const chunkStart = chunk.chunkNumber * this.chunkSize;
       const chunkEnd = (chunk.header.endNumber + 1) * this.chunkSize;
       if (!chunk.isCompleted) {
         this.scan(at, to, visit);
-        return;
+        return to;
       }
-      for (const found of chunk.records()) {
+      // A walk that stops early reads little more than it visits.
+      const blockBytes = Number.isFinite(maxBytes) ? maxBytes + SCAN_SLACK_BYTES : undefined;
+      for (const found of chunk.records(true, at - chunkStart, blockBytes)) {
         const position = chunkStart + found.logical;
         if (position >= to) break;
-        if (position >= at) visit(found.buffer, found.offset, position);
+        visit(found.buffer, found.offset, position);
+        visited += found.framedLength;
+        if (visited >= maxBytes) return Math.min(position + found.framedLength, to);
       }
       at = chunkEnd;
     }
+    return to;
   }
 
   /** The last record that ends at or before `position`. */
@@ -482,11 +487,10 @@ export class TransactionLog {
   }
 
   /**
-   * The records of completed chunks `startNumber`..`endNumber` as whole frames with their logical
-   * offsets from the range's start, the range's first header and its logical size: what a rewrite
-   * of the range starts from.
+   * What a rewrite of completed chunks `startNumber`..`endNumber` starts from: the range's first
+   * header (its end number set), its logical size and its chunk files, oldest first.
    */
-  chunkRange(startNumber: number, endNumber: number): { header: ChunkHeader; logicalDataSize: number; records: RewrittenRecord[]; chunks: Chunk[] } {
+  rewriteSource(startNumber: number, endNumber: number): RewriteSource {
     const first = this.chunks[startNumber];
     const last = this.chunks[endNumber];
     if (!first || !last || first.header.startNumber !== startNumber || last.header.endNumber !== endNumber || !last.isCompleted) {
@@ -494,15 +498,20 @@ export class TransactionLog {
     }
     const start = startNumber * this.chunkSize;
     const end = last.chunkNumber * this.chunkSize + last.logicalSize;
+    return { header: { ...first.header, endNumber }, logicalDataSize: end - start, chunks: [...new Set(this.chunks.slice(startNumber, endNumber + 1))], chunkSize: this.chunkSize };
+  }
+
+  /** The records of a rewrite's source as whole frames with their logical offsets from the range's start. */
+  chunkRange(startNumber: number, endNumber: number): RewriteSource & { records: RewrittenRecord[] } {
+    const source = this.rewriteSource(startNumber, endNumber);
     const records: RewrittenRecord[] = [];
-    // Each frame is read once, in large blocks, and not decoded: the caller decides what to keep.
-    for (const chunk of new Set(this.chunks.slice(startNumber, endNumber + 1))) {
-      const offset = chunk.chunkNumber * this.chunkSize - start;
+    for (const chunk of source.chunks) {
+      const offset = (chunk.chunkNumber - startNumber) * this.chunkSize;
       for (const found of chunk.records()) {
         records.push({ logical: offset + found.logical, frame: found.buffer.subarray(found.offset, found.offset + found.framedLength) });
       }
     }
-    return { header: { ...first.header, endNumber }, logicalDataSize: end - start, records, chunks: [...new Set(this.chunks.slice(startNumber, endNumber + 1))] };
+    return { ...source, records };
   }
 
   /** The chunk that holds chunk number `number` now (a merged chunk holds several). */

@@ -8,7 +8,7 @@ import { writeRewrittenChunk } from '../../src/storage/chunk-rewrite.js';
 import { validateOwnRewrite, type ReplacedRange } from '../../src/storage/chunk-replacement.js';
 import type { Chunk } from '../../src/storage/chunk.js';
 import type { Engine } from '../../src/storage/engine.js';
-import { RecordKind, decodeRecord, encodeEventRecord, type EventRecord, type LogRecord } from '../../src/storage/record.js';
+import { RecordKind, decodeRecord, encodeEventRecord, type EventRecord, type RecordHead } from '../../src/storage/record.js';
 import { newEvents, openEngine, tempDirectory } from '../helpers/engine.js';
 
 /**
@@ -63,7 +63,7 @@ function identify(event: EventRecord): string {
 }
 
 interface LogInternals {
-  chunkRange(startNumber: number, endNumber: number): { header: never; logicalDataSize: number; records: Array<{ logical: number; frame: Buffer }> };
+  chunkRange(startNumber: number, endNumber: number): { header: never; logicalDataSize: number; chunks: Chunk[]; records: Array<{ logical: number; frame: Buffer }> };
 }
 const logOf = (engine: Engine) => (engine as unknown as { log: LogInternals }).log;
 const recordsIn = (engine: Engine, chunkNumber: number) => logOf(engine).chunkRange(chunkNumber, chunkNumber).records.length;
@@ -73,7 +73,7 @@ const chunkFiles = (directory: string) => readdirSync(join(directory, 'db')).fil
 /** Keeps events and the epoch record the engine chains the next start to; drops older epochs. */
 const withoutOldEpochs = (engine: Engine) => {
   const current = engine.status().epochPosition;
-  return (record: LogRecord) => record.kind !== RecordKind.system || record.logPosition === current;
+  return (record: RecordHead) => record.kind !== RecordKind.system || record.logPosition === current;
 };
 
 t.test('a chunk rewritten without some records, and two chunks merged into one, read exactly as before', async (t) => {
@@ -133,25 +133,28 @@ t.test('a rewritten chunk with a bad hash, a changed record or a moved record is
   t.equal(engine.status().chunkReplacements, 0);
 });
 
-t.test("the check of the engine's own rewrites refuses a bad hash or a moved record and changes nothing", async (t) => {
+t.test("the check of the engine's own rewrites refuses a bad hash, a moved record, a wrong stored hash or a replaced source, and changes nothing", async (t) => {
   const directory = await buildDatabase(t);
   const engine = await openEngine(directory);
   const before = snapshot(engine);
   const files = chunkFiles(directory);
   const source = logOf(engine).chunkRange(0, 0);
-  const attempt = async (name: string, records: Array<{ logical: number; frame: Buffer }>, damage?: (bytes: Buffer) => void, compareWritten = false) => {
+  type Claim = 'none' | 'as-written' | 'other-source';
+  const attempt = async (name: string, records: Array<{ logical: number; frame: Buffer }>, damage?: (bytes: Buffer) => void, claim: Claim = 'none') => {
     const path = join(directory, 'db', `${name}.tmp`);
-    const written = await writeRewrittenChunk({ path, header: source.header, logicalDataSize: source.logicalDataSize }, records);
+    const digest = await writeRewrittenChunk({ path, header: source.header, logicalDataSize: source.logicalDataSize }, records);
     if (damage) {
       const bytes = readFileSync(path);
       damage(bytes);
       writeFileSync(path, bytes);
     }
-    const validate = (candidate: Chunk, range: ReplacedRange) => validateOwnRewrite(candidate, range, compareWritten ? written : undefined);
+    const written = claim === 'none' ? undefined : { from: claim === 'as-written' ? source.chunks : [], digest };
+    const validate = (candidate: Chunk, range: ReplacedRange) => validateOwnRewrite(candidate, range, written);
     await t.rejects(engine.replaceChunks(path, { validate }), { code: Errors.storageReplacementInvalid.code }, `${name} is refused`);
   };
   await attempt('bad-hash', source.records, (bytes) => (bytes[300] ^= 0xff));
-  await attempt('not-the-bytes-written', source.records, (bytes) => (bytes[300] ^= 0xff), true);
+  await attempt('not-the-hash-written', source.records, (bytes) => (bytes[bytes.length - 1] ^= 0xff), 'as-written');
+  await attempt('source-replaced-meanwhile', source.records, undefined, 'other-source');
   await attempt('moved-record', source.records.map((record, i) => (i === 3 ? { ...record, logical: record.logical + 1 } : record)));
   t.same(chunkFiles(directory), files, 'the chunk files are as they were');
   t.same(snapshot(engine), before, 'and so is every read');

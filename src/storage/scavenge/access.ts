@@ -6,7 +6,7 @@ import type { ChunkSwitchHold } from '../chunk-switch-lock.js';
 import type { RewriteOptions, RewriteResult } from '../chunk-rewrite.js';
 import type { IndexFileScavenge } from '../index/table-index.js';
 import type { IndexEntry } from '../index/types.js';
-import type { LogRecord } from '../record.js';
+import type { LogRecord, RecordHead } from '../record.js';
 
 /** One chunk file as the log holds it now (a merged file covers several chunk numbers). */
 export interface ChunkFile {
@@ -27,8 +27,12 @@ export interface ScavengeAccess {
   /** Where the next record will be written. */
   writerPosition(): number;
   completeActiveChunk(): Promise<number>;
-  /** Visits the records from `from` to `to` (log positions) that are in the log, in order. */
-  scan(from: number, to: number, visit: (record: LogRecord, position: number) => void): void;
+  /**
+   * Visits the records from `from` to `to` (log positions) that are in the log, in order; stops
+   * early once the records visited add up to `maxBytes`, and returns where to go on from (`to`
+   * once there).
+   */
+  scan(from: number, to: number, visit: (record: LogRecord, position: number) => void, maxBytes?: number): number;
   /** The 64-bit stream hash the index uses. */
   streamHash(streamName: string): bigint;
   /** Index entries of the stream numbered from..to, ascending; `exact` false ones may be another stream's. */
@@ -39,6 +43,6 @@ export interface ScavengeAccess {
   readRecordIfKept(position: number): LogRecord | undefined;
   /** Whether the record an index entry points to is still in the log. */
   isKept(position: number): boolean;
-  rewriteChunks(start: number, end: number, keep: (record: LogRecord) => boolean, options: RewriteOptions, hold: ChunkSwitchHold): Promise<RewriteResult>;
+  rewriteChunks(start: number, end: number, keep: (record: RecordHead) => boolean, options: RewriteOptions, hold: ChunkSwitchHold): Promise<RewriteResult>;
   scavengeIndex(keep: (logPosition: number) => boolean, onFile: (report: IndexFileScavenge) => void, shouldStop: () => boolean): Promise<boolean>;
 }

@@ -10,6 +10,13 @@ import type { RunContext } from './context.js';
 import { StreamStatus, type OriginalStreamData } from './stream-data.js';
 import { DEFINITE_WEIGHT, type TimeRange } from './weights.js';
 
+/**
+ * Bytes of records accumulated in one step, each step its own transaction and checkpoint: the
+ * event loop turns between steps (appends in the same process wait for it), so a large chunk
+ * is taken a slice at a time.
+ */
+const SLICE_BYTES = 2 * 1024 * 1024;
+
 function emptyOriginal(name: string): OriginalStreamData {
   return {
     name, isTombstoned: false, maxAgeSeconds: undefined, maxCount: undefined, truncateBefore: undefined,
@@ -25,10 +32,10 @@ export async function accumulate(context: RunContext): Promise<boolean> {
     if (context.shouldStop()) return false;
     const from = checkpoint.accumulatedTo;
     const chunkNumber = Math.floor(from / chunkSize);
-    const to = Math.min(point.position, (chunkNumber + 1) * chunkSize);
+    const end = Math.min(point.position, (chunkNumber + 1) * chunkSize);
     context.transaction(() => {
-      accumulateRange(context, chunkNumber, from, to);
-      context.saveCheckpoint({ accumulatedTo: to, doneLogicalChunkNumber: chunkNumber });
+      const to = accumulateRange(context, chunkNumber, from, end);
+      context.saveCheckpoint({ accumulatedTo: to, doneLogicalChunkNumber: to >= end ? chunkNumber : chunkNumber - 1 });
     });
     context.progress(chunkNumber + 1, 'chunks');
     await context.throttle.rest();
@@ -36,17 +43,19 @@ export async function accumulate(context: RunContext): Promise<boolean> {
   return true;
 }
 
-function accumulateRange(context: RunContext, chunkNumber: number, from: number, to: number): void {
+/** Accumulates the records from `from` on, up to `to` or a slice's worth of them; returns where it stopped. */
+function accumulateRange(context: RunContext, chunkNumber: number, from: number, to: number): number {
   let range: TimeRange | undefined;
-  context.access.scan(from, to, (record) => {
+  const reached = context.access.scan(from, to, (record) => {
     if (record.kind !== RecordKind.event) return;
     range = range ? { min: Math.min(range.min, record.timestamp), max: Math.max(range.max, record.timestamp) } : { min: record.timestamp, max: record.timestamp };
     const collided = context.keys.notice(record.streamName);
     if (collided.length > 0) context.logger.warn({ streams: collided }, 'scavenge found streams whose hashes collide');
     if (isMetadataStream(record.streamName)) accumulateMetadata(context, record);
     else if ((record.flags & EventFlags.streamDelete) !== 0) accumulateTombstone(context, record);
-  });
+  }, SLICE_BYTES);
   if (range) context.chunks.widenTimeRange(chunkNumber, range);
+  return reached;
 }
 
 /** A newer metadata record replaces the one before it, which becomes removable. */

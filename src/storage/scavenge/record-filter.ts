@@ -4,7 +4,9 @@
  * point go, and those below its maybe-discard point go once older than its $maxAge (measured
  * against the point's EffectiveNow). A hard delete takes the metadata stream with it.
  */
-import { EventFlags, RecordKind, type EventRecord, type LogRecord } from '../record.js';
+import { EventFlags, RecordKind, type RecordHead } from '../record.js';
+
+type EventHead = Extract<RecordHead, { kind: typeof RecordKind.event }>;
 import { isMetadataStream } from '../stream-metadata.js';
 import type { MetastreamData, OriginalStreamData, StreamData } from './stream-data.js';
 import type { ScavengePoint } from './types.js';
@@ -15,19 +17,19 @@ export class RecordFilter {
 
   constructor(private readonly data: StreamData, private readonly point: ScavengePoint) {}
 
-  readonly keep = (record: LogRecord): boolean => {
+  readonly keep = (record: RecordHead): boolean => {
     if (record.kind !== RecordKind.event || record.logPosition >= this.point.position) return true;
     return isMetadataStream(record.streamName) ? this.keepMetadata(record) : this.keepEvent(record);
   };
 
-  private keepMetadata(record: EventRecord): boolean {
+  private keepMetadata(record: EventHead): boolean {
     if (!this.metastreams.has(record.streamName)) this.metastreams.set(record.streamName, this.data.metastream(record.streamName));
     const metastream = this.metastreams.get(record.streamName);
     if (metastream === undefined) return true;
     return !metastream.isTombstoned && record.eventNumber >= metastream.discardPoint;
   }
 
-  private keepEvent(record: EventRecord): boolean {
+  private keepEvent(record: EventHead): boolean {
     if (!this.originals.has(record.streamName)) this.originals.set(record.streamName, this.data.originalStream(record.streamName));
     const stream = this.originals.get(record.streamName);
     if (stream === undefined) return true;

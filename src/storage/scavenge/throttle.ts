@@ -1,7 +1,9 @@
 /**
  * The throttle: between steps of a run it rests so that the run is active for about
  * `throttlePercent` of the time. Rest is owed as the run works and taken only once it reaches
- * REST_MS_MIN, so a throttled run pauses in a few long rests rather than many short ones.
+ * REST_MS_MIN, so a throttled run pauses in a few long rests rather than many short ones. Between
+ * steps the event loop always turns, even at 100%: the steps are synchronous (a chunk's records,
+ * a batch of streams), and appends and reads in the same process wait for the turn.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { performance } from 'node:perf_hooks';
@@ -29,8 +31,9 @@ export class Throttle {
     this.since = clock.now();
   }
 
-  /** Called after each step: rests when enough rest is owed; a stop cuts the rest short. */
+  /** Called after each step: lets the event loop turn, and rests when enough rest is owed; a stop cuts the rest short. */
   async rest(): Promise<void> {
+    await new Promise((resolve) => setImmediate(resolve));
     if (this.percent >= 100) return;
     const now = this.clock.now();
     this.owedMs += ((now - this.since) * (100 - this.percent)) / this.percent;

@@ -36,11 +36,14 @@ t.test('at 50% a run rests as long as it worked', async (t) => {
   t.ok(throttle.restedMs >= REST_MS_MIN, `rested ${Math.round(throttle.restedMs)} ms after working more than ${REST_MS_MIN} ms`);
 });
 
-t.test('at 100% a run never rests', async (t) => {
+t.test('at 100% a run never rests, but the event loop turns between its steps', async (t) => {
   const throttle = new Throttle(100, new AbortController().signal, clock);
   work(REST_MS_MIN + 50);
+  let turned = false;
+  setImmediate(() => (turned = true));
   await throttle.rest();
   t.equal(throttle.restedMs, 0, 'no rest');
+  t.ok(turned, 'what waited for the event loop ran before the next step');
 });
 
 t.test('a stop cuts a rest short', async (t) => {
