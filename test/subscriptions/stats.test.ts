@@ -5,17 +5,9 @@ import { join } from 'node:path';
 import { adminFetch } from '../helpers/auth.js';
 import { startServer } from '../helpers/cli.js';
 import { tempDirectory } from '../helpers/engine.js';
+import type { SubscriptionGroupFields } from '../../src/daemon/services/stats.js';
 import { withDeadline } from '../helpers/wait.js';
 import { ack, appendEvents, mustCreateGroup, nack, take } from '../helpers/subscriptions.js';
-
-interface GroupStats {
-  inFlight: number;
-  parked: number;
-  processedRate: number;
-  totalItemsProcessed: number;
-  lag: number;
-  connections: number;
-}
 
 t.test('per-group figures in /stats and /metrics', async (t) => {
   const server = await startServer(t, { dbPath: join(tempDirectory(t), 'db') });
@@ -25,7 +17,7 @@ t.test('per-group figures in /stats and /metrics', async (t) => {
   await ack(server.url, 'orders', 'billing', taken.ids.slice(0, 3));
   await nack(server.url, 'orders', 'billing', taken.ids.slice(3, 4), 'Park');
   const groupStats = async () => {
-    const stats = await (await adminFetch(`${server.url}/stats`)).json() as { svc: { subscriptions: Record<string, GroupStats> } };
+    const stats = await (await adminFetch(`${server.url}/stats`)).json() as { svc: { subscriptions: Record<string, SubscriptionGroupFields> } };
     return stats.svc.subscriptions['orders::billing'];
   };
   let figures = await groupStats();
