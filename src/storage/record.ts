@@ -199,14 +199,22 @@ export function checkFrame(buffer: Buffer, offset: number, limit: number): Frame
   return { framedLength };
 }
 
-function readShortString(buffer: Buffer, offset: number): [string, number] {
+/** Where the field just read ends: decoding returns values, not [value, end] pairs, for every record read. */
+let fieldEnd = 0;
+
+function readShortString(buffer: Buffer, offset: number): string {
   const length = buffer.readUInt16LE(offset);
-  return [buffer.toString('utf8', offset + 2, offset + 2 + length), offset + 2 + length];
+  fieldEnd = offset + 2 + length;
+  return buffer.toString('utf8', offset + 2, fieldEnd);
 }
 
-function readBytes(buffer: Buffer, offset: number): [Buffer, number] {
+/** Zero-length fields (metadata, mostly) share one empty view. */
+const EMPTY = Buffer.alloc(0);
+
+function readBytes(buffer: Buffer, offset: number): Buffer {
   const length = buffer.readUInt32LE(offset);
-  return [buffer.subarray(offset + 4, offset + 4 + length), offset + 4 + length];
+  fieldEnd = offset + 4 + length;
+  return length === 0 ? EMPTY : buffer.subarray(offset + 4, fieldEnd);
 }
 
 /** Decodes a frame already checked with checkFrame. Data and metadata are views into `buffer`. */
@@ -214,13 +222,12 @@ export function decodeRecord(buffer: Buffer, offset: number): LogRecord {
   const p = offset + 4;
   const logPosition = readInt64(buffer, p + 6);
   if (buffer[p + 4] === RecordKind.system) {
-    const [data] = readBytes(buffer, p + 23);
-    return { kind: RecordKind.system, logPosition, timestamp: readInt64(buffer, p + 14), systemKind: buffer[p + 22], data };
+    return { kind: RecordKind.system, logPosition, timestamp: readInt64(buffer, p + 14), systemKind: buffer[p + 22], data: readBytes(buffer, p + 23) };
   }
-  const [streamName, afterStream] = readShortString(buffer, p + 76);
-  const [eventType, afterType] = readShortString(buffer, afterStream);
-  const [data, afterData] = readBytes(buffer, afterType);
-  const [metadata] = readBytes(buffer, afterData);
+  const streamName = readShortString(buffer, p + 76);
+  const eventType = readShortString(buffer, fieldEnd);
+  const data = readBytes(buffer, fieldEnd);
+  const metadata = readBytes(buffer, fieldEnd);
   return {
     kind: RecordKind.event,
     logPosition,
@@ -242,7 +249,7 @@ export function decodeRecord(buffer: Buffer, offset: number): LogRecord {
 export function peekEventKey(buffer: Buffer, offset: number): { streamName: string; eventNumber: number } | undefined {
   const p = offset + 4;
   if (buffer[p + 4] !== RecordKind.event) return undefined;
-  const [streamName] = readShortString(buffer, p + 76);
+  const streamName = readShortString(buffer, p + 76);
   return { streamName, eventNumber: readEventNumber(buffer, p + 28) };
 }
 
@@ -258,7 +265,7 @@ export function decodeRecordHead(buffer: Buffer, offset: number): RecordHead {
   if (buffer[p + 4] === RecordKind.system) {
     return { kind: RecordKind.system, logPosition, timestamp: readInt64(buffer, p + 14), systemKind: buffer[p + 22] };
   }
-  const [streamName] = readShortString(buffer, p + 76);
+  const streamName = readShortString(buffer, p + 76);
   return {
     kind: RecordKind.event,
     logPosition,
