@@ -26,6 +26,8 @@ const RECORD_POSITION_OFFSET = 4 + 6;
 export interface RewriteOptions extends ReplaceOptions {
   /** Leave the chunks as they are when every record is kept (a scavenge that finds nothing to remove). */
   skipWhenAllKept?: boolean;
+  /** See RewriteTarget.flushStepBytes. */
+  flushStepBytes?: number;
 }
 
 /** What a rewrite of a range of chunks did. */
@@ -68,9 +70,11 @@ export interface RangeRewrite {
  */
 export async function rewriteRange(
   source: RewriteSource, path: string, keep: (record: RecordHead) => boolean,
-  options: { skipWhenAllKept?: boolean },
+  options: Pick<RewriteOptions, 'skipWhenAllKept' | 'flushStepBytes'>,
 ): Promise<RangeRewrite> {
-  const writer = await RewrittenChunkWriter.create({ path, header: source.header, logicalDataSize: source.logicalDataSize });
+  const writer = await RewrittenChunkWriter.create({
+    path, header: source.header, logicalDataSize: source.logicalDataSize, flushStepBytes: options.flushStepBytes,
+  });
   const counts = { kept: 0, removed: 0 };
   try {
     const rangeStart = source.header.startNumber * source.chunkSize;

@@ -473,7 +473,7 @@ export class Engine {
     const tempPath = join(this.options.dbPath, `${randomUUID()}.rewrite.tmp`);
     let rewrite;
     try {
-      rewrite = await rewriteRange(source, tempPath, keep, { skipWhenAllKept: options.skipWhenAllKept });
+      rewrite = await rewriteRange(source, tempPath, keep, options);
     } catch (error) {
       // A damaged source record fails the engine, as any read of it does.
       if (Errors.storageChecksum.is(error) || Errors.storageCorrupt.is(error)) this.fail(error);

@@ -27,6 +27,12 @@ const blocks = new BufferPool(BLOCK_BYTES, (bytes) => Buffer.from(new SharedArra
 
 export interface RewriteTarget {
   path: string;
+  /**
+   * Writes each block in steps of this many bytes, each flushed before the next: the disk then
+   * never holds more than a step of this file ahead of another writer's flush (the log's appends),
+   * which would otherwise wait behind a whole block. Unset: blocks written whole, one sync at the end.
+   */
+  flushStepBytes?: number;
   header: ChunkHeader;
   /** The logical size of the chunk's data: where its last original record ended. */
   logicalDataSize: number;
@@ -184,7 +190,7 @@ export class RewrittenChunkWriter {
     // Hashed while it is written; read back once written.
     const hashed = this.hash.update(bytes);
     const checked = (async () => {
-      await writeFully(this.handle, bytes, 0, bytes.length, position, this.target.path);
+      await this.write(bytes, position);
       if (!(await this.hash.check(bytes, position))) throw Errors.storageIo.create(this.target.path, 'read back', `the file does not hold the bytes written at ${position}`);
     })();
     // Free only once both are over, failed or not: the thread may still be reading the block.
@@ -196,6 +202,22 @@ export class RewrittenChunkWriter {
       this.inFlight.push(block);
     } else {
       this.inFlight.push({ bytes, done });
+    }
+  }
+
+  private async write(bytes: Buffer, position: number): Promise<void> {
+    const step = this.target.flushStepBytes;
+    if (step === undefined) {
+      await writeFully(this.handle, bytes, 0, bytes.length, position, this.target.path);
+      return;
+    }
+    for (let at = 0; at < bytes.length; at += step) {
+      await writeFully(this.handle, bytes, at, Math.min(step, bytes.length - at), position + at, this.target.path);
+      try {
+        await this.handle.datasync();
+      } catch (error) {
+        throw Errors.storageIo.create(this.target.path, 'fdatasync', String(error));
+      }
     }
   }
 

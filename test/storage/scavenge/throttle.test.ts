@@ -46,6 +46,15 @@ t.test('at 100% a run never rests, but the event loop turns between its steps', 
   t.ok(turned, 'what waited for the event loop ran before the next step');
 });
 
+t.test('a throttled run writes its chunks in small flushed steps; a run at 100% writes them whole', async (t) => {
+  const signal = new AbortController().signal;
+  for (const percent of [1, 50, 99]) {
+    const step = new Throttle(percent, signal, clock).flushStepBytes;
+    t.ok(step !== undefined && step > 0 && step <= 1024 * 1024, `at ${percent}%: steps of ${step} bytes`);
+  }
+  t.equal(new Throttle(100, signal, clock).flushStepBytes, undefined, 'at 100%: whole blocks, one sync');
+});
+
 t.test('a stop cuts a rest short', async (t) => {
   const controller = new AbortController();
   const stopped = new FakeClock(true);
