@@ -185,6 +185,7 @@ class StateScavenger implements Scavenger {
       totals.spaceSaved += indexed.spaceSaved;
       if (!indexed.completed) return stopped();
     }
+    await context.throttle.settle();
     begin('Cleaning');
     clean(context);
     this.enterStage(context, 'Done');

@@ -1,7 +1,8 @@
 /**
  * The throttle: between steps of a run it rests so that the run is active for about
  * `throttlePercent` of the time. Rest is owed as the run works and taken only once it reaches
- * REST_MS_MIN, so a throttled run pauses in a few long rests rather than many short ones. Between
+ * REST_MS_MIN, so a throttled run pauses in a few long rests rather than many short ones; what is
+ * still owed when the run's work ends is taken then (settle), so 50% takes twice as long as 100%. Between
  * steps the event loop always turns, even at 100%: the steps are synchronous (a chunk's records,
  * a batch of streams), and appends and reads in the same process wait for the turn.
  */
@@ -45,11 +46,20 @@ export class Throttle {
   /** Called after each step: lets the event loop turn, and rests when enough rest is owed; a stop cuts the rest short. */
   async rest(): Promise<void> {
     await new Promise((resolve) => setImmediate(resolve));
+    await this.restAtLeast(REST_MS_MIN);
+  }
+
+  /** Called once the run's work is done: takes whatever rest is still owed, however short. */
+  async settle(): Promise<void> {
+    await this.restAtLeast(0);
+  }
+
+  private async restAtLeast(minimumMs: number): Promise<void> {
     if (this.percent >= 100) return;
     const now = this.clock.now();
     this.owedMs += ((now - this.since) * (100 - this.percent)) / this.percent;
     this.since = now;
-    if (this.owedMs < REST_MS_MIN || this.signal.aborted) return;
+    if (this.owedMs <= 0 || this.owedMs < minimumMs || this.signal.aborted) return;
     const restMs = this.owedMs;
     this.owedMs = 0;
     await this.clock.sleep(restMs, this.signal).catch(() => undefined);

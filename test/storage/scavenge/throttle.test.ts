@@ -36,6 +36,22 @@ t.test('at 50% a run rests as long as it worked', async (t) => {
   t.ok(throttle.restedMs >= REST_MS_MIN, `rested ${Math.round(throttle.restedMs)} ms after working more than ${REST_MS_MIN} ms`);
 });
 
+t.test('at the end of a run the rest still owed is taken, however short', async (t) => {
+  const throttle = new Throttle(50, new AbortController().signal, clock);
+  work(REST_MS_MIN / 4);
+  await throttle.rest();
+  t.equal(throttle.restedMs, 0, 'less rest owed than the minimum: no rest between steps');
+  work(REST_MS_MIN / 4);
+  await throttle.settle();
+  t.equal(throttle.restedMs, REST_MS_MIN / 2, 'the whole work time rested at the end: a run at 50% takes twice its work');
+  await throttle.settle();
+  t.equal(throttle.restedMs, REST_MS_MIN / 2, 'nothing more owed, nothing more rested');
+  const full = new Throttle(100, new AbortController().signal, clock);
+  work(REST_MS_MIN / 4);
+  await full.settle();
+  t.equal(full.restedMs, 0, 'at 100% nothing is owed');
+});
+
 t.test('at 100% a run never rests, but the event loop turns between its steps', async (t) => {
   const throttle = new Throttle(100, new AbortController().signal, clock);
   work(REST_MS_MIN + 50);
