@@ -15,8 +15,12 @@ import { RewrittenChunkWriter, type RewriteTarget } from './rewritten-chunk-writ
 
 export type { RewriteTarget } from './rewritten-chunk-writer.js';
 
-/** Bytes of a source chunk read at a time: the most a rewrite works on between turns of the event loop. */
-const SOURCE_BLOCK_BYTES = 1024 * 1024;
+/**
+ * Bytes of a source chunk read at a time: the most a rewrite works on between turns of the event
+ * loop, kept to about a millisecond of work for the appends waiting on those turns (see SLICE_BYTES
+ * in scavenge/accumulation.ts).
+ */
+const SOURCE_BLOCK_BYTES = 256 * 1024;
 /** Two per rewrite, for up to 4 at once (scavenge threads). */
 const sourceBlocks = new BufferPool(SOURCE_BLOCK_BYTES, (bytes) => Buffer.allocUnsafeSlow(bytes), 8);
 
