@@ -32,6 +32,8 @@ export interface RewriteOptions extends ReplaceOptions {
   skipWhenAllKept?: boolean;
   /** See RewriteTarget.flushStepBytes. */
   flushStepBytes?: number;
+  /** Awaited after each block of the source (a throttled scavenge gives way to the log's appends there). */
+  betweenBlocks?: () => Promise<void>;
 }
 
 /** What a rewrite of a range of chunks did. */
@@ -74,7 +76,7 @@ export interface RangeRewrite {
  */
 export async function rewriteRange(
   source: RewriteSource, path: string, keep: (record: RecordHead) => boolean,
-  options: Pick<RewriteOptions, 'skipWhenAllKept' | 'flushStepBytes'>,
+  options: Pick<RewriteOptions, 'skipWhenAllKept' | 'flushStepBytes' | 'betweenBlocks'>,
 ): Promise<RangeRewrite> {
   const writer = await RewrittenChunkWriter.create({
     path, header: source.header, logicalDataSize: source.logicalDataSize, flushStepBytes: options.flushStepBytes,
@@ -103,6 +105,7 @@ export async function rewriteRange(
           at += framed;
         }
         writer.endOfSource();
+        await options.betweenBlocks?.();
       }
       for (const buffer of spare) sourceBlocks.give(buffer);
     }

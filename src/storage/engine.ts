@@ -505,6 +505,7 @@ export class Engine {
       })),
       writerPosition: () => log.writerPosition,
       completeActiveChunk: () => this.completeActiveChunk(),
+      commitUnderWay: () => this.writer.commitUnderWay(),
       scan: (from, to, visit, maxBytes) => {
         this.checkOpen();
         const end = Math.min(to, log.readableEnd);

@@ -134,6 +134,9 @@ export class Writer {
   private readonly recentIds: RecentIds;
   private idle: Promise<void> = Promise.resolve();
   private markIdle: () => void = () => undefined;
+  /** The group commit under way (gathering or flushing); settles when it ends. */
+  private committing: Promise<void> | undefined;
+  private commitEnded: () => void = () => undefined;
   /** Requests waiting and group commits done, for /stats. */
   readonly queueMeter = new QueueMeter('StorageWriter', 'Storage');
   readonly flushMeter = new FlushMeter();
@@ -164,6 +167,11 @@ export class Writer {
     return this.running ? this.idle : Promise.resolve();
   }
 
+  /** Settles when the group commit under way ends; undefined when none is. */
+  commitUnderWay(): Promise<void> | undefined {
+    return this.committing;
+  }
+
   private async run(): Promise<void> {
     this.running = true;
     this.idle = new Promise((resolve) => (this.markIdle = resolve));
@@ -171,6 +179,7 @@ export class Writer {
       let writers = 0;
       let previousMs = 0;
       while (this.queue.length > 0 && !this.failure) {
+        this.committing = new Promise((resolve) => (this.commitEnded = resolve));
         await this.gather(writers, previousMs);
         const batch = this.queue;
         this.queue = [];
@@ -178,14 +187,21 @@ export class Writer {
         const started = this.queueMeter.begin('GroupCommit');
         await this.commit(batch);
         this.queueMeter.end(started, batch.length);
+        this.endCommit();
         // Those just committed plus those that queued meanwhile: how many writers are active.
         writers = countWriters(batch) + countWriters(this.queue);
         previousMs = performance.now() - started;
       }
     } finally {
+      this.endCommit();
       this.running = false;
       this.markIdle();
     }
+  }
+
+  private endCommit(): void {
+    this.committing = undefined;
+    this.commitEnded();
   }
 
   /**

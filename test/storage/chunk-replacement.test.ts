@@ -106,11 +106,14 @@ t.test('a rewrite written in small flushed steps (a throttled scavenge) gives th
   cpSync(stepped, whole, { recursive: true });
   const engines = [await openEngine(stepped), await openEngine(whole)];
   const before = snapshot(engines[0]);
-  for (const [engine, options] of [[engines[0], { flushStepBytes: 4096 }], [engines[1], {}]] as const) {
+  let gaveWay = 0;
+  const betweenBlocks = () => new Promise<void>((resolve) => setImmediate(() => resolve(void gaveWay++)));
+  for (const [engine, options] of [[engines[0], { flushStepBytes: 4096, betweenBlocks }], [engines[1], {}]] as const) {
     await engine.rewriteChunks(0, 0, withoutOldEpochs(engine), options);
     await engine.rewriteChunks(1, 2, () => true, options);
     await engine.close();
   }
+  t.ok(gaveWay >= 3, `the stepped rewrite gave way after each block of its 3 source chunks (${gaveWay} times)`);
   const files = chunkFiles(stepped);
   t.same(files, chunkFiles(whole), 'the same chunk files');
   for (const file of files.slice(0, 2)) {

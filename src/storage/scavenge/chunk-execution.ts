@@ -76,7 +76,7 @@ async function executeChunk(context: RunContext, file: ChunkFile, filter: Record
     return { ...base, timeTakenMs: performance.now() - started, wasScavenged: false, spaceSaved: 0 };
   }
   // Threshold -1 rewrites every chunk, even one the filter leaves whole.
-  const result = await context.access.rewriteChunks(startNumber, endNumber, filter.keep, { skipWhenAllKept: threshold >= 0, flushStepBytes: context.throttle.flushStepBytes }, context.hold);
+  const result = await context.access.rewriteChunks(startNumber, endNumber, filter.keep, { skipWhenAllKept: threshold >= 0, ...context.throttle.rewriteOptions }, context.hold);
   // Only this run executes chunks, so no weight is added meanwhile: what was weighed is done.
   context.transaction(() => context.chunks.reset(startNumber, endNumber));
   return {

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { REST_MS_MIN, Throttle, type ThrottleClock } from '../../../src/storage/scavenge/throttle.js';
+import { GIVE_WAY_MS_MAX, REST_MS_MIN, Throttle, type ThrottleClock } from '../../../src/storage/scavenge/throttle.js';
 import { withDeadline } from '../../helpers/wait.js';
 
 /**
@@ -27,7 +27,7 @@ function work(ms: number, on: FakeClock = clock): void {
 }
 
 t.test('at 50% a run rests as long as it worked', async (t) => {
-  const throttle = new Throttle(50, new AbortController().signal, clock);
+  const throttle = new Throttle(50, new AbortController().signal, undefined, clock);
   work(REST_MS_MIN / 2);
   await throttle.rest();
   t.equal(throttle.restedMs, 0, 'less rest owed than the minimum: no rest yet');
@@ -37,7 +37,7 @@ t.test('at 50% a run rests as long as it worked', async (t) => {
 });
 
 t.test('at the end of a run the rest still owed is taken, however short', async (t) => {
-  const throttle = new Throttle(50, new AbortController().signal, clock);
+  const throttle = new Throttle(50, new AbortController().signal, undefined, clock);
   work(REST_MS_MIN / 4);
   await throttle.rest();
   t.equal(throttle.restedMs, 0, 'less rest owed than the minimum: no rest between steps');
@@ -46,14 +46,14 @@ t.test('at the end of a run the rest still owed is taken, however short', async 
   t.equal(throttle.restedMs, REST_MS_MIN / 2, 'the whole work time rested at the end: a run at 50% takes twice its work');
   await throttle.settle();
   t.equal(throttle.restedMs, REST_MS_MIN / 2, 'nothing more owed, nothing more rested');
-  const full = new Throttle(100, new AbortController().signal, clock);
+  const full = new Throttle(100, new AbortController().signal, undefined, clock);
   work(REST_MS_MIN / 4);
   await full.settle();
   t.equal(full.restedMs, 0, 'at 100% nothing is owed');
 });
 
 t.test('at 100% a run never rests, but the event loop turns between its steps', async (t) => {
-  const throttle = new Throttle(100, new AbortController().signal, clock);
+  const throttle = new Throttle(100, new AbortController().signal, undefined, clock);
   work(REST_MS_MIN + 50);
   let turned = false;
   setImmediate(() => (turned = true));
@@ -65,16 +65,56 @@ t.test('at 100% a run never rests, but the event loop turns between its steps', 
 t.test('a throttled run writes its chunks in small flushed steps; a run at 100% writes them whole', async (t) => {
   const signal = new AbortController().signal;
   for (const percent of [1, 50, 99]) {
-    const step = new Throttle(percent, signal, clock).flushStepBytes;
+    const { flushStepBytes: step, betweenBlocks } = new Throttle(percent, signal, undefined, clock).rewriteOptions;
     t.ok(step !== undefined && step > 0 && step <= 1024 * 1024, `at ${percent}%: steps of ${step} bytes`);
+    t.type(betweenBlocks, 'function', `at ${percent}%: gives way between blocks`);
   }
-  t.equal(new Throttle(100, signal, clock).flushStepBytes, undefined, 'at 100%: whole blocks, one sync');
+  t.same(new Throttle(100, signal, undefined, clock).rewriteOptions, {}, 'at 100%: whole blocks, one sync, no giving way');
+});
+
+/** A group commit that the test ends when it wants. */
+function commitUnderWay(): { writes: { commitUnderWay: () => Promise<void> | undefined }; end: () => void } {
+  let end: () => void = () => undefined;
+  let commit: Promise<void> | undefined = new Promise<void>((resolve) => (end = resolve));
+  return { writes: { commitUnderWay: () => commit }, end: () => ((commit = undefined), end()) };
+}
+
+t.test('below 100% a step waits for the group commit under way, and the wait is neither work nor rest', async (t) => {
+  const own = new FakeClock();
+  const { writes, end } = commitUnderWay();
+  const throttle = new Throttle(50, new AbortController().signal, writes, own);
+  work(REST_MS_MIN / 2, own);
+  let gaveWay = false;
+  const giving = throttle.giveWay().then(() => (gaveWay = true));
+  await new Promise((resolve) => setImmediate(resolve));
+  t.notOk(gaveWay, 'the step waits while the commit is under way');
+  own.time += 5;
+  end();
+  await giving;
+  t.equal(throttle.gaveWayMs, 5, 'the wait is counted apart');
+  work(REST_MS_MIN / 2, own);
+  await throttle.settle();
+  t.equal(throttle.restedMs, REST_MS_MIN, 'the rest owed covers the work only, not the wait');
+  t.equal(writes.commitUnderWay(), undefined, 'no commit under way any more');
+  await throttle.giveWay();
+  t.equal(throttle.gaveWayMs, 5, 'with none under way a step goes ahead at once');
+});
+
+t.test('a step gives way only for a while, and never at 100%', async (t) => {
+  const stuck = { commitUnderWay: () => new Promise<void>(() => undefined) };
+  const throttled = new Throttle(50, new AbortController().signal, stuck);
+  await t.resolves(withDeadline(throttled.giveWay(), `a commit that never ends holds a step up to ${GIVE_WAY_MS_MAX} ms`, 3000));
+  const full = new Throttle(100, new AbortController().signal, stuck, clock);
+  const before = clock.time;
+  await full.giveWay();
+  t.equal(full.gaveWayMs, 0, 'at 100% a step never waits for a commit');
+  t.equal(clock.time, before);
 });
 
 t.test('a stop cuts a rest short', async (t) => {
   const controller = new AbortController();
   const stopped = new FakeClock(true);
-  const throttle = new Throttle(1, controller.signal, stopped);
+  const throttle = new Throttle(1, controller.signal, undefined, stopped);
   work(50, stopped);
   // 1% owes 99 times the work: about 5 s of rest.
   const resting = throttle.rest();
