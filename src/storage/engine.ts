@@ -110,6 +110,7 @@ export class Engine {
     this.consumers = new LogConsumers({
       readAllForward: (position, maxCount, skipSystemStreams) => this.guardRead(() => this.reader.readAllForward(position, maxCount, systemStreamFilter(skipSystemStreams))),
       readableEnd: () => this.log.readableEnd,
+      commitWithClientsWaiting: () => this.writer.commitWithClientsWaiting(),
     }, logger);
   }
 
@@ -505,7 +506,7 @@ export class Engine {
       })),
       writerPosition: () => log.writerPosition,
       completeActiveChunk: () => this.completeActiveChunk(),
-      commitUnderWay: () => this.writer.commitUnderWay(),
+      commitWithClientsWaiting: () => this.writer.commitWithClientsWaiting(),
       scan: (from, to, visit, maxBytes) => {
         this.checkOpen();
         const end = Math.min(to, log.readableEnd);

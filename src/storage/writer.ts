@@ -136,6 +136,8 @@ export class Writer {
   private markIdle: () => void = () => undefined;
   /** The group commit under way (gathering or flushing); settles when it ends. */
   private committing: Promise<void> | undefined;
+  /** How many clients' writes (not follow-ups) it carries. */
+  private committingWriters = 0;
   private commitEnded: () => void = () => undefined;
   /** Requests waiting and group commits done, for /stats. */
   readonly queueMeter = new QueueMeter('StorageWriter', 'Storage');
@@ -167,8 +169,14 @@ export class Writer {
     return this.running ? this.idle : Promise.resolve();
   }
 
-  /** Settles when the group commit under way ends; undefined when none is. */
-  commitUnderWay(): Promise<void> | undefined {
+  /**
+   * The group commit under way, settling when it ends, while clients' writes contend for the
+   * writer: two or more of them in it or queued behind it (follow-ups do not count: background
+   * work gives way to clients, not to its own writes). Undefined otherwise: a lone writer's
+   * commits leave the event loop free most of the time.
+   */
+  commitWithClientsWaiting(): Promise<void> | undefined {
+    if (this.committing === undefined || this.committingWriters + countWriters(this.queue) < 2) return undefined;
     return this.committing;
   }
 
@@ -183,6 +191,7 @@ export class Writer {
         await this.gather(writers, previousMs);
         const batch = this.queue;
         this.queue = [];
+        this.committingWriters = countWriters(batch);
         this.queueMeter.taken(batch.length);
         const started = this.queueMeter.begin('GroupCommit');
         await this.commit(batch);
@@ -201,6 +210,7 @@ export class Writer {
 
   private endCommit(): void {
     this.committing = undefined;
+    this.committingWriters = 0;
     this.commitEnded();
   }
 

@@ -248,15 +248,15 @@ t.test('a repeat that joins the same group commit as its original is idempotent 
 t.test('the group commit under way can be awaited, and settles once its writes are acknowledged', async (t) => {
   const engine = await openEngine(tempDirectory(t));
   const access = engine.scavengeAccess();
-  t.equal(access.commitUnderWay(), undefined, 'none before any write');
+  t.equal(access.commitWithClientsWaiting(), undefined, 'none before any write');
   const acknowledged: number[] = [];
   const appends = [0, 1, 2].map((stream) => engine.append(`under-way-${stream}`, -2, newEvents(2)).then(() => acknowledged.push(stream)));
-  const commit = access.commitUnderWay();
+  const commit = access.commitWithClientsWaiting();
   t.ok(commit, 'one is under way once writes are submitted');
   await commit;
   t.ok(acknowledged.length > 0, `the writes it carried were acknowledged first (${acknowledged.length})`);
   await Promise.all(appends);
-  await access.commitUnderWay();
-  t.equal(access.commitUnderWay(), undefined, 'none once every write is acknowledged');
+  await access.commitWithClientsWaiting();
+  t.equal(access.commitWithClientsWaiting(), undefined, 'none once every write is acknowledged');
   await engine.close();
 });

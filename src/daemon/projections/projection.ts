@@ -194,6 +194,8 @@ export class Projection {
       // those of metadata streams are read when it wants deletions (a soft delete is metadata).
       skipSystemStreams: this.systemStreamSkip(),
       handle: (page) => this.handlePage(page),
+      // Projections are background work: under a heavy write load they fall behind and catch up after it.
+      background: true,
     });
     this.status = 'Running';
   }

@@ -27,8 +27,8 @@ export interface ScavengeAccess {
   /** Where the next record will be written. */
   writerPosition(): number;
   completeActiveChunk(): Promise<number>;
-  /** Settles when the log's group commit under way ends; undefined when none is (a throttled run gives way to it). */
-  commitUnderWay(): Promise<void> | undefined;
+  /** The log's group commit under way while clients' writes wait for the writer, settling when it ends (a throttled run gives way to it). */
+  commitWithClientsWaiting(): Promise<void> | undefined;
   /**
    * Visits the records from `from` to `to` (log positions) that are in the log, in order; stops
    * early once the records visited add up to `maxBytes`, and returns where to go on from (`to`

@@ -33,9 +33,9 @@ const REAL_CLOCK: ThrottleClock = {
   sleep: (ms, signal) => sleep(ms, undefined, { signal }),
 };
 
-/** What a run gives way to: the log's group commit under way, if any. */
+/** What a run gives way to: the log's group commit under way while clients' writes wait for the writer. */
 export interface ClientWrites {
-  commitUnderWay(): Promise<void> | undefined;
+  commitWithClientsWaiting(): Promise<void> | undefined;
 }
 
 export class Throttle {
@@ -72,7 +72,7 @@ export class Throttle {
    * way to end, so that at most one step runs per commit. The wait counts as neither work nor rest.
    */
   async giveWay(): Promise<void> {
-    const commit = this.percent < 100 ? this.writes?.commitUnderWay() : undefined;
+    const commit = this.percent < 100 ? this.writes?.commitWithClientsWaiting() : undefined;
     if (commit === undefined) return;
     const started = this.clock.now();
     let timer: NodeJS.Timeout | undefined;

@@ -73,15 +73,15 @@ t.test('a throttled run writes its chunks in small flushed steps; a run at 100% 
 });
 
 /** A group commit that the test ends when it wants. */
-function commitUnderWay(): { writes: { commitUnderWay: () => Promise<void> | undefined }; end: () => void } {
+function commitWithClientsWaiting(): { writes: { commitWithClientsWaiting: () => Promise<void> | undefined }; end: () => void } {
   let end: () => void = () => undefined;
   let commit: Promise<void> | undefined = new Promise<void>((resolve) => (end = resolve));
-  return { writes: { commitUnderWay: () => commit }, end: () => ((commit = undefined), end()) };
+  return { writes: { commitWithClientsWaiting: () => commit }, end: () => ((commit = undefined), end()) };
 }
 
 t.test('below 100% a step waits for the group commit under way, and the wait is neither work nor rest', async (t) => {
   const own = new FakeClock();
-  const { writes, end } = commitUnderWay();
+  const { writes, end } = commitWithClientsWaiting();
   const throttle = new Throttle(50, new AbortController().signal, writes, own);
   work(REST_MS_MIN / 2, own);
   let gaveWay = false;
@@ -95,13 +95,13 @@ t.test('below 100% a step waits for the group commit under way, and the wait is 
   work(REST_MS_MIN / 2, own);
   await throttle.settle();
   t.equal(throttle.restedMs, REST_MS_MIN, 'the rest owed covers the work only, not the wait');
-  t.equal(writes.commitUnderWay(), undefined, 'no commit under way any more');
+  t.equal(writes.commitWithClientsWaiting(), undefined, 'no commit under way any more');
   await throttle.giveWay();
   t.equal(throttle.gaveWayMs, 5, 'with none under way a step goes ahead at once');
 });
 
 t.test('a step gives way only for a while, and never at 100%', async (t) => {
-  const stuck = { commitUnderWay: () => new Promise<void>(() => undefined) };
+  const stuck = { commitWithClientsWaiting: () => new Promise<void>(() => undefined) };
   const throttled = new Throttle(50, new AbortController().signal, stuck);
   await t.resolves(withDeadline(throttled.giveWay(), `a commit that never ends holds a step up to ${GIVE_WAY_MS_MAX} ms`, 3000));
   const full = new Throttle(100, new AbortController().signal, stuck, clock);
