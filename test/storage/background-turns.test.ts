@@ -118,7 +118,7 @@ t.test('a background consumer under concurrent appends sees every event once, in
     }
   }));
   const all = engine.readAllForward(0, 4096).events.map((event) => event.eventId);
-  await pollUntil('the background consumer to catch up', () => seen.length >= all.length, 10_000);
+  await pollUntil('the background consumer to catch up', () => seen.length >= all.length, { timeoutMs: 10_000 });
   t.same(seen, all, 'every event once, in log order');
   await engine.close();
 });
