@@ -120,15 +120,16 @@ t.test('a stream is paged both ways', async (t) => {
   t.equal(shown.length, 20);
   t.same([shown[0], shown.at(-1)], ['44@paged', '25@paged'], 'the newest page first');
   await page.click('.pager >> nth=0 >> a[rel=next]');
-  await page.waitForSelector('text=24@paged');
+  await page.waitForSelector('text="24@paged"');
   shown = await titles(page);
   t.same([shown[0], shown.at(-1)], ['24@paged', '5@paged'], 'older events on the next page');
   await page.click('.pager >> nth=0 >> a[rel=last]');
-  await page.waitForSelector('text=0@paged');
+  // Exact text: '0@paged' alone would also match 20@paged and 10@paged of the page before.
+  await page.waitForSelector('text="0@paged"');
   shown = await titles(page);
   t.same([shown[0], shown.at(-1)], ['19@paged', '0@paged'], 'the oldest page');
   await page.click('.pager >> nth=0 >> a[rel=previous]');
-  await page.waitForSelector('text=39@paged');
+  await page.waitForSelector('text="39@paged"');
   shown = await titles(page);
   t.same([shown[0], shown.at(-1)], ['39@paged', '20@paged'], 'newer events going forward');
   await screenshot(page, 'stream-paged');
