@@ -1,4 +1,5 @@
 import type { Logger } from '../common/logger.js';
+import { commitEndOrTimeout, type ClientCommits } from './give-way.js';
 import type { AllPage, SystemStreamSkip } from './reader.js';
 
 export type { SystemStreamSkip };
@@ -57,17 +58,13 @@ export interface ConsumerStatus {
   error?: string;
 }
 
-/** What the consumers read through: the engine's $all reads, its readable end and its group commits. */
-export interface ConsumerLog {
+/** What the consumers read through: the engine's $all reads, its readable end and its clients' commits. */
+export interface ConsumerLog extends ClientCommits {
   readAllForward(position: number, maxCount: number, skipSystemStreams: SystemStreamSkip): AllPage;
   readableEnd(): number;
-  /** The group commit under way while clients' writes wait for the writer, settling when it ends; undefined otherwise. */
-  commitWithClientsWaiting(): Promise<void> | undefined;
 }
 
 const PAGE_EVENTS_MAX_DEFAULT = 500;
-/** A background page waits at most this long for a commit to end before it goes ahead (a slow disk must not stall it). */
-export const BACKGROUND_WAIT_MS_MAX = 10;
 /**
  * The share of the time background pages may take while clients wait for the writer: with the five
  * standard projections under 16 appenders, a quarter left appends at ~70% of their rate without
@@ -89,7 +86,7 @@ export class BackgroundTurns {
   private notBeforeMs = 0;
   private scheduled = false;
 
-  constructor(private readonly log: Pick<ConsumerLog, 'commitWithClientsWaiting'>, private readonly now: () => number = () => performance.now()) {}
+  constructor(private readonly log: ClientCommits, private readonly now: () => number = () => performance.now()) {}
 
   /** Resolves when `consumer` may handle a page. */
   take(consumer: object): Promise<void> {
@@ -126,15 +123,7 @@ export class BackgroundTurns {
       queueMicrotask(() => this.grant());
       return;
     }
-    let granted = false;
-    const grantOnce = () => {
-      if (granted) return;
-      granted = true;
-      clearTimeout(timer);
-      this.grant();
-    };
-    const timer = setTimeout(grantOnce, BACKGROUND_WAIT_MS_MAX);
-    void commit.then(grantOnce);
+    void commitEndOrTimeout(commit).then(() => this.grant());
   }
 
   private grant(): void {

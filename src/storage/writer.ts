@@ -134,11 +134,12 @@ export class Writer {
   private readonly recentIds: RecentIds;
   private idle: Promise<void> = Promise.resolve();
   private markIdle: () => void = () => undefined;
-  /** The group commit under way (gathering or flushing); settles when it ends. */
-  private committing: Promise<void> | undefined;
+  /** Whether a group commit is under way (gathering or flushing). */
+  private committing = false;
   /** How many clients' writes (not follow-ups) it carries. */
   private committingWriters = 0;
-  private commitEnded: () => void = () => undefined;
+  /** Settles when the commit under way ends; made only once someone asks (not on every commit). */
+  private commitEnd: { promise: Promise<void>; resolve: () => void } | undefined;
   /** Requests waiting and group commits done, for /stats. */
   readonly queueMeter = new QueueMeter('StorageWriter', 'Storage');
   readonly flushMeter = new FlushMeter();
@@ -176,8 +177,13 @@ export class Writer {
    * commits leave the event loop free most of the time.
    */
   commitWithClientsWaiting(): Promise<void> | undefined {
-    if (this.committing === undefined || this.committingWriters + countWriters(this.queue) < 2) return undefined;
-    return this.committing;
+    if (!this.committing || this.committingWriters + countWriters(this.queue) < 2) return undefined;
+    if (this.commitEnd === undefined) {
+      let resolve: () => void = () => undefined;
+      const promise = new Promise<void>((settle) => (resolve = settle));
+      this.commitEnd = { promise, resolve };
+    }
+    return this.commitEnd.promise;
   }
 
   private async run(): Promise<void> {
@@ -187,7 +193,7 @@ export class Writer {
       let writers = 0;
       let previousMs = 0;
       while (this.queue.length > 0 && !this.failure) {
-        this.committing = new Promise((resolve) => (this.commitEnded = resolve));
+        this.committing = true;
         await this.gather(writers, previousMs);
         const batch = this.queue;
         this.queue = [];
@@ -209,9 +215,11 @@ export class Writer {
   }
 
   private endCommit(): void {
-    this.committing = undefined;
+    this.committing = false;
     this.committingWriters = 0;
-    this.commitEnded();
+    const end = this.commitEnd;
+    this.commitEnd = undefined;
+    end?.resolve();
   }
 
   /**

@@ -1,6 +1,7 @@
 import t from 'tap';
 import type { AllPage } from '../../src/storage/reader.js';
-import { BACKGROUND_SHARE, BACKGROUND_WAIT_MS_MAX, BackgroundTurns } from '../../src/storage/log-consumers.js';
+import { GIVE_WAY_MS_MAX } from '../../src/storage/give-way.js';
+import { BACKGROUND_SHARE, BackgroundTurns } from '../../src/storage/log-consumers.js';
 import { newEvent, openEngine, tempDirectory } from '../helpers/engine.js';
 import { pollUntil, withDeadline } from '../helpers/wait.js';
 
@@ -99,7 +100,7 @@ t.test('a commit that never ends holds a page only so long, and a stopped consum
   const turns = new BackgroundTurns(commits);
   commits.start();
   const [a, b] = [{}, {}];
-  await t.resolves(withDeadline(turns.take(a), `a page waits at most ${BACKGROUND_WAIT_MS_MAX} ms for a stuck commit`, 3000));
+  await t.resolves(withDeadline(turns.take(a), `a page waits at most ${GIVE_WAY_MS_MAX} ms for a stuck commit`, 3000));
   const waitingB = turns.take(b);
   turns.finish(a);
   await t.resolves(withDeadline(waitingB, 'b goes once a, stopped, gives its turn back', 3000));

@@ -3,6 +3,7 @@
  * chunk-switch seam, and nothing else. The engine hands it out (Engine.scavengeAccess).
  */
 import type { ChunkSwitchHold } from '../chunk-switch-lock.js';
+import type { ClientCommits } from '../give-way.js';
 import type { RewriteOptions, RewriteResult } from '../chunk-rewrite.js';
 import type { IndexFileScavenge } from '../index/table-index.js';
 import type { IndexEntry } from '../index/types.js';
@@ -20,15 +21,14 @@ export interface ChunkFile {
   readonly fileBytes: number;
 }
 
-export interface ScavengeAccess {
+/** A throttled run gives way to clients' commits (ClientCommits). */
+export interface ScavengeAccess extends ClientCommits {
   readonly chunkSizeBytes: number;
   /** The chunk files in log order. */
   chunkFiles(): ChunkFile[];
   /** Where the next record will be written. */
   writerPosition(): number;
   completeActiveChunk(): Promise<number>;
-  /** The log's group commit under way while clients' writes wait for the writer, settling when it ends (a throttled run gives way to it). */
-  commitWithClientsWaiting(): Promise<void> | undefined;
   /**
    * Visits the records from `from` to `to` (log positions) that are in the log, in order; stops
    * early once the records visited add up to `maxBytes`, and returns where to go on from (`to`

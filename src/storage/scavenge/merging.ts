@@ -32,7 +32,7 @@ export async function mergeChunks(context: RunContext): Promise<{ completed: boo
     const startNumber = group[0].startNumber;
     const endNumber = group[group.length - 1].endNumber;
     const started = performance.now();
-    const result = await context.access.rewriteChunks(startNumber, endNumber, () => true, { ...context.throttle.rewriteOptions }, context.hold);
+    const result = await context.access.rewriteChunks(startNumber, endNumber, () => true, context.throttle.rewriteOptions, context.hold);
     const saved = result.fileBytesBefore - result.fileBytesAfter;
     spaceSaved += saved;
     context.reclaimed(saved);

@@ -118,7 +118,7 @@ class StateScavenger implements Scavenger {
     let bytesReclaimed = 0;
     const context: RunContext = {
       access, db, keys: this.keys, data: this.data, chunks: this.chunks, point: options.point, pointChunk, options, hold,
-      throttle: new Throttle(options.throttlePercent, options.signal, { commitWithClientsWaiting: () => access.commitWithClientsWaiting() }), logger: this.logger, observer, checkpoint,
+      throttle: new Throttle(options.throttlePercent, options.signal, access), logger: this.logger, observer, checkpoint,
       saveCheckpoint: (change) => {
         Object.assign(checkpoint, change);
         writeCheckpoint(db, checkpoint);

@@ -9,8 +9,9 @@
  * loop, and without it a step ran in each of them.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { RewriteOptions } from '../chunk-rewrite.js';
 import { performance } from 'node:perf_hooks';
+import type { RewriteOptions } from '../chunk-rewrite.js';
+import { commitEndOrTimeout, type ClientCommits } from '../give-way.js';
 
 export const REST_MS_MIN = 1000;
 /**
@@ -19,8 +20,6 @@ export const REST_MS_MIN = 1000;
  * them the CPU. Smaller steps slowed the rewrite several times over for little more.
  */
 const THROTTLED_FLUSH_STEP_BYTES = 256 * 1024;
-/** The longest a step waits for a group commit to end: one held up by a slow disk must not stall the run. */
-export const GIVE_WAY_MS_MAX = 10;
 
 /** Where the throttle reads the time and rests; tests pass a clock of their own. */
 export interface ThrottleClock {
@@ -33,11 +32,6 @@ const REAL_CLOCK: ThrottleClock = {
   sleep: (ms, signal) => sleep(ms, undefined, { signal }),
 };
 
-/** What a run gives way to: the log's group commit under way while clients' writes wait for the writer. */
-export interface ClientWrites {
-  commitWithClientsWaiting(): Promise<void> | undefined;
-}
-
 export class Throttle {
   private since: number;
   private owedMs = 0;
@@ -49,7 +43,7 @@ export class Throttle {
   constructor(
     private readonly percent: number,
     private readonly signal: AbortSignal,
-    private readonly writes?: ClientWrites,
+    private readonly writes?: ClientCommits,
     private readonly clock: ThrottleClock = REAL_CLOCK,
   ) {
     this.since = clock.now();
@@ -75,9 +69,7 @@ export class Throttle {
     const commit = this.percent < 100 ? this.writes?.commitWithClientsWaiting() : undefined;
     if (commit === undefined) return;
     const started = this.clock.now();
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([commit, new Promise((resolve) => (timer = setTimeout(resolve, GIVE_WAY_MS_MAX)))]);
-    clearTimeout(timer);
+    await commitEndOrTimeout(commit);
     const waited = this.clock.now() - started;
     this.gaveWayMs += waited;
     this.since += waited;
