@@ -1,9 +1,9 @@
-import { createHash, type Hash } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { fstatSync, fsyncSync, ftruncateSync, readSync } from 'node:fs';
 import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { Errors } from '../common/errors.js';
-import { md5OfFile } from '../common/md5-thread.js';
+import { RunningMd5, md5OfFile, touchPages } from '../common/md5-thread.js';
 import { fsyncDirectory } from './durable-file.js';
 import {
   CHUNK_FOOTER_BYTES, CHUNK_HEADER_BYTES, FOOTER_HASHED_BYTES, chunkFileName, completedFileBytes, decodeChunkFooter,
@@ -27,6 +27,16 @@ export interface FrameLocation {
 /** A frame found by a walk of the records, with its logical offset. */
 export interface LocatedFrame extends FrameLocation {
   logical: number;
+}
+
+/**
+ * Memory for an ongoing chunk. It is shared: the hashing thread hashes what is appended without
+ * a copy, and touches its pages from `from` on before the writer gets there.
+ */
+function ongoingMemory(bytes: number, from: number): Buffer {
+  const memory = Buffer.from(new SharedArrayBuffer(bytes));
+  touchPages(memory.subarray(from)).catch(() => undefined);
+  return memory;
 }
 
 /** Bytes read at a time by a walk of every record of a chunk. */
@@ -54,7 +64,8 @@ export interface LocatedRecord {
  */
 export class Chunk {
   private memory: Buffer | undefined;
-  private hash: Hash | undefined;
+  /** The MD5 of the ongoing chunk's file so far, kept on the hashing thread. */
+  private hash: RunningMd5 | undefined;
   private closed = false;
   /** Logical offset → physical offset of each record, for a rewritten chunk; none: the same. */
   private positionMap: PositionMap | undefined;
@@ -129,8 +140,9 @@ export class Chunk {
     }
     await fsyncDirectory(directory);
     const chunk = new Chunk(path, header, handle, false, 0);
-    chunk.memory = Buffer.allocUnsafeSlow(chunkSize);
-    chunk.hash = createHash('md5').update(headerBytes);
+    chunk.memory = ongoingMemory(chunkSize, 0);
+    chunk.hash = new RunningMd5();
+    chunk.hash.update(headerBytes);
     return chunk;
   }
 
@@ -189,12 +201,13 @@ export class Chunk {
     if (this.completed) throw new TypeError('resumeWriting on a completed chunk');
     const fd = this.handle.fd;
     this.cutAfter(dataEnd);
-    this.memory = Buffer.allocUnsafeSlow(this.header.chunkSize);
+    this.memory = ongoingMemory(this.header.chunkSize, dataEnd);
     if (dataEnd > 0) readSync(fd, this.memory, 0, dataEnd, CHUNK_HEADER_BYTES);
     this.dataBytes = dataEnd;
-    const headerBytes = Buffer.alloc(CHUNK_HEADER_BYTES);
-    readSync(fd, headerBytes, 0, CHUNK_HEADER_BYTES, 0);
-    this.hash = createHash('md5').update(headerBytes).update(this.memory.subarray(0, dataEnd));
+    this.hash?.end();
+    this.hash = new RunningMd5();
+    this.hash.update(this.headerBytes());
+    this.hash.update(this.memory.subarray(0, dataEnd));
   }
 
   /**
@@ -281,7 +294,7 @@ export class Chunk {
     const footer = encodeChunkFooter({
       isCompleted: true, physicalDataSize: this.dataBytes, logicalDataSize: this.dataBytes, mapSize: 0,
     });
-    setFooterHash(footer, this.hash!.copy().update(padding).update(footer.subarray(0, FOOTER_HASHED_BYTES)).digest());
+    setFooterHash(footer, await this.fileDigest(padding, footer.subarray(0, FOOTER_HASHED_BYTES)));
     const tail = Buffer.concat([padding, footer]);
     await writeFully(this.handle, tail, 0, tail.length, CHUNK_HEADER_BYTES + this.dataBytes, this.path);
     try {
@@ -291,7 +304,27 @@ export class Chunk {
     }
     await syncHandle(this.handle, this.path);
     this.completed = true;
+    this.hash!.end();
     this.hash = undefined;
+  }
+
+  /**
+   * The MD5 of the completed file, header to the footer's hashed part: from the running hash,
+   * or from the memory should the hashing thread have failed.
+   */
+  private async fileDigest(padding: Buffer, footerHashed: Buffer): Promise<Buffer> {
+    try {
+      return await this.hash!.digestWith(padding.length, footerHashed);
+    } catch {
+      return createHash('md5').update(this.headerBytes()).update(this.memory!.subarray(0, this.dataBytes))
+        .update(padding).update(footerHashed).digest();
+    }
+  }
+
+  private headerBytes(): Buffer {
+    const bytes = Buffer.alloc(CHUNK_HEADER_BYTES);
+    readSync(this.handle.fd, bytes, 0, CHUNK_HEADER_BYTES, 0);
+    return bytes;
   }
 
   /** Keeps (or drops) the in-memory copy of a completed chunk, as a read cache. */
@@ -595,6 +628,8 @@ export class Chunk {
     if (this.closed) return;
     this.closed = true;
     this.memory = undefined;
+    this.hash?.end();
+    this.hash = undefined;
     await this.handle.close();
   }
 }

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Md5FileStream, md5OfFile, md5OfShared } from '../../src/common/md5-thread.js';
+import { Md5FileStream, RunningMd5, md5OfFile, md5OfShared, stopHashingThread, touchPages } from '../../src/common/md5-thread.js';
 import { testRandom, type TestRandom } from '../helpers/random.js';
 
 /**
@@ -71,4 +71,54 @@ t.test('a file stream hashes the views fed in order and tells whether the file h
   t.throws(() => refusing.update(data), TypeError, 'only views of shared memory are fed');
   t.same(await refusing.end(), md5(Buffer.alloc(0)));
   await t.rejects(new Md5FileStream(join(directory, 'missing')).end(), /ENOENT/, 'a file it cannot open is an error');
+});
+
+t.test('a running hash answers digests of what it was fed plus zeros and a tail, and goes on after each', async (t) => {
+  const random = testRandom(t);
+  const data = randomBytes(random, 2 * 1024 * 1024 + 11);
+  const shared = Buffer.from(new SharedArrayBuffer(data.length));
+  data.copy(shared);
+  const tail = Buffer.from('footer');
+  const running = new RunningMd5();
+  running.update(shared.subarray(0, 1000));
+  const early = running.digestWith(0, tail);
+  running.update(shared.subarray(1000));
+  running.update(Buffer.from('copied, not shared'));
+  const fed = Buffer.concat([data, Buffer.from('copied, not shared')]);
+  t.same(await early, md5(Buffer.concat([data.subarray(0, 1000), tail])), 'a digest covers what was fed before it was asked');
+  t.same(await running.digestWith(5000, tail), md5(Buffer.concat([fed, Buffer.alloc(5000), tail])));
+  t.same(await running.digestWith(0, Buffer.alloc(0)), md5(fed), 'asking did not end it');
+  running.end();
+  await t.rejects(running.digestWith(0, tail), /ended/);
+});
+
+t.test('a running hash lost with its thread fails its digests rather than answering wrong ones', async (t) => {
+  const running = new RunningMd5();
+  running.update(Buffer.from('before'));
+  await stopHashingThread();
+  running.update(Buffer.from('after'));
+  await t.rejects(running.digestWith(0, Buffer.alloc(0)), /hashing thread/);
+  const fresh = new RunningMd5();
+  fresh.update(Buffer.from('abc'));
+  t.same(await fresh.digestWith(0, Buffer.alloc(0)), md5(Buffer.from('abc')), 'the next hash gets a new thread');
+  fresh.end();
+});
+
+t.test('touching pages changes no byte, even while the main thread writes the same memory', async (t) => {
+  const random = testRandom(t);
+  const memory = Buffer.from(new SharedArrayBuffer(64 * 1024 * 1024));
+  const expected = Buffer.alloc(memory.length);
+  // The touch does not keep the process alive by itself.
+  const alive = setInterval(() => undefined, 1000);
+  t.teardown(() => clearInterval(alive));
+  const touched = touchPages(memory.subarray(4096 * 3 + 1));
+  for (let at = 0; at < memory.length; at += 1021) {
+    const value = random.word() & 0xff;
+    memory[at] = value;
+    expected[at] = value;
+    if (at % (1021 * 4096) === 0) await new Promise((resolve) => setImmediate(resolve));
+  }
+  await touched;
+  t.ok(memory.equals(expected), 'every byte is as the main thread wrote it');
+  t.throws(() => touchPages(Buffer.alloc(10)), TypeError, 'only shared memory is touched');
 });

@@ -8,6 +8,7 @@ import {
   encodeChunkHeader, newChunkHeader, ongoingFileBytes, parseChunkFileName, setFooterHash,
 } from '../../src/storage/chunk-format.js';
 import { Chunk } from '../../src/storage/chunk.js';
+import { stopHashingThread } from '../../src/common/md5-thread.js';
 import { encodeSystemRecord } from '../../src/storage/record.js';
 import { tempDirectory } from '../helpers/engine.js';
 
@@ -67,6 +68,42 @@ t.test('a chunk completed on disk reopens completed with a valid hash; a flipped
   t.throws(() => corrupt.frameAt(0, corrupt.dataSize), { code: Errors.storageChecksum.code });
   await corrupt.close();
   await t.rejects(Chunk.open(path, 128 * 1024), { code: Errors.storageCorrupt.code }, 'a chunk size that differs from the configured one');
+});
+
+t.test('the running hash is kept off the main thread; a chunk still completes with the right hash when that thread dies', async (t) => {
+  const directory = tempDirectory(t);
+  const record = encodeSystemRecord(0, 1, 1, Buffer.from('{"x":1}'));
+  for (const [number, stopAfter] of [[0, -1], [1, 0], [2, 3]]) {
+    const chunk = await Chunk.create(directory, number, 64 * 1024);
+    for (let i = 0; i < 6; i++) {
+      if (i === stopAfter) await stopHashingThread();
+      chunk.append(record);
+    }
+    await chunk.complete();
+    await chunk.close();
+    const reopened = await Chunk.open(join(directory, chunkFileName(number, 0)), 64 * 1024);
+    t.equal(await reopened.verifyHash(), true, stopAfter < 0 ? 'hashed on the thread' : `the thread stopped after ${stopAfter} records`);
+    await reopened.close();
+  }
+});
+
+t.test('a chunk resumed at a position hashes what it held before and what is appended after', async (t) => {
+  const directory = tempDirectory(t);
+  const record = encodeSystemRecord(0, 1, 1, Buffer.from('{"resumed":true}'));
+  const chunk = await Chunk.create(directory, 0, 64 * 1024);
+  for (let i = 0; i < 3; i++) chunk.append(record);
+  await chunk.sync();
+  await chunk.close();
+  const reopened = await Chunk.open(join(directory, chunkFileName(0, 0)), 64 * 1024);
+  // Resumed at the second record: the third was never acknowledged.
+  await reopened.resumeWriting(record.length * 2);
+  reopened.append(record);
+  await reopened.complete();
+  await reopened.close();
+  const completed = await Chunk.open(join(directory, chunkFileName(0, 0)), 64 * 1024);
+  t.equal(completed.dataSize, record.length * 3);
+  t.equal(await completed.verifyHash(), true);
+  await completed.close();
 });
 
 t.test('checkpoints: 8-byte little-endian files, created with their initial value, durable across reopen', async (t) => {
