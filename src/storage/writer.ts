@@ -53,6 +53,8 @@ export interface AppendOptions {
    * The append follows from a commit (a log consumer writing what it derives, such as the links
    * of a projection): the writer does not hold a commit back to gather such appends, so that the
    * consumers do their work while that commit is flushed and their appends go in the next one.
+   * Nor does it remember their ids for the idempotency of expected version "any": the consumer
+   * knows what it wrote before.
    */
   followUp?: boolean;
 }
@@ -301,7 +303,7 @@ export class Writer {
         }
         const writes: CommittedWrite[] = [];
         for (const plan of plans) {
-          writes.push(this.encode(plan, pending.request.kind, segmentStart + used, used, timestamp));
+          writes.push(this.encode(plan, pending.request, segmentStart + used, used, timestamp));
           used += plan.framedBytes;
         }
         const main = writes[writes.length - 1];
@@ -345,7 +347,7 @@ export class Writer {
     }
     for (const plan of failed) {
       plan.pending.reject(error);
-      for (const write of plan.writes) this.recentIds.forget(write.events);
+      if (plan.pending.request.followUp !== true) for (const write of plan.writes) this.recentIds.forget(write.events);
     }
     const kept = repeats.filter((repeat) => repeat.result.logPosition < durableEnd);
     for (const repeat of repeats) if (!kept.includes(repeat)) repeat.pending.reject(error);
@@ -469,7 +471,7 @@ export class Writer {
     return { streamName: metadataStream, firstEventNumber: this.currentLast(metadataStream) + 1, events: [event], framedBytes: framedEventBytes(metadataStream, event) };
   }
 
-  private encode(plan: Plan, kind: WriteKind, position: number, offset: number, timestamp: number): CommittedWrite {
+  private encode(plan: Plan, request: WriteRequest, position: number, offset: number, timestamp: number): CommittedWrite {
     const { streamName, events, firstEventNumber: first } = plan;
     // Records are encoded straight into the chunk's memory after its data; `fits` checked the room.
     const target = this.log.encodeTarget();
@@ -484,7 +486,7 @@ export class Writer {
     for (let i = 0; i < events.length; i++) {
       const event = events[i];
       record.logPosition = position + cursor - offset;
-      record.flags = this.flagsFor(kind, event, i, events.length);
+      record.flags = this.flagsFor(request.kind, event, i, events.length);
       record.transactionOffset = i;
       record.eventNumber = first + i;
       record.eventId = event.eventId;
@@ -494,8 +496,11 @@ export class Writer {
       positions.push(record.logPosition);
       cursor += encodeEventRecord(target.buffer, target.offset + cursor, record);
     }
-    // Idempotency with expected version "any" looks up the first id of a repeat, which may be any event of a write.
-    this.recentIds.add(events, first);
+    // Idempotency with expected version "any" looks up the first id of a repeat, which may be any
+    // event of a write. Follow-ups are left out: a projection knows what it wrote before (its
+    // emitted events name their cause), and the links of every event of the log would push the
+    // clients' ids out of the table.
+    if (request.followUp !== true) this.recentIds.add(events, first);
     if (cursor - offset !== plan.framedBytes) throw new TypeError('framed size estimate differs from the encoded size');
     const last = first + events.length - 1;
     this.pendingLast.set(streamName, last);

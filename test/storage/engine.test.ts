@@ -52,6 +52,18 @@ t.test('idempotent repeats return the original result and write nothing', async 
   t.equal(engine.readStreamForward('idem', 0, 100).lastEventNumber, 3);
 });
 
+t.test('follow-up appends do not push the ids of clients out of the table of recent ids', async (t) => {
+  const engine = await openEngine(tempDirectory(t), { recentEventIdsMax: 10 });
+  const batch = newEvents(2);
+  const first = await engine.append('client-1', -2, batch);
+  // A projection's links: many more events than the table holds.
+  for (let i = 0; i < 20; i++) await engine.append(`$ce-client-${i % 3}`, -2, newEvents(5), { followUp: true });
+  t.match(await engine.append('client-1', -2, batch), { idempotent: true, logPosition: first.logPosition }, 'the repeat is still found');
+  t.match(await engine.append('client-1', -2, batch.slice(1)), { idempotent: true, firstEventNumber: 1 }, 'and so is a repeat of its later part');
+  for (let i = 0; i < 12; i++) await engine.append(`client-${i + 2}`, -2, newEvents(2));
+  t.match(await engine.append('client-1', -2, batch), { idempotent: false, firstEventNumber: 2 }, 'clients\' own writes do push it out');
+});
+
 t.test('an append of many events is one transaction in one chunk', async (t) => {
   const engine = await openEngine(tempDirectory(t));
   for (let i = 0; i < 60; i++) await engine.append(`tx-${i % 3}`, -2, newEvents(20));

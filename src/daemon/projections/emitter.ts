@@ -7,10 +7,10 @@
  * again the events after it, some of whose emits were written before a crash: for each target
  * stream first written after the restart, the last event tells how far it got, and emits up to
  * there are skipped (all emits of one event into one stream go in one append, so they were
- * written whole or not at all). The derived ids make a repeated append idempotent besides.
+ * written whole or not at all). The ids are derived from the projection, its epoch and the
+ * cause, so an emit has the same id in every run.
  */
 import { createHash } from 'node:crypto';
-import { Errors } from '../../common/errors.js';
 import type { Engine } from '../../storage/engine.js';
 import type { EventRecord } from '../../storage/record.js';
 import { ExpectedVersion } from '../../storage/stream-metadata.js';
@@ -174,13 +174,8 @@ export class Emitter {
     return tag && tag.epoch === this.epoch ? tag.position : -1;
   }
 
-  /** One append per stream; a repeat that overlaps in part is retried event by event, each idempotent. */
+  /** One append per stream. */
   private async append(streamName: string, events: NewEvent[]): Promise<void> {
-    try {
-      await this.storage.append(streamName, ExpectedVersion.any, events, FOLLOW_UP);
-    } catch (error) {
-      if (!Errors.wrongExpectedVersion.is(error) || events.length === 1) throw error;
-      for (const event of events) await this.storage.append(streamName, ExpectedVersion.any, [event], FOLLOW_UP);
-    }
+    await this.storage.append(streamName, ExpectedVersion.any, events, FOLLOW_UP);
   }
 }
