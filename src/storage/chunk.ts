@@ -30,14 +30,11 @@ export interface LocatedFrame extends FrameLocation {
 }
 
 /**
- * Memory for an ongoing chunk. It is shared: the hashing thread hashes what is appended without
- * a copy, and touches its pages from `from` on before the writer gets there.
+ * An ongoing chunk's memory is shared: the hashing thread hashes what is appended without a
+ * copy, and touches the pages this far past the data before the writer gets there (see
+ * touchPages). Only so far: a node that writes little keeps its memory as small as before.
  */
-function ongoingMemory(bytes: number, from: number): Buffer {
-  const memory = Buffer.from(new SharedArrayBuffer(bytes));
-  touchPages(memory.subarray(from)).catch(() => undefined);
-  return memory;
-}
+const TOUCH_AHEAD_BYTES = 16 * 1024 * 1024;
 
 /** Bytes read at a time by a walk of every record of a chunk. */
 const RECORDS_BLOCK_BYTES = 8 * 1024 * 1024;
@@ -66,6 +63,8 @@ export class Chunk {
   private memory: Buffer | undefined;
   /** The MD5 of the ongoing chunk's file so far, kept on the hashing thread. */
   private hash: RunningMd5 | undefined;
+  /** Where the pages of the memory were touched up to. */
+  private touchedEnd = 0;
   private closed = false;
   /** Logical offset → physical offset of each record, for a rewritten chunk; none: the same. */
   private positionMap: PositionMap | undefined;
@@ -140,7 +139,8 @@ export class Chunk {
     }
     await fsyncDirectory(directory);
     const chunk = new Chunk(path, header, handle, false, 0);
-    chunk.memory = ongoingMemory(chunkSize, 0);
+    chunk.memory = Buffer.from(new SharedArrayBuffer(chunkSize));
+    chunk.touchAhead();
     chunk.hash = new RunningMd5();
     chunk.hash.update(headerBytes);
     return chunk;
@@ -201,9 +201,11 @@ export class Chunk {
     if (this.completed) throw new TypeError('resumeWriting on a completed chunk');
     const fd = this.handle.fd;
     this.cutAfter(dataEnd);
-    this.memory = ongoingMemory(this.header.chunkSize, dataEnd);
+    this.memory = Buffer.from(new SharedArrayBuffer(this.header.chunkSize));
     if (dataEnd > 0) readSync(fd, this.memory, 0, dataEnd, CHUNK_HEADER_BYTES);
     this.dataBytes = dataEnd;
+    this.touchedEnd = dataEnd;
+    this.touchAhead();
     this.hash?.end();
     this.hash = new RunningMd5();
     this.hash.update(this.headerBytes());
@@ -260,6 +262,16 @@ export class Chunk {
     writeFullySync(this.handle.fd, memory, at, length, CHUNK_HEADER_BYTES + at, this.path);
     this.hash!.update(memory.subarray(at, at + length));
     this.dataBytes += length;
+    this.touchAhead();
+  }
+
+  /** Has the pages up to TOUCH_AHEAD_BYTES past the data touched, once half of that is left. */
+  private touchAhead(): void {
+    const memory = this.memory!;
+    if (this.touchedEnd - this.dataBytes >= TOUCH_AHEAD_BYTES / 2 || this.touchedEnd >= memory.length) return;
+    const from = Math.max(this.touchedEnd, this.dataBytes);
+    this.touchedEnd = Math.min(this.dataBytes + TOUCH_AHEAD_BYTES, memory.length);
+    touchPages(memory.subarray(from, this.touchedEnd)).catch(() => undefined);
   }
 
   /** Appends framed records at the end of the data (the caller checked they fit). */
