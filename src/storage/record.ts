@@ -214,7 +214,23 @@ const EMPTY = Buffer.alloc(0);
 function readBytes(buffer: Buffer, offset: number): Buffer {
   const length = buffer.readUInt32LE(offset);
   fieldEnd = offset + 4 + length;
-  return length === 0 ? EMPTY : buffer.subarray(offset + 4, fieldEnd);
+  if (length === 0) return EMPTY;
+  return buffer.buffer instanceof SharedArrayBuffer ? copyOut(buffer, offset + 4, fieldEnd) : buffer.subarray(offset + 4, fieldEnd);
+}
+
+/**
+ * Bytes of shared memory (the chunk being written, see Chunk) are copied out: a record's data
+ * handed to readers must be an ordinary Buffer (libraries tell bytes from objects by an
+ * ArrayBuffer behind them), and must not keep a chunk's whole memory alive.
+ */
+function copyOut(buffer: Buffer, start: number, end: number): Buffer {
+  const copy = Buffer.allocUnsafe(end - start);
+  if (end - start <= SHORT_COPY_MAX) {
+    for (let i = start; i < end; i++) copy[i - start] = buffer[i];
+  } else {
+    copy.set(buffer.subarray(start, end));
+  }
+  return copy;
 }
 
 /** Decodes a frame already checked with checkFrame. Data and metadata are views into `buffer`. */

@@ -64,6 +64,21 @@ t.test('follow-up appends do not push the ids of clients out of the table of rec
   t.match(await engine.append('client-1', -2, batch), { idempotent: false, firstEventNumber: 2 }, 'clients\' own writes do push it out');
 });
 
+t.test('data read from the chunk being written comes as ordinary bytes of its own, not a view of the chunk', async (t) => {
+  // Regression: views of the chunk's shared memory were sent by the HTTP layer as {"type":"Buffer",...}.
+  const engine = await openEngine(tempDirectory(t));
+  const events = [newEvent(), { ...newEvent(), data: Buffer.alloc(5000, 7), metadata: Buffer.from('{"m":1}') }];
+  await engine.append('bytes-1', -1, events);
+  const [small, large] = engine.readStreamForward('bytes-1', 0, 2).events;
+  for (const [event, written] of [[small, events[0]], [large, events[1]]] as const) {
+    t.ok(event.data.buffer instanceof ArrayBuffer, 'data is backed by an ArrayBuffer');
+    t.ok(event.metadata.length === 0 || event.metadata.buffer instanceof ArrayBuffer, 'and so is metadata');
+    t.same(event.data, written.data);
+  }
+  large.data.fill(0);
+  t.same(engine.readStreamForward('bytes-1', 1, 1).events[0].data, events[1].data, 'a reader that changes its copy changes nothing stored');
+});
+
 t.test('an append of many events is one transaction in one chunk', async (t) => {
   const engine = await openEngine(tempDirectory(t));
   for (let i = 0; i < 60; i++) await engine.append(`tx-${i % 3}`, -2, newEvents(20));
