@@ -72,9 +72,8 @@ function onStream(message) {
   } else if (op === 'check') {
     parentPort.postMessage({ id, seq: message.seq, holds: fileHolds(stream.fd, message.bytes, message.position) });
   } else if (op === 'peek') {
-    const copy = stream.hash.copy();
-    for (let left = message.zeros; left > 0; left -= BLOCK) copy.update(zeros.subarray(0, Math.min(left, BLOCK)));
-    const digest = copy.update(message.tail).digest();
+    if (zeros.length < message.zeros) zeros = Buffer.alloc(message.zeros);
+    const digest = stream.hash.copy().update(zeros.subarray(0, message.zeros)).update(message.tail).digest();
     parentPort.postMessage({ id, digest }, [digest.buffer]);
   } else if (op === 'end') {
     streams.delete(id);
@@ -84,7 +83,8 @@ function onStream(message) {
     parentPort.postMessage({ id, digest }, [digest.buffer]);
   }
 }
-const zeros = Buffer.alloc(BLOCK);
+/** Zeros for the padding of digests, grown to the largest asked for (a chunk's padding is under 4 KiB). */
+let zeros = Buffer.alloc(0);
 /**
  * Writes every page of the view without changing a byte (an atomic add of 0), a slice at a time:
  * the main thread may be writing the same memory, and an atomic read-modify-write of 0 cannot

@@ -102,16 +102,21 @@ function writeShortString(buffer: Buffer, offset: number, text: string): number 
   return start + length;
 }
 
+/** Copies source[start, end) to target at `at`: a loop for a few bytes, TypedArray.set for more. */
+function copyRange(target: Buffer, at: number, source: Buffer, start: number, end: number): void {
+  if (end - start <= SHORT_COPY_MAX) {
+    for (let i = start; i < end; i++) target[at + i - start] = source[i];
+  } else {
+    // TypedArray.set is cheaper than Buffer.copy for the payloads most events carry.
+    target.set(start === 0 && end === source.length ? source : source.subarray(start, end), at);
+  }
+}
+
 function writeBytes(buffer: Buffer, offset: number, bytes: Buffer): number {
   const length = bytes.length;
   buffer.writeUInt32LE(length, offset);
   const start = offset + 4;
-  if (length <= SHORT_COPY_MAX) {
-    for (let i = 0; i < length; i++) buffer[start + i] = bytes[i];
-  } else {
-    // TypedArray.set is cheaper than Buffer.copy for the payloads most events carry.
-    buffer.set(bytes, start);
-  }
+  copyRange(buffer, start, bytes, 0, length);
   return start + length;
 }
 
@@ -225,15 +230,14 @@ function readBytes(buffer: Buffer, offset: number): Buffer {
  */
 function copyOut(buffer: Buffer, start: number, end: number): Buffer {
   const copy = Buffer.allocUnsafe(end - start);
-  if (end - start <= SHORT_COPY_MAX) {
-    for (let i = start; i < end; i++) copy[i - start] = buffer[i];
-  } else {
-    copy.set(buffer.subarray(start, end));
-  }
+  copyRange(copy, 0, buffer, start, end);
   return copy;
 }
 
-/** Decodes a frame already checked with checkFrame. Data and metadata are views into `buffer`. */
+/**
+ * Decodes a frame already checked with checkFrame. Data and metadata are views into `buffer`,
+ * or copies when it is shared memory (see copyOut).
+ */
 export function decodeRecord(buffer: Buffer, offset: number): LogRecord {
   const p = offset + 4;
   const logPosition = readInt64(buffer, p + 6);
