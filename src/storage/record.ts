@@ -2,6 +2,7 @@ import { crc32 } from 'node:zlib';
 import { readInt64, writeInt64 } from './int64.js';
 import { readUuid, writeUuid } from './uuid.js';
 import { DELETED_EVENT_NUMBER } from './stream-metadata.js';
+import type { PackedEvent } from './packed-event.js';
 
 /**
  * Log records. On disk each record is framed `u32 length | payload | u32 length` so the log can
@@ -112,12 +113,12 @@ function copyRange(target: Buffer, at: number, source: Buffer, start: number, en
   }
 }
 
-function writeBytes(buffer: Buffer, offset: number, bytes: Buffer): number {
-  const length = bytes.length;
+/** Writes source[start, end) with its length before it. */
+function writeBytes(buffer: Buffer, offset: number, source: Buffer, start = 0, end = source.length): number {
+  const length = end - start;
   buffer.writeUInt32LE(length, offset);
-  const start = offset + 4;
-  copyRange(buffer, start, bytes, 0, length);
-  return start + length;
+  copyRange(buffer, offset + 4, source, start, end);
+  return offset + 4 + length;
 }
 
 /**
@@ -138,12 +139,11 @@ function readEventNumber(buffer: Buffer, offset: number): number {
   return readInt64(buffer, offset);
 }
 
-/**
- * Encodes a framed event record into `buffer` at `start` and returns the framed length. The
- * buffer must have room for eventRecordBytesMax(...).
- */
-export function encodeEventRecord(buffer: Buffer, start: number, record: EventRecordInput): number {
-  const p = start + 4;
+/** The fields of an event record other than its id and bodies, which the two encoders below take each their way. */
+export type EventRecordFields = Omit<EventRecordInput, 'eventId' | 'data' | 'metadata'>;
+
+/** Writes the fields before the id at `p` (the payload's start) and the names after it; returns where the data goes. */
+function encodeEventFields(buffer: Buffer, p: number, record: EventRecordFields): number {
   buffer[p + 4] = RecordKind.event;
   buffer[p + 5] = RECORD_VERSION;
   writeInt64(buffer, p + 6, record.logPosition);
@@ -152,12 +152,30 @@ export function encodeEventRecord(buffer: Buffer, start: number, record: EventRe
   buffer.writeInt32LE(record.transactionOffset, p + 24);
   writeEventNumber(buffer, p + 28, record.eventNumber);
   writeInt64(buffer, p + 36, record.timestamp);
-  writeUuid(buffer, p + 44, record.eventId);
   writeUuid(buffer, p + 60, record.correlationId);
-  let offset = writeShortString(buffer, p + 76, record.streamName);
-  offset = writeShortString(buffer, offset, record.eventType);
+  const offset = writeShortString(buffer, p + 76, record.streamName);
+  return writeShortString(buffer, offset, record.eventType);
+}
+
+/**
+ * Encodes a framed event record into `buffer` at `start` and returns the framed length. The
+ * buffer must have room for eventRecordBytesMax(...).
+ */
+export function encodeEventRecord(buffer: Buffer, start: number, record: EventRecordInput): number {
+  let offset = encodeEventFields(buffer, start + 4, record);
+  writeUuid(buffer, start + 4 + 44, record.eventId);
   offset = writeBytes(buffer, offset, record.data);
   offset = writeBytes(buffer, offset, record.metadata);
+  return sealFrame(buffer, start, offset);
+}
+
+/** encodeEventRecord for an event whose id, data and metadata are copied from its packed bytes. */
+export function encodePackedEventRecord(buffer: Buffer, start: number, record: EventRecordFields, event: PackedEvent): number {
+  let offset = encodeEventFields(buffer, start + 4, record);
+  const { block, idStart, dataStart, dataEnd, metadataEnd } = event;
+  copyRange(buffer, start + 4 + 44, block, idStart, dataStart);
+  offset = writeBytes(buffer, offset, block, dataStart, dataEnd);
+  offset = writeBytes(buffer, offset, block, dataEnd, metadataEnd);
   return sealFrame(buffer, start, offset);
 }
 

@@ -2,6 +2,7 @@ import { Errors } from '../common/errors.js';
 import { isUuid } from './uuid.js';
 import { RECORD_PAYLOAD_BYTES_MAX } from './record.js';
 import { framedEventBytes, type NewEvent } from './writer.js';
+import { PackedEvent, bodyBytes } from './packed-event.js';
 
 /** Argument checks for the engine's public methods: after these, the internals trust their input. */
 
@@ -44,12 +45,14 @@ export function checkEvents(streamName: string, events: NewEvent[], chunkSizeByt
   // The stream's share of each record, measured once: this runs for every event appended.
   const streamBytes = framedEventBytes(streamName, EMPTY_EVENT);
   for (const event of events) {
-    if (typeof event.eventId !== 'string' || !isUuid(event.eventId)) throw Errors.invalidEvent.create(`event id ${String(event.eventId)} is not a UUID`);
+    // A packed event's id is 16 bytes and its bodies are bytes by construction.
+    const packed = event instanceof PackedEvent;
+    if (!packed && (typeof event.eventId !== 'string' || !isUuid(event.eventId))) throw Errors.invalidEvent.create(`event id ${String(event.eventId)} is not a UUID`);
     if (typeof event.eventType !== 'string' || event.eventType.length === 0) throw Errors.invalidEvent.create('event type must be a non-empty string');
     const typeBytes = Buffer.byteLength(event.eventType);
     if (typeBytes > EVENT_TYPE_BYTES_MAX) throw Errors.invalidEvent.create(`event type is longer than ${EVENT_TYPE_BYTES_MAX} bytes`);
-    if (!Buffer.isBuffer(event.data) || !Buffer.isBuffer(event.metadata)) throw Errors.invalidEvent.create('data and metadata must be bytes');
-    const bytes = streamBytes + typeBytes + event.data.length + event.metadata.length;
+    if (!packed && (!Buffer.isBuffer(event.data) || !Buffer.isBuffer(event.metadata))) throw Errors.invalidEvent.create('data and metadata must be bytes');
+    const bytes = streamBytes + typeBytes + bodyBytes(event);
     if (bytes > RECORD_PAYLOAD_BYTES_MAX) throw Errors.eventTooLarge.create(bytes, RECORD_PAYLOAD_BYTES_MAX);
     total += bytes;
   }

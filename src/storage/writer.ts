@@ -3,7 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Errors, type SvcError } from '../common/errors.js';
 import type { Checkpoint } from './checkpoint.js';
-import { EventFlags, FRAME_BYTES, encodeEventRecord, type EventRecordInput } from './record.js';
+import { EventFlags, FRAME_BYTES, encodeEventRecord, encodePackedEventRecord, type EventRecordInput } from './record.js';
+import { PackedEvent, bodyBytes } from './packed-event.js';
 import type { StreamLookup } from './stream-info.js';
 import {
   DELETED_EVENT_NUMBER, EVENT_NUMBER_MAX_TEXT, ExpectedVersion, METADATA_EVENT_TYPE, NO_STREAM, isMetadataStream,
@@ -105,8 +106,7 @@ const GATHER_SHARE = 0.9;
 
 /** Exact framed size of one event record. */
 export function framedEventBytes(streamName: string, event: NewEvent): number {
-  return FRAME_BYTES + 88 + Buffer.byteLength(streamName) + Buffer.byteLength(event.eventType) +
-    event.data.length + event.metadata.length;
+  return FRAME_BYTES + 88 + Buffer.byteLength(streamName) + Buffer.byteLength(event.eventType) + bodyBytes(event);
 }
 
 /** Requests that a commit may wait for: all but follow-ups (see AppendOptions). */
@@ -489,11 +489,15 @@ export class Writer {
       record.flags = this.flagsFor(request.kind, event, i, events.length);
       record.transactionOffset = i;
       record.eventNumber = first + i;
-      record.eventId = event.eventId;
       record.eventType = event.eventType;
+      positions.push(record.logPosition);
+      if (event instanceof PackedEvent) {
+        cursor += encodePackedEventRecord(target.buffer, target.offset + cursor, record, event);
+        continue;
+      }
+      record.eventId = event.eventId;
       record.data = event.data;
       record.metadata = event.metadata;
-      positions.push(record.logPosition);
       cursor += encodeEventRecord(target.buffer, target.offset + cursor, record);
     }
     // Idempotency with expected version "any" looks up the first id of a repeat, which may be any

@@ -1,7 +1,8 @@
 import t from 'tap';
 import { randomUUID } from 'node:crypto';
-import { ByteSlab } from '../../src/daemon/projections/emit-bytes.js';
-import { emittedEventId, emitterPrefix } from '../../src/daemon/projections/emitter.js';
+import { EmittedEventPacker, emittedEventId } from '../../src/daemon/projections/emit-bytes.js';
+import { emitterPrefix } from '../../src/daemon/projections/emitter.js';
+import { PackedEvent, bodyBytes } from '../../src/storage/packed-event.js';
 
 const hex = (value: number, digits: number) => value.toString(16).padStart(digits, '0');
 
@@ -33,22 +34,27 @@ t.test('emitted ids are those defined with strings, for small, large and chunk-c
   t.ok(checked > 1000, `${checked} ids compared`);
 });
 
-t.test('metadata and data written into shared blocks are the bytes JSON and UTF-8 give, and stay so', async (t) => {
-  const slab = new ByteSlab();
-  const written: Array<{ bytes: Buffer; expected: string }> = [];
-  // Enough to fill several blocks, so views of earlier blocks must stay intact.
+t.test('events packed into shared blocks hold the id, the UTF-8 data and the JSON metadata, and keep them', async (t) => {
+  const packers = [0, 1, 2, 3].map((epoch) => ({ epoch, prefix: emitterPrefix('$by_category', epoch), packer: undefined as EmittedEventPacker | undefined }));
+  for (const entry of packers) entry.packer = new EmittedEventPacker(entry.prefix, entry.epoch);
+  const packed: Array<{ event: PackedEvent; id: string; data: string; metadata: string; isJson: boolean }> = [];
+  // Enough to fill several blocks, so events packed into earlier blocks must stay intact.
   for (let n = 0; n < 5000; n++) {
+    const { epoch, prefix, packer } = packers[n % 4];
     const position = n * 7919 + (n % 3 === 0 ? 2 ** 41 : 0);
+    const index = n % 5;
     const causedBy = randomUUID();
-    const epoch = n % 4;
-    written.push({
-      bytes: slab.emittedMetadata(String(epoch), position, causedBy),
-      expected: JSON.stringify({ $v: String(epoch), $c: position, $p: position, $causedBy: causedBy }),
-    });
     const data = `${n}@stream-${n % 2 === 0 ? 'é€😀' : 'plain'}-${n}`;
-    written.push({ bytes: slab.utf8(data), expected: data });
+    const own = n % 7 !== 0;
+    const metadata = own ? JSON.stringify({ $v: String(epoch), $c: position, $p: position, $causedBy: causedBy }) : `{"code":${n}}`;
+    const isJson = n % 2 === 0;
+    const emit = { sourceIndex: 0, streamName: 'target', eventType: '$>', data, metadata: own ? '' : metadata, isJson };
+    const event = packer!.pack(emit, position, index, causedBy, own ? undefined : Buffer.from(metadata));
+    packed.push({ event, id: idByStrings(prefix, position, index), data, metadata, isJson });
   }
-  const wrong = written.filter(({ bytes, expected }) => !bytes.equals(Buffer.from(expected)));
-  t.equal(wrong.length, 0, 'every view holds its own bytes');
-  t.same(JSON.parse(written[2].bytes.toString('utf8')), JSON.parse(written[2].expected), 'the metadata is JSON');
+  const wrong = packed.filter(({ event, id, data, metadata, isJson }) =>
+    event.eventId !== id || !event.data.equals(Buffer.from(data)) || !event.metadata.equals(Buffer.from(metadata)) || event.isJson !== isJson || event.eventType !== '$>');
+  t.equal(wrong.length, 0, 'every packed event holds its own id, data, metadata and flags');
+  t.equal(bodyBytes(packed[1].event), Buffer.byteLength(packed[1].data) + Buffer.byteLength(packed[1].metadata), 'its body size needs no views');
+  t.same(JSON.parse(packed[1].event.metadata.toString('utf8')), JSON.parse(packed[1].metadata), 'the metadata is JSON');
 });

@@ -3,6 +3,10 @@ import t from 'tap';
 import { Errors } from '../../src/common/errors.js';
 import { DELETED_EVENT_NUMBER } from '../../src/storage/stream-metadata.js';
 import { newEvent, newEvents, openEngine, tempDirectory } from '../helpers/engine.js';
+import { PackedEvent } from '../../src/storage/packed-event.js';
+import { RECORD_PAYLOAD_BYTES_MAX } from '../../src/storage/record.js';
+import { writeUuid } from '../../src/storage/uuid.js';
+import type { NewEvent } from '../../src/storage/writer.js';
 
 t.test('appends are numbered from 0 and read back forwards, backwards and by number', async (t) => {
   const engine = await openEngine(tempDirectory(t));
@@ -286,4 +290,39 @@ t.test('the group commit under way can be awaited, and settles once its writes a
   await access.commitWithClientsWaiting();
   t.equal(access.commitWithClientsWaiting(), undefined, 'none once every write is acknowledged');
   await engine.close();
+});
+
+/** `events` packed one after the other into one block, as a projection's emitter packs them. */
+function packed(events: NewEvent[]): PackedEvent[] {
+  const block = Buffer.alloc(events.reduce((total, event) => total + 16 + event.data.length + event.metadata.length, 0) + 7);
+  let at = 7;
+  return events.map((event) => {
+    const idStart = at;
+    writeUuid(block, idStart, event.eventId);
+    const dataEnd = idStart + 16 + event.data.copy(block, idStart + 16);
+    at = dataEnd + event.metadata.copy(block, dataEnd);
+    return new PackedEvent(block, idStart, dataEnd, at, event.eventType, event.isJson);
+  });
+}
+
+t.test('packed events are written as the same events given one object each, and checked the same', async (t) => {
+  const directory = tempDirectory(t);
+  const engine = await openEngine(directory);
+  const events = [...newEvents(6), { ...newEvent(), metadata: Buffer.alloc(0), isJson: false }, { ...newEvent(), data: Buffer.from('héllo ✓') }];
+  await engine.append('as-objects', -1, events);
+  await engine.append('as-packed', -1, packed(events), { followUp: true });
+  const fields = (record: EventRecord) => [record.eventNumber, record.eventId, record.eventType, record.flags, record.data.toString('hex'), record.metadata.toString('hex')];
+  const expected = engine.readStreamForward('as-objects', 0, 100).events.map(fields);
+  t.same(engine.readStreamForward('as-packed', 0, 100).events.map(fields), expected, 'ids, types, flags, data and metadata are equal');
+  await engine.close();
+  const reopened = await openEngine(directory);
+  t.same(reopened.readStreamForward('as-packed', 0, 100).events.map(fields), expected, 'and so they stay after a reopen (checksums hold)');
+
+  const [first] = packed([newEvent()]);
+  t.equal(first.eventId.length, 36, 'a packed event tells its id as text when asked');
+  const untyped = new PackedEvent(first.block, first.idStart, first.dataEnd, first.metadataEnd, '', true);
+  await t.rejects(reopened.append('as-packed', -2, [untyped]), { code: Errors.invalidEvent.code }, 'an empty type is refused');
+  const huge = packed([{ ...newEvent(), data: Buffer.alloc(RECORD_PAYLOAD_BYTES_MAX) }]);
+  await t.rejects(reopened.append('as-packed', -2, huge), { code: Errors.eventTooLarge.code }, 'so is an event too large for a record');
+  t.equal(reopened.readStreamForward('as-packed', 0, 100).events.length, events.length, 'refused appends wrote nothing');
 });

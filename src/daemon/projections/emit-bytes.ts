@@ -1,17 +1,33 @@
+import { EVENT_ID_BYTES, PackedEvent } from '../../storage/packed-event.js';
+import { readUuid } from '../../storage/uuid.js';
+import type { Emit } from './processor.js';
+
 /**
  * The bytes of emitted events. A system projection emits a small link for every event of the log,
- * thousands per page, so the ids, data and metadata are written straight into shared buffers:
- * a string per piece and a Buffer of its own per field cost more than the writer's work on the
- * record. The bytes are those the obvious code would make (`emit-bytes.test.ts` compares them).
+ * thousands per page, so the ids, data and metadata are written straight into shared blocks, from
+ * which the writer copies them into its records: a string per id and a Buffer per field cost more
+ * than the writer's work on the record. The bytes are those the obvious code would make
+ * (`emit-bytes.test.ts` compares them).
  */
 
-const HEX_DIGITS = Buffer.from('0123456789abcdef', 'latin1');
 const SLAB_BYTES = 64 * 1024;
 
-/** Buffers handed out as views of larger blocks; a block lives as long as any view of it. */
-export class ByteSlab {
+/**
+ * Packs the events a projection emits in one epoch into shared blocks of bytes (see PackedEvent);
+ * a block lives as long as any event packed into it.
+ */
+export class EmittedEventPacker {
   private block = Buffer.allocUnsafeSlow(0);
   private used = 0;
+  private readonly seed: number;
+  private readonly prefixDigits: number;
+  private readonly epochText: string;
+
+  /** `prefix`: the emitter's (emitterPrefix) for the projection and `epoch`. */
+  constructor(prefix: string, epoch: number) {
+    ({ seed: this.seed, digits: this.prefixDigits } = prefixParts(prefix));
+    this.epochText = String(epoch);
+  }
 
   /** Room for `bytes` more; a new block when the present one is short of it. */
   private reserve(bytes: number): void {
@@ -20,36 +36,68 @@ export class ByteSlab {
     this.used = 0;
   }
 
-  /** `text` as UTF-8. */
-  utf8(text: string): Buffer {
-    this.reserve(text.length * 3);
-    const start = this.used;
-    this.used = putText(this.block, start, text);
-    return this.block.subarray(start, this.used);
-  }
-
   /**
-   * The metadata of an emitted event without metadata of its own:
-   * `{"$v":"epoch","$c":position,"$p":position,"$causedBy":"eventId"}`.
+   * The `index`th event `emit` makes because of the event at `position`, whose id is `causedBy`:
+   * its id (emittedEventId), its data as UTF-8 and its metadata, which is `codeMetadata` when the
+   * code gave some (the runner's properties already merged in), or else the runner's properties
+   * alone, written here.
    */
-  emittedMetadata(epochText: string, position: number, causedBy: string): Buffer {
-    this.reserve(METADATA_FIXED_BYTES + 3 * epochText.length + 2 * 16 + 3 * causedBy.length);
+  pack(emit: Emit, position: number, index: number, causedBy: string, codeMetadata: Buffer | undefined): PackedEvent {
+    const metadataBytesMax = codeMetadata ? codeMetadata.length : METADATA_FIXED_BYTES + 3 * this.epochText.length + 2 * 16 + 3 * causedBy.length;
+    this.reserve(EVENT_ID_BYTES + 3 * emit.data.length + metadataBytesMax);
     const { block } = this;
-    const start = this.used;
-    let at = putBytes(block, start, METADATA_V);
-    at = putText(block, at, epochText);
-    at = putBytes(block, at, METADATA_C);
-    const digitsAt = at;
-    at = putDecimal(block, at, position);
-    const digitsEnd = at;
-    at = putBytes(block, at, METADATA_P);
-    for (let i = digitsAt; i < digitsEnd; i++) block[at++] = block[i];
-    at = putBytes(block, at, METADATA_CAUSED_BY);
-    at = putText(block, at, causedBy);
-    at = putBytes(block, at, METADATA_END);
-    this.used = at;
-    return block.subarray(start, at);
+    const idStart = this.used;
+    putEmittedId(block, idStart, mixedDigits(this.seed, position, index), position, this.prefixDigits, index);
+    const dataEnd = putText(block, idStart + EVENT_ID_BYTES, emit.data);
+    const metadataEnd = codeMetadata ? dataEnd + codeMetadata.copy(block, dataEnd) : putEmittedMetadata(block, dataEnd, this.epochText, position, causedBy);
+    this.used = metadataEnd;
+    return new PackedEvent(block, idStart, dataEnd, metadataEnd, emit.eventType, emit.isJson);
   }
+}
+
+/**
+ * A deterministic UUID (version 4 layout) for the `index`th event emitted because of the event at
+ * `position`: the position and index in full, four digits of the projection's prefix, and in front
+ * eight digits mixed from position, index and prefix, because the writer's table of recent ids
+ * keys on the first eight (were the prefix left out, the links several projections write for one
+ * event would share them, and each append would look its first id up in the log). Computed
+ * without hashing: this runs for every event a projection emits. The packer writes the 16 bytes
+ * straight into the record's bytes; this is their text.
+ */
+export function emittedEventId(prefix: string, position: number, index: number): string {
+  const id = Buffer.alloc(EVENT_ID_BYTES);
+  const { seed, digits } = prefixParts(prefix);
+  putEmittedId(id, 0, mixedDigits(seed, position, index), position, digits, index);
+  return readUuid(id, 0);
+}
+
+/** The parts of an emitter's prefix its ids use: the seed of their mixed digits and four digits of their own. */
+function prefixParts(prefix: string): { seed: number; digits: number } {
+  return { seed: Number.parseInt(prefix.slice(0, 8), 16), digits: Number.parseInt(prefix.slice(0, 4), 16) };
+}
+
+/** The first eight digits of an emitted id. */
+function mixedDigits(seed: number, position: number, index: number): number {
+  const low = position % 0x1_0000_0000;
+  return Math.imul((low ^ seed ^ Math.imul(index + 1, 0x9e3779b1)) >>> 0, 0x85ebca6b) >>> 0;
+}
+
+/**
+ * The metadata of an emitted event without metadata of its own:
+ * `{"$v":"epoch","$c":position,"$p":position,"$causedBy":"eventId"}`.
+ */
+function putEmittedMetadata(block: Buffer, start: number, epochText: string, position: number, causedBy: string): number {
+  let at = putBytes(block, start, METADATA_V);
+  at = putText(block, at, epochText);
+  at = putBytes(block, at, METADATA_C);
+  const digitsAt = at;
+  at = putDecimal(block, at, position);
+  const digitsEnd = at;
+  at = putBytes(block, at, METADATA_P);
+  for (let i = digitsAt; i < digitsEnd; i++) block[at++] = block[i];
+  at = putBytes(block, at, METADATA_CAUSED_BY);
+  at = putText(block, at, causedBy);
+  return putBytes(block, at, METADATA_END);
 }
 
 const METADATA_V = Buffer.from('{"$v":"', 'latin1');
@@ -89,26 +137,25 @@ function putDecimal(target: Buffer, at: number, value: number): number {
   return at + digits;
 }
 
-/** Where the 14 hex digits of the position go in an emitted id, around its dashes and version. */
-const POSITION_DIGIT_AT = [9, 10, 11, 12, 15, 16, 17, 20, 21, 22, 24, 25, 26, 27];
-/** The id being formatted; the dashes and the version digit never change. */
-const idBytes = Buffer.from('00000000-0000-4000-8000-000000000000', 'latin1');
-
 /**
- * The text of a UUID laid out as emittedEventId describes, built in one buffer: a single flat
- * string comes out, which the checks and the encoding of the writer then read quickly.
+ * The 16 bytes of an emitted id, `MMMMMMMM-PPPP-4PPP-VPPP-PPPPXXXXIIII` in text: M the mixed
+ * digits, P the position's 14 hex digits, V the variant with the index's low two bits, X the
+ * projection's prefix digits and I the rest of the index.
  */
-export function formatEmittedId(mixed: number, position: number, prefixDigits: string, index: number): string {
-  // The position as 8 low and 6 high hex digits (it is below 2^53).
-  let low = position >>> 0;
-  let high = Math.floor(position / 0x1_0000_0000);
-  for (let k = 13; k >= 6; k--, low >>>= 4) idBytes[POSITION_DIGIT_AT[k]] = HEX_DIGITS[low & 15];
-  for (let k = 5; k >= 0; k--, high >>>= 4) idBytes[POSITION_DIGIT_AT[k]] = HEX_DIGITS[high & 15];
-  let front = mixed >>> 0;
-  for (let i = 7; i >= 0; i--, front >>>= 4) idBytes[i] = HEX_DIGITS[front & 15];
-  idBytes[19] = HEX_DIGITS[8 | (index & 3)];
-  for (let i = 0; i < 4; i++) idBytes[28 + i] = prefixDigits.charCodeAt(i);
-  let rest = (index >>> 2) & 0xffff;
-  for (let i = 35; i >= 32; i--, rest >>>= 4) idBytes[i] = HEX_DIGITS[rest & 15];
-  return idBytes.toString('latin1', 0, 36);
+function putEmittedId(block: Buffer, at: number, mixed: number, position: number, prefix: number, index: number): void {
+  const low = position >>> 0;
+  const high = Math.floor(position / 0x1_0000_0000);
+  block.writeUInt32BE(mixed >>> 0, at);
+  block[at + 4] = (high >>> 16) & 0xff;
+  block[at + 5] = (high >>> 8) & 0xff;
+  block[at + 6] = 0x40 | ((high >>> 4) & 0x0f);
+  block[at + 7] = ((high & 0x0f) << 4) | (low >>> 28);
+  block[at + 8] = 0x80 | ((index & 3) << 4) | ((low >>> 24) & 0x0f);
+  block[at + 9] = (low >>> 16) & 0xff;
+  block[at + 10] = (low >>> 8) & 0xff;
+  block[at + 11] = low & 0xff;
+  block[at + 12] = (prefix >>> 8) & 0xff;
+  block[at + 13] = prefix & 0xff;
+  block[at + 14] = (index >>> 10) & 0xff;
+  block[at + 15] = (index >>> 2) & 0xff;
 }

@@ -15,7 +15,7 @@ import type { Engine } from '../../storage/engine.js';
 import type { EventRecord } from '../../storage/record.js';
 import { ExpectedVersion } from '../../storage/stream-metadata.js';
 import type { NewEvent } from '../../storage/writer.js';
-import { ByteSlab, formatEmittedId } from './emit-bytes.js';
+import { EmittedEventPacker } from './emit-bytes.js';
 import type { Emit } from './processor.js';
 
 export type EmitterStorage = Pick<Engine, 'append' | 'readStreamBackward'>;
@@ -34,26 +34,7 @@ export function emitterPrefix(projection: string, epoch: number): string {
   return createHash('md5').update(`${projection}\u0000${epoch}`).digest('hex').slice(0, 16);
 }
 
-/**
- * A deterministic UUID (version 4 layout) for the `index`th event emitted because of the event at
- * `position`: the position and index in full, four digits of the projection's prefix, and in front
- * eight digits mixed from position, index and prefix, because the writer's table of recent ids
- * keys on the first eight (were the prefix left out, the links several projections write for one
- * event would share them, and each append would look its first id up in the log). Computed
- * without hashing: this runs for every event a projection emits.
- */
-export function emittedEventId(prefix: string, position: number, index: number): string {
-  return emittedIdOf(Number.parseInt(prefix.slice(0, 8), 16), prefix.slice(0, 4), position, index);
-}
-
-/** emittedEventId with the parts of the prefix it uses already taken out. */
-function emittedIdOf(seed: number, prefixDigits: string, position: number, index: number): string {
-  const low = position % 0x1_0000_0000;
-  const mixed = Math.imul((low ^ seed ^ Math.imul(index + 1, 0x9e3779b1)) >>> 0, 0x85ebca6b) >>> 0;
-  return formatEmittedId(mixed, position, prefixDigits, index);
-}
-
-/** The projection's own properties after those of the code's metadata, when it has a JSON object (ByteSlab writes them alone). */
+/** The projection's own properties after those of the code's metadata, when it has a JSON object (the packer writes them alone). */
 function metadataOf(code: string, epoch: number, cause: EmitCause): Buffer {
   const own = `"$v":"${epoch}","$c":${cause.position},"$p":${cause.position},"$causedBy":"${cause.event.eventId}"`;
   let parsed: unknown;
@@ -82,10 +63,7 @@ function emittedTag(event: EventRecord): { position: number; epoch: number } | u
 export class Emitter {
   /** Per target stream written since the start: the source position its last emitted event names. */
   private readonly lastWritten = new Map<string, number>();
-  private readonly prefixSeed: number;
-  private readonly prefixDigits: string;
-  private readonly epochText: string;
-  private readonly slab = new ByteSlab();
+  private readonly packer: EmittedEventPacker;
 
   /**
    * @param recoveryEnd the log's end when the projection started: events after it were never
@@ -97,10 +75,7 @@ export class Emitter {
     private readonly epoch: number,
     private recoveryEnd: number,
   ) {
-    const prefix = emitterPrefix(projection, epoch);
-    this.prefixSeed = Number.parseInt(prefix.slice(0, 8), 16);
-    this.prefixDigits = prefix.slice(0, 4);
-    this.epochText = String(epoch);
+    this.packer = new EmittedEventPacker(emitterPrefix(projection, epoch), epoch);
   }
 
   /**
@@ -125,7 +100,7 @@ export class Emitter {
     const written = this.recoveryEnd >= 0 ? new Map<string, number>() : undefined;
     let previous = -1;
     let index = 0;
-    const slab = this.slab;
+    const packer = this.packer;
     for (const emit of emits) {
       const cause = causes[emit.sourceIndex];
       index = previous === cause.position ? index + 1 : 0;
@@ -137,12 +112,8 @@ export class Emitter {
         byStream.set(emit.streamName, events);
         onStream?.(emit.streamName);
       }
-      events.push({
-        eventId: emittedIdOf(this.prefixSeed, this.prefixDigits, cause.position, index),
-        eventType: emit.eventType, data: slab.utf8(emit.data),
-        metadata: emit.metadata === '' ? slab.emittedMetadata(this.epochText, cause.position, cause.event.eventId) : metadataOf(emit.metadata, this.epoch, cause),
-        isJson: emit.isJson,
-      });
+      const codeMetadata = emit.metadata === '' ? undefined : metadataOf(emit.metadata, this.epoch, cause);
+      events.push(packer.pack(emit, cause.position, index, cause.event.eventId, codeMetadata));
       written?.set(emit.streamName, cause.position);
     }
     if (written) for (const [streamName, position] of written) this.lastWritten.set(streamName, position);
