@@ -253,13 +253,14 @@ export class Chunk {
    * Appends the `length` bytes encoded in place after the data: writes them, then hashes them.
    * A write that fails (a full disk) changes nothing: the bytes stay outside the chunk's data, and
    * whatever part reached the file lies past the data, where it is overwritten or cut.
+   * `onThreadPool`: the write is made off the event loop, which may meanwhile run anything but
+   * another write to this chunk.
    */
-  commitEncoded(length: number): void {
+  async commitEncoded(length: number, onThreadPool = false): Promise<void> {
     const memory = this.encodeBuffer;
     const at = this.dataBytes;
-    // A synchronous write only copies into the page cache; the fsync that follows runs off the
-    // event loop. This saves a thread-pool round trip per group commit.
-    writeFullySync(this.handle.fd, memory, at, length, CHUNK_HEADER_BYTES + at, this.path);
+    if (onThreadPool) await writeFully(this.handle, memory, at, length, CHUNK_HEADER_BYTES + at, this.path);
+    else writeFullySync(this.handle.fd, memory, at, length, CHUNK_HEADER_BYTES + at, this.path);
     this.hash!.update(memory.subarray(at, at + length));
     this.dataBytes += length;
     this.touchAhead();
@@ -275,9 +276,9 @@ export class Chunk {
   }
 
   /** Appends framed records at the end of the data (the caller checked they fit). */
-  append(bytes: Buffer): void {
+  async append(bytes: Buffer): Promise<void> {
     bytes.copy(this.encodeBuffer, this.dataBytes);
-    this.commitEncoded(bytes.length);
+    await this.commitEncoded(bytes.length);
   }
 
   /** Makes every appended byte durable. A failure is fatal: the caller must never retry. */

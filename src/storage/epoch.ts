@@ -43,7 +43,7 @@ export async function writeEpoch(log: TransactionLog, checkpoints: { writer: Che
   }
   const position = log.writerPosition;
   const bytes = draft(position);
-  log.append(bytes);
+  await log.append(bytes);
   await log.sync();
   await checkpoints.writer.writeAsync(log.writerPosition);
   log.publish(log.writerPosition);

@@ -298,8 +298,8 @@ export class TransactionLog {
   }
 
   /** Appends framed records at the writer position (which the caller used to encode them). */
-  append(bytes: Buffer): void {
-    this.currentChunk.append(bytes);
+  async append(bytes: Buffer): Promise<void> {
+    await this.currentChunk.append(bytes);
     this.writeEnd += bytes.length;
   }
 
@@ -312,9 +312,9 @@ export class TransactionLog {
     return { buffer: chunk.encodeBuffer, offset: chunk.dataSize };
   }
 
-  /** Appends the `length` bytes encoded at encodeTarget(). */
-  appendEncoded(length: number): void {
-    this.currentChunk.commitEncoded(length);
+  /** Appends the `length` bytes encoded at encodeTarget(); `onThreadPool` as in Chunk.commitEncoded. */
+  async appendEncoded(length: number, onThreadPool = false): Promise<void> {
+    await this.currentChunk.commitEncoded(length, onThreadPool);
     this.writeEnd += length;
   }
 

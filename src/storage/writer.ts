@@ -99,6 +99,15 @@ interface Plan {
 
 const EMPTY_BYTES = Buffer.alloc(0);
 
+/**
+ * A commit of this many bytes or more that carries follow-ups is written on the thread pool: its
+ * write(2) fills that many bytes of fresh page cache, long enough for the consumers that made the
+ * follow-ups to go on with their next events meanwhile. A commit of clients' writes alone is
+ * written on the event loop: its appenders wait for the fsync anyway, and the round trip through
+ * the thread pool would only add to their latency.
+ */
+const THREAD_POOL_WRITE_BYTES_MIN = 64 * 1024;
+
 /** The longest a commit waits for more writers to join it. */
 const GATHER_MS_MAX = 1;
 /** A commit stops waiting once this share of the active writers has queued. */
@@ -140,6 +149,8 @@ export class Writer {
   private committing = false;
   /** How many clients' writes (not follow-ups) it carries. */
   private committingWriters = 0;
+  /** Whether it carries follow-ups: its large writes are then made off the event loop (THREAD_POOL_WRITE_BYTES_MIN). */
+  private writeOffLoop = false;
   /** Settles when the commit under way ends; made only once someone asks (not on every commit). */
   private commitEnd: { promise: Promise<void>; resolve: () => void } | undefined;
   /** Requests waiting and group commits done, for /stats. */
@@ -200,6 +211,7 @@ export class Writer {
         const batch = this.queue;
         this.queue = [];
         this.committingWriters = countWriters(batch);
+        this.writeOffLoop = this.committingWriters < batch.length;
         this.queueMeter.taken(batch.length);
         const started = this.queueMeter.begin('GroupCommit');
         await this.commit(batch);
@@ -359,7 +371,7 @@ export class Writer {
   private async flushSegment(used: number, segmentStart: number, chunkFull: boolean): Promise<void> {
     if (segmentStart !== this.log.writerPosition) throw new TypeError('segment does not start at the writer position');
     const started = performance.now();
-    if (used > 0) this.log.appendEncoded(used);
+    if (used > 0) await this.log.appendEncoded(used, this.writeOffLoop && used >= THREAD_POOL_WRITE_BYTES_MIN);
     if (chunkFull) {
       await this.log.completeCurrentChunk();
     } else {

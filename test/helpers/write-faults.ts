@@ -31,7 +31,7 @@ export interface WriteInjector {
   readonly count: number;
   /** Writes that failed (or were cut short) by injection. */
   readonly injected: number;
-  /** Where each write came from: the first frame in src/, as `file:function`. */
+  /** Where each write came from: the first frame in src/, as `file:function`, and the call that wrote (`writeSync`, `write`, `FileHandle.write`). */
   readonly sites: Map<string, number>;
   arm(plan: WriteFaultPlan): void;
   /** A persistent fault stops: space has been freed. */
@@ -76,11 +76,10 @@ export async function injectWriteFaults(): Promise<WriteInjector> {
   let full = false;
   const sites = new Map<string, number>();
 
-  const decide = (): Decision => {
+  const decide = (call: 'writeSync' | 'write' | 'FileHandle.write'): Decision => {
     count++;
-    const site = siteOf(new Error().stack);
+    const site = `${siteOf(new Error().stack)} ${call}`;
     sites.set(site, (sites.get(site) ?? 0) + 1);
-    if (process.env.DBG) console.log(count, site);
     if (shortPending || full) {
       shortPending = false;
       injected++;
@@ -98,7 +97,7 @@ export async function injectWriteFaults(): Promise<WriteInjector> {
   const shortLength = (length: number) => Math.max(1, Math.floor(length / 2));
 
   (fs as unknown as { writeSync: WriteSync }).writeSync = (fd, buffer, offset, length, position) => {
-    const decision = decide();
+    const decision = decide('writeSync');
     if (decision.kind === 'fail') throw decision.error;
     const partial = decision.kind === 'short' && length > 1 ? shortLength(length) : length;
     return original.writeSync(fd, buffer, offset, partial, position);
@@ -106,7 +105,7 @@ export async function injectWriteFaults(): Promise<WriteInjector> {
   (fs as unknown as { write: unknown }).write = (
     fd: number, buffer: Buffer, offset: number, length: number, position: number, callback: WriteCallback,
   ) => {
-    const decision = decide();
+    const decision = decide('write');
     if (decision.kind === 'fail') {
       process.nextTick(() => callback(decision.error, 0, buffer));
       return;
@@ -115,7 +114,7 @@ export async function injectWriteFaults(): Promise<WriteInjector> {
     original.write(fd, buffer, offset, partial, position, callback);
   };
   handlePrototype.write = function (this: unknown, buffer, offset, length, position) {
-    const decision = decide();
+    const decision = decide('FileHandle.write');
     if (decision.kind === 'fail') return Promise.reject(decision.error);
     const partial = decision.kind === 'short' && length > 1 ? shortLength(length) : length;
     return original.handleWrite.call(this, buffer, offset, partial, position);

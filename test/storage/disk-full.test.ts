@@ -1,6 +1,7 @@
 import t, { type Test } from 'tap';
 import { Errors } from '../../src/common/errors.js';
 import type { Engine } from '../../src/storage/engine.js';
+import type { EngineOptions } from '../../src/storage/engine-options.js';
 import type { NewEvent } from '../../src/storage/writer.js';
 import { newEvent, openEngine, tempDirectory } from '../helpers/engine.js';
 import { injectWriteFaults, type WriteFault, type WriteInjector } from '../helpers/write-faults.js';
@@ -26,16 +27,30 @@ const STREAMS = 4;
 /** Rounds of concurrent appends; with 64 KiB chunks they fill several chunks and index files. */
 const ROUNDS = 12;
 
-function eventsFor(round: number, stream: number): NewEvent[] {
+/** How large the events are, and the engine they are written to. */
+interface Workload {
+  /** Each event's data is padded by up to eight times this. */
+  padUnitBytes: number;
+  /** Appended as follow-ups, as log consumers append. */
+  followUp: boolean;
+  engine: Partial<EngineOptions>;
+}
+
+/** Small commits, written as they are made; 64 KiB chunks (the tests' default). */
+const SMALL_COMMITS: Workload = { padUnitBytes: 200, followUp: false, engine: {} };
+/** Commits of 64 KiB and more of follow-ups, which the writer has written on the thread pool, in 1 MiB chunks. */
+const LARGE_COMMITS: Workload = { padUnitBytes: 3000, followUp: true, engine: { chunkSizeBytes: 1024 * 1024 } };
+
+function eventsFor(round: number, stream: number, workload: Workload): NewEvent[] {
   const count = 1 + ((round + stream) % 5);
-  return Array.from({ length: count }, (_, i) => newEvent('Filled', { round, stream, i, pad: 'p'.repeat(((round * 7 + stream * 13 + i) % 9) * 200) }));
+  return Array.from({ length: count }, (_, i) => newEvent('Filled', { round, stream, i, pad: 'p'.repeat(((round * 7 + stream * 13 + i) % 9) * workload.padUnitBytes) }));
 }
 
 /** Concurrent appends to a few streams, so group commits hold several writes and cross chunks. */
-async function appendRounds(engine: Engine, outcome: Outcome, rounds = ROUNDS): Promise<void> {
+async function appendRounds(engine: Engine, outcome: Outcome, rounds = ROUNDS, workload = SMALL_COMMITS): Promise<void> {
   for (let round = 0; round < rounds; round++) {
-    const writes = Array.from({ length: STREAMS }, (_, stream) => ({ streamName: `filled-${stream}`, events: eventsFor(round, stream) }));
-    const results = await Promise.allSettled(writes.map((write) => engine.append(write.streamName, -2, write.events)));
+    const writes = Array.from({ length: STREAMS }, (_, stream) => ({ streamName: `filled-${stream}`, events: eventsFor(round, stream, workload) }));
+    const results = await Promise.allSettled(writes.map((write) => engine.append(write.streamName, -2, write.events, { followUp: workload.followUp })));
     results.forEach((result, i) => {
       if (result.status === 'fulfilled') outcome.acknowledged.push({ ...writes[i], firstEventNumber: result.value.firstEventNumber });
       else outcome.refusedCodes.push(String((result.reason as { code?: string }).code));
@@ -64,24 +79,24 @@ function checkStreams(t: Test, engine: Engine, acknowledged: Acknowledged[], lab
 }
 
 /** Opens the engine; a start refused by a full disk is tried again once the fault has passed. */
-async function openThroughFault(t: Test, directory: string, outcome: Outcome): Promise<Engine> {
+async function openThroughFault(directory: string, outcome: Outcome, workload: Workload): Promise<Engine> {
   try {
-    return await openEngine(directory);
+    return await openEngine(directory, workload.engine);
   } catch (error) {
     outcome.refusedCodes.push(String((error as { code?: string }).code));
-    return openEngine(directory);
+    return openEngine(directory, workload.engine);
   }
 }
 
 /** Runs the workload with one fault; returns how many writes the fault failed or cut short. */
-async function runWithFault(t: Test, injector: WriteInjector, fault: WriteFault, failAt: number): Promise<number> {
+async function runWithFault(t: Test, injector: WriteInjector, workload: Workload, fault: WriteFault, failAt: number): Promise<number> {
   const directory = tempDirectory(t);
   const outcome: Outcome = { acknowledged: [], refusedCodes: [] };
   injector.arm({ failAt, fault });
-  const engine = await openThroughFault(t, directory, outcome);
+  const engine = await openThroughFault(directory, outcome, workload);
   let fatal: Error | undefined;
   engine.onFatal((error) => (fatal = error));
-  await appendRounds(engine, outcome);
+  await appendRounds(engine, outcome, ROUNDS, workload);
   await engine.close();
   const injected = injector.injected;
   injector.arm({ failAt: 0, fault });
@@ -92,7 +107,7 @@ async function runWithFault(t: Test, injector: WriteInjector, fault: WriteFault,
 
   let reopened: Engine;
   try {
-    reopened = await openEngine(directory);
+    reopened = await openEngine(directory, workload.engine);
   } catch (error) {
     t.fail(`${label}: the database does not open again`, { code: (error as { code?: string }).code, message: (error as Error).message });
     return injected;
@@ -105,34 +120,44 @@ async function runWithFault(t: Test, injector: WriteInjector, fault: WriteFault,
   return injected;
 }
 
-t.test('a full disk at any single write of the engine: nothing refused is kept, nothing acknowledged is lost', async (t) => {
+/**
+ * Runs the workload once without faults to count its writes and where they come from, then once
+ * with each write failing in each way (every `stride`th write for a fault that takes the same path
+ * as another).
+ */
+async function failEachWrite(t: Test, workload: Workload, sitesExpected: RegExp[], strides: Record<WriteFault, number>): Promise<void> {
   const injector = await injectWriteFaults();
   t.teardown(() => injector.restore());
 
-  // A run without faults counts the writes and where they come from.
   const clean = tempDirectory(t);
   const cleanOutcome: Outcome = { acknowledged: [], refusedCodes: [] };
   injector.arm({ failAt: 0, fault: 'enospc' });
-  const engine = await openEngine(clean);
-  await appendRounds(engine, cleanOutcome);
+  const engine = await openEngine(clean, workload.engine);
+  await appendRounds(engine, cleanOutcome, ROUNDS, workload);
   await engine.settleIndex();
   await engine.close();
   const writes = injector.count;
   t.equal(cleanOutcome.refusedCodes.length, 0, 'without faults every append is acknowledged');
   const sites = [...injector.sites.keys()].join(' ');
-  for (const site of [/chunk\.ts:\S*\.create/, /chunk\.ts:Chunk\.commitEncoded/, /chunk\.ts:Chunk\.complete/, /checkpoint\.ts/, /durable-file\.ts/, /index-file-writer\.ts/, /existence-filter\.ts/]) {
-    t.match(sites, site, `the workload writes through ${site.source}`);
-  }
+  for (const site of sitesExpected) t.match(sites, site, `the workload writes through ${site.source}`);
 
   let refusals = 0;
   for (const fault of ['enospc', 'short', 'edquot'] as const) {
-    // Every write of the run for ENOSPC and short writes; every third for EDQUOT, the same path.
-    const stride = fault === 'edquot' ? 3 : 1;
-    for (let failAt = 1; failAt <= writes; failAt += stride) {
-      refusals += await runWithFault(t, injector, fault, failAt);
+    for (let failAt = 1; failAt <= writes; failAt += strides[fault]) {
+      refusals += await runWithFault(t, injector, workload, fault, failAt);
     }
   }
   t.ok(refusals > 0, `faults were injected (${writes} writes per run)`);
+}
+
+t.test('a full disk at any single write of the engine: nothing refused is kept, nothing acknowledged is lost', async (t) => {
+  const sites = [/chunk\.ts:\S*\.create/, /chunk\.ts:Chunk\.commitEncoded writeSync/, /chunk\.ts:Chunk\.complete/, /checkpoint\.ts/, /durable-file\.ts/, /index-file-writer\.ts/, /existence-filter\.ts/];
+  // EDQUOT takes the path of ENOSPC: every third write is enough.
+  await failEachWrite(t, SMALL_COMMITS, sites, { enospc: 1, short: 1, edquot: 3 });
+});
+
+t.test('a full disk at a large commit, written on the thread pool: nothing refused is kept, nothing acknowledged is lost', async (t) => {
+  await failEachWrite(t, LARGE_COMMITS, [/chunk\.ts:Chunk\.commitEncoded FileHandle\.write/, /chunk\.ts:Chunk\.complete/], { enospc: 1, short: 1, edquot: 3 });
 });
 
 t.test('while the disk stays full, writes are refused with 507 and reads go on; once space is back, writes resume', async (t) => {

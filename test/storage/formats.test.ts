@@ -47,8 +47,8 @@ t.test('a chunk completed on disk reopens completed with a valid hash; a flipped
   const directory = tempDirectory(t);
   const chunk = await Chunk.create(directory, 0, 64 * 1024);
   const record = encodeSystemRecord(0, 1, 1, Buffer.from('{"x":1}'));
-  chunk.append(record);
-  chunk.append(record);
+  await chunk.append(record);
+  await chunk.append(record);
   await chunk.complete();
   await chunk.close();
   t.same(readdirSync(directory), ['chunk-000000.000000'], 'no temp file left');
@@ -77,7 +77,7 @@ t.test('the running hash is kept off the main thread; a chunk still completes wi
     const chunk = await Chunk.create(directory, number, 64 * 1024);
     for (let i = 0; i < 6; i++) {
       if (i === stopAfter) await stopHashingThread();
-      chunk.append(record);
+      await chunk.append(record);
     }
     await chunk.complete();
     await chunk.close();
@@ -91,13 +91,13 @@ t.test('a chunk resumed at a position hashes what it held before and what is app
   const directory = tempDirectory(t);
   const record = encodeSystemRecord(0, 1, 1, Buffer.from('{"resumed":true}'));
   const chunk = await Chunk.create(directory, 0, 64 * 1024);
-  for (let i = 0; i < 3; i++) chunk.append(record);
+  for (let i = 0; i < 3; i++) await chunk.append(record);
   await chunk.sync();
   await chunk.close();
   const reopened = await Chunk.open(join(directory, chunkFileName(0, 0)), 64 * 1024);
   // Resumed at the second record: the third was never acknowledged.
   await reopened.resumeWriting(record.length * 2);
-  reopened.append(record);
+  await reopened.append(record);
   await reopened.complete();
   await reopened.close();
   const completed = await Chunk.open(join(directory, chunkFileName(0, 0)), 64 * 1024);
