@@ -7,9 +7,9 @@ export const EVENT_ID_BYTES = 16;
 /**
  * An event whose id (16 bytes), data and metadata lie one after the other in a block of bytes
  * shared with other events: what projections emit for every event of the log. The writer copies
- * those bytes into its record as they are. The id as text and data and metadata as Buffers of
- * their own are made only when something asks for them (an idempotency check, say): for a system
- * projection, a string and two Buffer objects per event cost more than the writer's whole record.
+ * those bytes into its record as they are. The id as text, and data and metadata as Buffer views
+ * of the block, are made only when something asks for them (an idempotency check, say): for a
+ * system projection, a string and two Buffer objects per event cost more than the writer's record.
  */
 export class PackedEvent implements NewEvent {
   constructor(
