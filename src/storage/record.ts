@@ -1,4 +1,4 @@
-import { crc32 } from 'node:zlib';
+import { crc32Of } from './crc32.js';
 import { readInt64, writeInt64 } from './int64.js';
 import { readUuid, writeUuid } from './uuid.js';
 import { DELETED_EVENT_NUMBER } from './stream-metadata.js';
@@ -74,7 +74,7 @@ export function eventRecordBytesMax(streamName: string, eventType: string, data:
 function sealFrame(buffer: Buffer, start: number, payloadEnd: number): number {
   const payloadLength = payloadEnd - start - 4;
   buffer.writeUInt32LE(payloadLength, start);
-  buffer.writeUInt32LE(crc32(buffer.subarray(start + 8, payloadEnd)), start + 4);
+  buffer.writeUInt32LE(crc32Of(buffer, start + 8, payloadEnd), start + 4);
   buffer.writeUInt32LE(payloadLength, payloadEnd);
   return payloadEnd + 4 - start;
 }
@@ -214,7 +214,7 @@ export function checkFrame(buffer: Buffer, offset: number, limit: number): Frame
   }
   if (buffer.readUInt32LE(offset + 4 + payloadLength) !== payloadLength) return { framedLength: 0, problem: 'length' };
   const stored = buffer.readUInt32LE(offset + 4);
-  if (crc32(buffer.subarray(offset + 8, offset + 4 + payloadLength)) !== stored) {
+  if (crc32Of(buffer, offset + 8, offset + 4 + payloadLength) !== stored) {
     return { framedLength: 0, problem: 'checksum' };
   }
   const kind = buffer[offset + 8];
@@ -354,7 +354,7 @@ export function eventFrameLayout(buffer: Buffer, offset: number): EventFrameLayo
 /** Recomputes the checksum of the frame at `offset` after its payload was changed in place. */
 export function resealFrame(buffer: Buffer, offset: number): void {
   const payloadLength = buffer.readUInt32LE(offset);
-  buffer.writeUInt32LE(crc32(buffer.subarray(offset + 8, offset + 4 + payloadLength)), offset + 4);
+  buffer.writeUInt32LE(crc32Of(buffer, offset + 8, offset + 4 + payloadLength), offset + 4);
 }
 
 export function isJsonEvent(event: EventRecord): boolean {
