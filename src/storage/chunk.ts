@@ -451,9 +451,23 @@ export class Chunk {
   }
 
   private trusted(memory: Buffer, local: number, limit: number): FrameLocation {
-    const framedLength = memory.readUInt32LE(local) + 8;
+    return { buffer: memory, offset: local, framedLength: this.frameLengthInMemory(local, limit) };
+  }
+
+  /**
+   * The memory the chunk's records lie in at their logical offsets, for walks over many records
+   * that make no object per record (see TransactionLog.nextRecordSkipping); undefined when they
+   * are read from the file, or the chunk was rewritten.
+   */
+  get recordMemory(): Buffer | undefined {
+    return this.closed || this.positionMap ? undefined : this.memory;
+  }
+
+  /** The framed length of the record at logical offset `local` of recordMemory, which must end by `limit`. */
+  frameLengthInMemory(local: number, limit: number): number {
+    const framedLength = this.memory!.readUInt32LE(local) + 8;
     if (local + framedLength > limit) throw Errors.storageCorrupt.create(this.path, local, 'record runs past the end of the data');
-    return { buffer: memory, offset: local, framedLength };
+    return framedLength;
   }
 
   private checked(buffer: Buffer, offset: number, limit: number, local: number): FrameLocation {

@@ -283,6 +283,61 @@ export function decodeRecord(buffer: Buffer, offset: number): LogRecord {
   };
 }
 
+/**
+ * decodeRecord for walks over the log's memory that hand on many events whose data is seldom
+ * read (projections: the system projections read names and numbers only). The data of an event
+ * in shared memory is copied out the first time it is asked for (EventWithDataOnDemand); any
+ * other record is decoded as decodeRecord does.
+ */
+export function decodeRecordDataOnDemand(buffer: Buffer, offset: number): LogRecord {
+  if (buffer[offset + 8] !== RecordKind.event || !(buffer.buffer instanceof SharedArrayBuffer)) return decodeRecord(buffer, offset);
+  return new EventWithDataOnDemand(buffer, offset + 4);
+}
+
+/**
+ * An event record in a chunk's shared memory whose data is copied out (see copyOut) when first
+ * read. A published record's bytes never change in that memory (records are only appended, and
+ * a chunk's memory is never reused), so a late copy is the copy an early one would have been;
+ * until then the record holds the chunk's memory, as a view of its data would.
+ */
+class EventWithDataOnDemand implements EventRecord {
+  readonly kind = RecordKind.event;
+  readonly logPosition: number;
+  readonly flags: number;
+  readonly transactionPosition: number;
+  readonly transactionOffset: number;
+  readonly eventNumber: number;
+  readonly timestamp: number;
+  readonly eventId: string;
+  readonly correlationId: string;
+  readonly streamName: string;
+  readonly eventType: string;
+  readonly metadata: Buffer;
+  /** Where the data's length prefix is in `memory`. */
+  private readonly dataAt: number;
+  private copied: Buffer | undefined;
+
+  /** `p`: where the record's payload starts in `memory`. */
+  constructor(private readonly memory: Buffer, p: number) {
+    this.logPosition = readInt64(memory, p + 6);
+    this.flags = memory.readUInt16LE(p + 14);
+    this.transactionPosition = readInt64(memory, p + 16);
+    this.transactionOffset = memory.readInt32LE(p + 24);
+    this.eventNumber = readEventNumber(memory, p + 28);
+    this.timestamp = readInt64(memory, p + 36);
+    this.eventId = readUuid(memory, p + 44);
+    this.correlationId = readUuid(memory, p + 60);
+    this.streamName = readShortString(memory, p + 76);
+    this.eventType = readShortString(memory, fieldEnd);
+    this.dataAt = fieldEnd;
+    this.metadata = readBytes(memory, fieldEnd + 4 + memory.readUInt32LE(fieldEnd));
+  }
+
+  get data(): Buffer {
+    return (this.copied ??= readBytes(this.memory, this.dataAt));
+  }
+}
+
 /** The fields an index rebuild needs, without decoding the data. Undefined for system records. */
 export function peekEventKey(buffer: Buffer, offset: number): { streamName: string; eventNumber: number } | undefined {
   const p = offset + 4;

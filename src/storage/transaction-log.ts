@@ -8,7 +8,7 @@ import type { RewriteSource, RewrittenRecord } from './chunk-rewrite.js';
 import { validateReplacement, type ReplaceOptions } from './chunk-replacement.js';
 import { rename, unlink } from 'node:fs/promises';
 import { fsyncDirectory, fsyncDirectorySync } from './durable-file.js';
-import { decodeRecord, type LogRecord } from './record.js';
+import { decodeRecord, decodeRecordDataOnDemand, type LogRecord } from './record.js';
 import { ReadCounters } from './engine-stats.js';
 
 /** The log cannot address more chunks than this (the chunk number is part of file names). */
@@ -392,12 +392,33 @@ export class TransactionLog {
    */
   nextRecordSkipping(position: number, skip: (buffer: Buffer, offset: number) => boolean, skipMax: number): SkippingRecord | undefined {
     let skipped = 0;
-    for (let found = this.frameFrom(position); ; found = this.frameFrom(found.nextPosition)) {
-      const { frame } = found;
-      if (!frame) return skipped > 0 ? { nextPosition: found.position, skipped } : undefined;
-      if (!skip(frame.buffer, frame.offset)) return { record: decodeRecord(frame.buffer, frame.offset), nextPosition: found.nextPosition, skipped };
-      if (++skipped >= skipMax) return { nextPosition: found.nextPosition, skipped };
+    let at = position;
+    while (at < this.published) {
+      const chunk = this.chunks[this.chunkNumberOf(at)];
+      const chunkStart = chunk.chunkNumber * this.chunkSize;
+      const limit = this.chunkLimit(chunk);
+      const memory = chunk.recordMemory;
+      let local = at - chunkStart;
+      if (memory === undefined || local >= limit) {
+        // Frame by frame: from the file, through a rewritten chunk's map, or past a free tail.
+        const found = this.frameFrom(at);
+        const { frame } = found;
+        if (!frame) return skipped > 0 ? { nextPosition: found.position, skipped } : undefined;
+        if (!skip(frame.buffer, frame.offset)) return { record: decodeRecord(frame.buffer, frame.offset), nextPosition: found.nextPosition, skipped };
+        at = found.nextPosition;
+        if (++skipped >= skipMax) return { nextPosition: at, skipped };
+        continue;
+      }
+      // Where the records lie in memory, without an object per record passed over.
+      while (local < limit) {
+        const next = local + chunk.frameLengthInMemory(local, limit);
+        if (!skip(memory, local)) return { record: decodeRecordDataOnDemand(memory, local), nextPosition: chunkStart + next, skipped };
+        local = next;
+        if (++skipped >= skipMax) return { nextPosition: chunkStart + local, skipped };
+      }
+      at = chunkStart + local;
     }
+    return skipped > 0 ? { nextPosition: at, skipped } : undefined;
   }
 
   /**
