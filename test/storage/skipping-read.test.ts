@@ -35,11 +35,13 @@ async function interleavedLog(engine: Engine): Promise<void> {
 }
 
 t.test('a read that passes over system streams gives every field of the events a plain read gives, whichever chunk they are in', async (t) => {
-  const engine = await openEngine(tempDirectory(t));
-  await appendUntilChunks(engine, 'filler-1', 2);
+  // One completed chunk kept in memory: the others are read from their files.
+  const engine = await openEngine(tempDirectory(t), { cachedChunksMax: 1 });
+  await appendUntilChunks(engine, 'filler-1', 3);
   await interleavedLog(engine);
   await appendUntilChunks(engine, '$system-filler', engine.status().chunkCount + 1);
   await interleavedLog(engine);
+  t.ok(engine.status().chunkCount >= 4, 'completed chunks in files and in memory, and the active one');
 
   const plain = readAll(engine);
   for (const [name, filter, keeps] of [
