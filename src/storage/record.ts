@@ -1,6 +1,6 @@
 import { crc32Of } from './crc32.js';
 import { readInt64, writeInt64 } from './int64.js';
-import { readUuid, writeUuid } from './uuid.js';
+import { putUuidText, readUuid, writeUuid } from './uuid.js';
 import { DELETED_EVENT_NUMBER } from './stream-metadata.js';
 import type { PackedEvent } from './packed-event.js';
 
@@ -296,7 +296,7 @@ export function decodeRecordDataOnDemand(buffer: Buffer, offset: number): LogRec
 
 /**
  * An event record in a chunk's shared memory whose data is copied out (see copyOut) when first
- * read. A published record's bytes never change in that memory (records are only appended, and
+ * read, and whose id is made into text when first read. A published record's bytes never change in that memory (records are only appended, and
  * a chunk's memory is never reused), so a late copy is the copy an early one would have been;
  * until then the record holds the chunk's memory, as a view of its data would.
  */
@@ -308,7 +308,6 @@ class EventWithDataOnDemand implements EventRecord {
   readonly transactionOffset: number;
   readonly eventNumber: number;
   readonly timestamp: number;
-  readonly eventId: string;
   readonly correlationId: string;
   readonly streamName: string;
   readonly eventType: string;
@@ -316,16 +315,16 @@ class EventWithDataOnDemand implements EventRecord {
   /** Where the data's length prefix is in `memory`. */
   private readonly dataAt: number;
   private copied: Buffer | undefined;
+  private id: string | undefined;
 
   /** `p`: where the record's payload starts in `memory`. */
-  constructor(private readonly memory: Buffer, p: number) {
+  constructor(private readonly memory: Buffer, private readonly p: number) {
     this.logPosition = readInt64(memory, p + 6);
     this.flags = memory.readUInt16LE(p + 14);
     this.transactionPosition = readInt64(memory, p + 16);
     this.transactionOffset = memory.readInt32LE(p + 24);
     this.eventNumber = readEventNumber(memory, p + 28);
     this.timestamp = readInt64(memory, p + 36);
-    this.eventId = readUuid(memory, p + 44);
     this.correlationId = readUuid(memory, p + 60);
     this.streamName = readShortString(memory, p + 76);
     this.eventType = readShortString(memory, fieldEnd);
@@ -336,6 +335,22 @@ class EventWithDataOnDemand implements EventRecord {
   get data(): Buffer {
     return (this.copied ??= readBytes(this.memory, this.dataAt));
   }
+
+  /** Made when asked for: what projections emit names the id as text, which putEventIdText writes from the bytes. */
+  get eventId(): string {
+    return (this.id ??= readUuid(this.memory, this.p + 44));
+  }
+
+  putIdText(target: Buffer, at: number): void {
+    putUuidText(target, at, this.memory, this.p + 44);
+  }
+}
+
+/** Writes the event's id as text (36 ASCII bytes) at `at` of `target`; from the record's bytes, when it has them, without making the string. */
+export function putEventIdText(target: Buffer, at: number, event: Pick<EventRecord, 'eventId'>): number {
+  if (event instanceof EventWithDataOnDemand) event.putIdText(target, at);
+  else target.write(event.eventId, at, 36, 'latin1');
+  return at + 36;
 }
 
 /** The fields an index rebuild needs, without decoding the data. Undefined for system records. */

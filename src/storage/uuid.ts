@@ -40,21 +40,33 @@ for (let byte = 0; byte < 256; byte++) {
   HEX_CODES[2 * byte] = digits.charCodeAt(0);
   HEX_CODES[2 * byte + 1] = digits.charCodeAt(1);
 }
+/**
+ * Writes the text form of the 16 bytes at `offset` of `bytes` into `target` at `at` (36 ASCII
+ * bytes, dashes included); returns whether the bytes are all zero.
+ */
+export function putUuidText(target: Uint8Array, at: number, bytes: Uint8Array, offset: number): boolean {
+  let zero = true;
+  for (let i = 0; i < 16; i++) {
+    const code = 2 * bytes[offset + i];
+    if (code !== 0) zero = false;
+    const digitAt = at + BYTE_OFFSETS[i];
+    target[digitAt] = HEX_CODES[code];
+    target[digitAt + 1] = HEX_CODES[code + 1];
+  }
+  target[at + 8] = DASH;
+  target[at + 13] = DASH;
+  target[at + 18] = DASH;
+  target[at + 23] = DASH;
+  return zero;
+}
+
 /** The text form is laid out here, then read as one string: no intermediate strings per byte. */
 const TEXT = Buffer.alloc(36, DASH);
 
 /** Formats 16 bytes as a UUID (this runs for every event read, twice). */
 export function readUuid(buffer: Buffer, offset: number): string {
-  let zero = true;
-  for (let i = 0; i < 16; i++) {
-    const code = 2 * buffer[offset + i];
-    if (code !== 0) zero = false;
-    const at = BYTE_OFFSETS[i];
-    TEXT[at] = HEX_CODES[code];
-    TEXT[at + 1] = HEX_CODES[code + 1];
-  }
   // Most correlation ids are empty: one shared string for them.
-  return zero ? EMPTY_UUID : TEXT.toString('latin1', 0, 36);
+  return putUuidText(TEXT, 0, buffer, offset) ? EMPTY_UUID : TEXT.toString('latin1', 0, 36);
 }
 
 export const EMPTY_UUID = '00000000-0000-0000-0000-000000000000';

@@ -2,9 +2,23 @@ import t from 'tap';
 import { randomUUID } from 'node:crypto';
 import { EmittedEventPacker, emittedEventId } from '../../src/daemon/projections/emit-bytes.js';
 import { emitterPrefix } from '../../src/daemon/projections/emitter.js';
+import { LinkEmit } from '../../src/daemon/projections/system-projections.js';
 import { PackedEvent, bodyBytes } from '../../src/storage/packed-event.js';
+import { decodeRecordDataOnDemand, encodeEventRecord, eventRecordBytesMax, type EventRecord } from '../../src/storage/record.js';
 
 const hex = (value: number, digits: number) => value.toString(16).padStart(digits, '0');
+
+/** An event as the projections read it from the log's shared memory (id and data in its bytes). */
+function eventInSharedMemory(eventId: string, eventNumber: number, streamName: string): EventRecord {
+  const data = Buffer.from('{}');
+  const metadata = Buffer.alloc(0);
+  const memory = Buffer.from(new SharedArrayBuffer(eventRecordBytesMax(streamName, 'E', data, metadata)));
+  encodeEventRecord(memory, 0, {
+    logPosition: 0, flags: 0, transactionPosition: 0, transactionOffset: 0, eventNumber, timestamp: 0,
+    eventId, correlationId: '00000000-0000-0000-0000-000000000000', streamName, eventType: 'E', data, metadata,
+  });
+  return decodeRecordDataOnDemand(memory, 0) as EventRecord;
+}
 
 /** The ids of emitted events as first defined, with strings: ids already in logs must not change. */
 function idByStrings(prefix: string, position: number, index: number): string {
@@ -44,17 +58,23 @@ t.test('events packed into shared blocks hold the id, the UTF-8 data and the JSO
     const position = n * 7919 + (n % 3 === 0 ? 2 ** 41 : 0);
     const index = n % 5;
     const causedBy = randomUUID();
-    const data = `${n}@stream-${n % 2 === 0 ? 'é€😀' : 'plain'}-${n}`;
+    const sourceStream = `stream-${n % 2 === 0 ? 'é€😀' : 'plain'}-${n}`;
+    const sourceNumber = n % 11 === 0 ? 2 ** 40 + n : n;
+    const data = `${sourceNumber}@${sourceStream}`;
     const own = n % 7 !== 0;
     const metadata = own ? JSON.stringify({ $v: String(epoch), $c: position, $p: position, $causedBy: causedBy }) : `{"code":${n}}`;
-    const isJson = n % 2 === 0;
-    const emit = { sourceIndex: 0, streamName: 'target', eventType: '$>', data, metadata: own ? '' : metadata, isJson };
-    const event = packer!.pack(emit, position, index, causedBy, own ? undefined : Buffer.from(metadata));
+    // Links made by system projections, from events in the log's memory; other emits with their data as text.
+    const isLink = n % 3 === 0;
+    const isJson = !isLink && n % 2 === 0;
+    const source = isLink ? eventInSharedMemory(causedBy, sourceNumber, sourceStream) : { eventId: causedBy };
+    const emit = isLink ? new LinkEmit(0, 'target', source as EventRecord) : { sourceIndex: 0, streamName: 'target', eventType: '$>', data, metadata: own ? '' : metadata, isJson };
+    const event = packer!.pack(emit, position, index, source, own ? undefined : Buffer.from(metadata));
     packed.push({ event, id: idByStrings(prefix, position, index), data, metadata, isJson });
   }
   const wrong = packed.filter(({ event, id, data, metadata, isJson }) =>
     event.eventId !== id || !event.data.equals(Buffer.from(data)) || !event.metadata.equals(Buffer.from(metadata)) || event.isJson !== isJson || event.eventType !== '$>');
   t.equal(wrong.length, 0, 'every packed event holds its own id, data, metadata and flags');
+  t.equal(packed.filter(({ event }) => event.data.toString('utf8').startsWith('1099511627')).length > 10, true, 'large event numbers among the links');
   t.equal(bodyBytes(packed[1].event), Buffer.byteLength(packed[1].data) + Buffer.byteLength(packed[1].metadata), 'its body size needs no views');
   t.same(JSON.parse(packed[1].event.metadata.toString('utf8')), JSON.parse(packed[1].metadata), 'the metadata is JSON');
 });

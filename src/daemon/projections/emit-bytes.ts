@@ -1,6 +1,13 @@
 import { EVENT_ID_BYTES, PackedEvent } from '../../storage/packed-event.js';
+import { putEventIdText, type EventRecord } from '../../storage/record.js';
 import { readUuid } from '../../storage/uuid.js';
 import type { Emit } from './processor.js';
+import { LinkEmit } from './system-projections.js';
+
+/** Bytes of an event id's text. */
+const ID_TEXT_BYTES = 36;
+/** Digits of the largest event number. */
+const EVENT_NUMBER_DIGITS_MAX = 16;
 
 /**
  * The bytes of emitted events. A system projection emits a small link for every event of the log,
@@ -37,18 +44,21 @@ export class EmittedEventPacker {
   }
 
   /**
-   * The `index`th event `emit` makes because of the event at `position`, whose id is `causedBy`:
-   * its id (emittedEventId), its data as UTF-8 and its metadata, which is `codeMetadata` when the
-   * code gave some (the runner's properties already merged in), or else the runner's properties
+   * The `index`th event `emit` makes because of the event at `position`, `causedBy`: its id
+   * (emittedEventId), its data as UTF-8 and its metadata, which is `codeMetadata` when the code
+   * gave some (the runner's properties already merged in), or else the runner's properties
    * alone, written here.
    */
-  pack(emit: Emit, position: number, index: number, causedBy: string, codeMetadata: Buffer | undefined): PackedEvent {
-    const metadataBytesMax = codeMetadata ? codeMetadata.length : METADATA_FIXED_BYTES + 3 * this.epochText.length + 2 * 16 + 3 * causedBy.length;
-    this.reserve(EVENT_ID_BYTES + 3 * emit.data.length + metadataBytesMax);
+  pack(emit: Emit, position: number, index: number, causedBy: Pick<EventRecord, 'eventId'>, codeMetadata: Buffer | undefined): PackedEvent {
+    const link = emit instanceof LinkEmit ? emit.target : undefined;
+    const dataBytesMax = link ? EVENT_NUMBER_DIGITS_MAX + 1 + 3 * link.streamName.length : 3 * emit.data.length;
+    const metadataBytesMax = codeMetadata ? codeMetadata.length : METADATA_FIXED_BYTES + 3 * this.epochText.length + 2 * 16 + ID_TEXT_BYTES;
+    this.reserve(EVENT_ID_BYTES + dataBytesMax + metadataBytesMax);
     const { block } = this;
     const idStart = this.used;
     putEmittedId(block, idStart, mixedDigits(this.seed, position, index), position, this.prefixDigits, index);
-    const dataEnd = putText(block, idStart + EVENT_ID_BYTES, emit.data);
+    const dataStart = idStart + EVENT_ID_BYTES;
+    const dataEnd = link ? putLinkData(block, dataStart, link.eventNumber, link.streamName) : putText(block, dataStart, emit.data);
     const metadataEnd = codeMetadata ? dataEnd + codeMetadata.copy(block, dataEnd) : putEmittedMetadata(block, dataEnd, this.epochText, position, causedBy);
     this.used = metadataEnd;
     return new PackedEvent(block, idStart, dataEnd, metadataEnd, emit.eventType, emit.isJson);
@@ -86,7 +96,7 @@ function mixedDigits(seed: number, position: number, index: number): number {
  * The metadata of an emitted event without metadata of its own:
  * `{"$v":"epoch","$c":position,"$p":position,"$causedBy":"eventId"}`.
  */
-function putEmittedMetadata(block: Buffer, start: number, epochText: string, position: number, causedBy: string): number {
+function putEmittedMetadata(block: Buffer, start: number, epochText: string, position: number, causedBy: Pick<EventRecord, 'eventId'>): number {
   let at = putBytes(block, start, METADATA_V);
   at = putText(block, at, epochText);
   at = putBytes(block, at, METADATA_C);
@@ -96,9 +106,18 @@ function putEmittedMetadata(block: Buffer, start: number, epochText: string, pos
   at = putBytes(block, at, METADATA_P);
   for (let i = digitsAt; i < digitsEnd; i++) block[at++] = block[i];
   at = putBytes(block, at, METADATA_CAUSED_BY);
-  at = putText(block, at, causedBy);
+  at = putEventIdText(block, at, causedBy);
   return putBytes(block, at, METADATA_END);
 }
+
+/** A link's data, `number@stream`. */
+function putLinkData(block: Buffer, at: number, eventNumber: number, streamName: string): number {
+  const numberEnd = putDecimal(block, at, eventNumber);
+  block[numberEnd] = AT_SIGN;
+  return putText(block, numberEnd + 1, streamName);
+}
+
+const AT_SIGN = 0x40;
 
 const METADATA_V = Buffer.from('{"$v":"', 'latin1');
 const METADATA_C = Buffer.from('","$c":', 'latin1');

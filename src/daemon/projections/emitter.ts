@@ -113,7 +113,7 @@ export class Emitter {
         onStream?.(emit.streamName);
       }
       const codeMetadata = emit.metadata === '' ? undefined : metadataOf(emit.metadata, this.epoch, cause);
-      events.push(packer.pack(emit, cause.position, index, cause.event.eventId, codeMetadata));
+      events.push(packer.pack(emit, cause.position, index, cause.event, codeMetadata));
       written?.set(emit.streamName, cause.position);
     }
     if (written) for (const [streamName, position] of written) this.lastWritten.set(streamName, position);

@@ -82,11 +82,24 @@ function correlationProperty(name: string, source: string): string {
   throw Errors.projectionQueryInvalid.create(name, 'the source is JSON: {"correlationIdProperty":"$correlationId"}');
 }
 
-const linkData = (event: EventRecord) => `${event.eventNumber}@${event.streamName}`;
+/**
+ * A link to `target` ($>, data `number@stream`), written by the packer from the event's number
+ * and stream name: a system projection links every event of the log, and its data as a string
+ * would be made only to be copied into the record.
+ */
+export class LinkEmit implements Emit {
+  readonly eventType = LINK_TYPE;
+  readonly metadata = '';
+  readonly isJson = false;
 
-function link(sourceIndex: number, streamName: string, event: EventRecord): Emit {
-  return { sourceIndex, streamName, eventType: LINK_TYPE, data: linkData(event), metadata: '', isJson: false };
+  constructor(readonly sourceIndex: number, readonly streamName: string, readonly target: Pick<EventRecord, 'eventNumber' | 'streamName'>) {}
+
+  get data(): string {
+    return `${this.target.eventNumber}@${this.target.streamName}`;
+  }
 }
+
+const link = (sourceIndex: number, streamName: string, event: EventRecord): Emit => new LinkEmit(sourceIndex, streamName, event);
 
 /** `deletedStream`: the event is the deletion of that stream (only $by_category is given deletions). */
 type Map1 = (event: EventRecord, index: number, emits: Emit[], deletedStream?: string) => void;
