@@ -231,6 +231,34 @@ function readShortString(buffer: Buffer, offset: number): string {
   return buffer.toString('utf8', offset + 2, fieldEnd);
 }
 
+/**
+ * The stream name last decoded by readStreamNameAgain, with a copy of its bytes (names up to
+ * NAME_KEPT_BYTES_MAX). Walks over the log meet runs of events of one stream (appends of several
+ * events), and comparing a few dozen bytes costs less than decoding them into a new string.
+ */
+const NAME_KEPT_BYTES_MAX = 128;
+const lastName = { bytes: Buffer.alloc(NAME_KEPT_BYTES_MAX), length: -1, text: '' };
+
+/** readShortString for a stream name, giving the last one's string again when the bytes are the same. */
+function readStreamNameAgain(buffer: Buffer, offset: number): string {
+  const length = buffer.readUInt16LE(offset);
+  const start = offset + 2;
+  fieldEnd = start + length;
+  const kept = lastName.bytes;
+  if (length === lastName.length) {
+    let i = 0;
+    while (i < length && buffer[start + i] === kept[i]) i++;
+    if (i === length) return lastName.text;
+  }
+  const text = buffer.toString('utf8', start, fieldEnd);
+  if (length <= NAME_KEPT_BYTES_MAX) {
+    for (let i = 0; i < length; i++) kept[i] = buffer[start + i];
+    lastName.length = length;
+    lastName.text = text;
+  }
+  return text;
+}
+
 /** Zero-length fields (metadata, mostly) share one empty view. */
 const EMPTY = Buffer.alloc(0);
 
@@ -326,7 +354,7 @@ class EventWithDataOnDemand implements EventRecord {
     this.eventNumber = readEventNumber(memory, p + 28);
     this.timestamp = readInt64(memory, p + 36);
     this.correlationId = readUuid(memory, p + 60);
-    this.streamName = readShortString(memory, p + 76);
+    this.streamName = readStreamNameAgain(memory, p + 76);
     this.eventType = readShortString(memory, fieldEnd);
     this.dataAt = fieldEnd;
     this.metadata = readBytes(memory, fieldEnd + 4 + memory.readUInt32LE(fieldEnd));

@@ -31,6 +31,8 @@ async function interleavedLog(engine: Engine): Promise<void> {
     await engine.append(`$projections-p${round % 2}`, -2, [newEvent('$ProjectionCheckpoint')]);
     if (round % 5 === 0) await engine.setStreamMetadata(`orders-${round % 3}`, -2, { $maxCount: 100 + round });
     await engine.append(`invoices-${round}`, -2, [newEvent('Invoiced', { big: 'y'.repeat(3000 * (round % 2)) })]);
+    // Names of one length that differ in their last byte, short and long (past the decoder's kept copy).
+    await engine.append(`${'long-'.repeat(40)}${round % 2}`, -2, newEvents(2));
   }
 }
 

@@ -88,11 +88,20 @@ function correlationProperty(name: string, source: string): string {
  * would be made only to be copied into the record.
  */
 export class LinkEmit implements Emit {
-  readonly eventType = LINK_TYPE;
-  readonly metadata = '';
-  readonly isJson = false;
-
   constructor(readonly sourceIndex: number, readonly streamName: string, readonly target: Pick<EventRecord, 'eventNumber' | 'streamName'>) {}
+
+  // The same for every link: on the prototype, not in each of the many objects.
+  get eventType(): string {
+    return LINK_TYPE;
+  }
+
+  get metadata(): string {
+    return '';
+  }
+
+  get isJson(): boolean {
+    return false;
+  }
 
   get data(): string {
     return `${this.target.eventNumber}@${this.target.streamName}`;
