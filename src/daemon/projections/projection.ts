@@ -70,8 +70,12 @@ const TIMER_DELAY_MAX_MS = 2_147_483_647;
 /**
  * Pages whose writes may be under way while the next pages are processed. The writer keeps them
  * in order, so each target stream still gets its events in order; a checkpoint waits for all.
+ * The writer takes all that wait into one commit: with more pages under way, a projection that
+ * emits for every event (the system projections) is held up less by each commit's fsyncs.
+ * Measured with $by_category over 300k events, 10 paired trials: 32 pages processed 1.15x the
+ * events/s of 8 (faster in every trial); its links under way then take some 7 MiB.
  */
-const PAGES_WRITING_MAX = 8;
+const PAGES_WRITING_MAX = 32;
 
 export class Projection {
   status: RunStatus = 'Stopped';
