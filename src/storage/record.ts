@@ -142,6 +142,18 @@ function readEventNumber(buffer: Buffer, offset: number): number {
 /** The fields of an event record other than its id and bodies, which the two encoders below take each their way. */
 export type EventRecordFields = Omit<EventRecordInput, 'eventId' | 'data' | 'metadata'>;
 
+/** The correlation id last written, and its bytes: the records of one write all carry the same. */
+const lastCorrelation = { text: '', bytes: Buffer.alloc(16) };
+
+function writeCorrelationId(buffer: Buffer, offset: number, correlationId: string): void {
+  const { bytes } = lastCorrelation;
+  if (correlationId !== lastCorrelation.text) {
+    writeUuid(bytes, 0, correlationId);
+    lastCorrelation.text = correlationId;
+  }
+  for (let i = 0; i < 16; i++) buffer[offset + i] = bytes[i];
+}
+
 /** Writes the fields before the id at `p` (the payload's start) and the names after it; returns where the data goes. */
 function encodeEventFields(buffer: Buffer, p: number, record: EventRecordFields): number {
   buffer[p + 4] = RecordKind.event;
@@ -152,7 +164,7 @@ function encodeEventFields(buffer: Buffer, p: number, record: EventRecordFields)
   buffer.writeInt32LE(record.transactionOffset, p + 24);
   writeEventNumber(buffer, p + 28, record.eventNumber);
   writeInt64(buffer, p + 36, record.timestamp);
-  writeUuid(buffer, p + 60, record.correlationId);
+  writeCorrelationId(buffer, p + 60, record.correlationId);
   const offset = writeShortString(buffer, p + 76, record.streamName);
   return writeShortString(buffer, offset, record.eventType);
 }
@@ -313,30 +325,28 @@ export function decodeRecord(buffer: Buffer, offset: number): LogRecord {
 
 /**
  * decodeRecord for walks over the log's memory that hand on many events whose data is seldom
- * read (projections: the system projections read names and numbers only). The data of an event
- * in shared memory is copied out the first time it is asked for (EventWithDataOnDemand); any
- * other record is decoded as decodeRecord does.
+ * read (projections: the system projections read names and numbers only). An event in shared
+ * memory has its data copied out, and its id and rarer fields decoded, the first time they are
+ * asked for (EventDecodedOnDemand); any other record is decoded as decodeRecord does.
  */
-export function decodeRecordDataOnDemand(buffer: Buffer, offset: number): LogRecord {
+export function decodeRecordOnDemand(buffer: Buffer, offset: number): LogRecord {
   if (buffer[offset + 8] !== RecordKind.event || !(buffer.buffer instanceof SharedArrayBuffer)) return decodeRecord(buffer, offset);
-  return new EventWithDataOnDemand(buffer, offset + 4);
+  return new EventDecodedOnDemand(buffer, offset + 4);
 }
 
 /**
- * An event record in a chunk's shared memory whose data is copied out (see copyOut) when first
- * read, and whose id is made into text when first read. A published record's bytes never change in that memory (records are only appended, and
- * a chunk's memory is never reused), so a late copy is the copy an early one would have been;
+ * An event record in a chunk's shared memory of which only what projections read of every event
+ * is decoded at once (position, flags, number, stream, type, metadata): its data is copied out
+ * (see copyOut) and its id made into text when first read, its other fields decoded when read.
+ * A published record's bytes never change in that memory (records are only appended, and a
+ * chunk's memory is never reused), so a late copy is the copy an early one would have been;
  * until then the record holds the chunk's memory, as a view of its data would.
  */
-class EventWithDataOnDemand implements EventRecord {
+class EventDecodedOnDemand implements EventRecord {
   readonly kind = RecordKind.event;
   readonly logPosition: number;
   readonly flags: number;
-  readonly transactionPosition: number;
-  readonly transactionOffset: number;
   readonly eventNumber: number;
-  readonly timestamp: number;
-  readonly correlationId: string;
   readonly streamName: string;
   readonly eventType: string;
   readonly metadata: Buffer;
@@ -349,11 +359,7 @@ class EventWithDataOnDemand implements EventRecord {
   constructor(private readonly memory: Buffer, private readonly p: number) {
     this.logPosition = readInt64(memory, p + 6);
     this.flags = memory.readUInt16LE(p + 14);
-    this.transactionPosition = readInt64(memory, p + 16);
-    this.transactionOffset = memory.readInt32LE(p + 24);
     this.eventNumber = readEventNumber(memory, p + 28);
-    this.timestamp = readInt64(memory, p + 36);
-    this.correlationId = readUuid(memory, p + 60);
     this.streamName = readStreamNameAgain(memory, p + 76);
     this.eventType = readShortString(memory, fieldEnd);
     this.dataAt = fieldEnd;
@@ -369,6 +375,23 @@ class EventWithDataOnDemand implements EventRecord {
     return (this.id ??= readUuid(this.memory, this.p + 44));
   }
 
+  get transactionPosition(): number {
+    return readInt64(this.memory, this.p + 16);
+  }
+
+  get transactionOffset(): number {
+    return this.memory.readInt32LE(this.p + 24);
+  }
+
+  get timestamp(): number {
+    return readInt64(this.memory, this.p + 36);
+  }
+
+  /** Every write has its own, so it would be a new string per event: made only for those who ask. */
+  get correlationId(): string {
+    return readUuid(this.memory, this.p + 60);
+  }
+
   putIdText(target: Buffer, at: number): void {
     putUuidText(target, at, this.memory, this.p + 44);
   }
@@ -376,7 +399,7 @@ class EventWithDataOnDemand implements EventRecord {
 
 /** Writes the event's id as text (36 ASCII bytes) at `at` of `target`; from the record's bytes, when it has them, without making the string. */
 export function putEventIdText(target: Buffer, at: number, event: Pick<EventRecord, 'eventId'>): number {
-  if (event instanceof EventWithDataOnDemand) event.putIdText(target, at);
+  if (event instanceof EventDecodedOnDemand) event.putIdText(target, at);
   else target.write(event.eventId, at, 36, 'latin1');
   return at + 36;
 }

@@ -8,7 +8,7 @@ import type { RewriteSource, RewrittenRecord } from './chunk-rewrite.js';
 import { validateReplacement, type ReplaceOptions } from './chunk-replacement.js';
 import { rename, unlink } from 'node:fs/promises';
 import { fsyncDirectory, fsyncDirectorySync } from './durable-file.js';
-import { decodeRecord, decodeRecordDataOnDemand, type LogRecord } from './record.js';
+import { decodeRecord, decodeRecordOnDemand, type LogRecord } from './record.js';
 import { ReadCounters } from './engine-stats.js';
 
 /** The log cannot address more chunks than this (the chunk number is part of file names). */
@@ -412,7 +412,7 @@ export class TransactionLog {
       // Where the records lie in memory, without an object per record passed over.
       while (local < limit) {
         const next = local + chunk.frameLengthInMemory(local, limit);
-        if (!skip(memory, local)) return { record: decodeRecordDataOnDemand(memory, local), nextPosition: chunkStart + next, skipped };
+        if (!skip(memory, local)) return { record: decodeRecordOnDemand(memory, local), nextPosition: chunkStart + next, skipped };
         local = next;
         if (++skipped >= skipMax) return { nextPosition: chunkStart + local, skipped };
       }

@@ -4,7 +4,7 @@ import { EmittedEventPacker, emittedEventId } from '../../src/daemon/projections
 import { emitterPrefix } from '../../src/daemon/projections/emitter.js';
 import { LinkEmit } from '../../src/daemon/projections/system-projections.js';
 import { PackedEvent, bodyBytes } from '../../src/storage/packed-event.js';
-import { decodeRecordDataOnDemand, encodeEventRecord, eventRecordBytesMax, type EventRecord } from '../../src/storage/record.js';
+import { decodeRecordOnDemand, encodeEventRecord, eventRecordBytesMax, type EventRecord } from '../../src/storage/record.js';
 
 const hex = (value: number, digits: number) => value.toString(16).padStart(digits, '0');
 
@@ -17,7 +17,7 @@ function eventInSharedMemory(eventId: string, eventNumber: number, streamName: s
     logPosition: 0, flags: 0, transactionPosition: 0, transactionOffset: 0, eventNumber, timestamp: 0,
     eventId, correlationId: '00000000-0000-0000-0000-000000000000', streamName, eventType: 'E', data, metadata,
   });
-  return decodeRecordDataOnDemand(memory, 0) as EventRecord;
+  return decodeRecordOnDemand(memory, 0) as EventRecord;
 }
 
 /** The ids of emitted events as first defined, with strings: ids already in logs must not change. */
