@@ -1,5 +1,6 @@
 import { crc32Of } from './crc32.js';
 import { readInt64, writeInt64 } from './int64.js';
+import { RecentStrings } from './recent-strings.js';
 import { putUuidText, readUuid, writeUuid } from './uuid.js';
 import { DELETED_EVENT_NUMBER } from './stream-metadata.js';
 import type { PackedEvent } from './packed-event.js';
@@ -243,32 +244,15 @@ function readShortString(buffer: Buffer, offset: number): string {
   return buffer.toString('utf8', offset + 2, fieldEnd);
 }
 
-/**
- * The stream name last decoded by readStreamNameAgain, with a copy of its bytes (names up to
- * NAME_KEPT_BYTES_MAX). Walks over the log meet runs of events of one stream (appends of several
- * events), and comparing a few dozen bytes costs less than decoding them into a new string.
- */
-const NAME_KEPT_BYTES_MAX = 128;
-const lastName = { bytes: Buffer.alloc(NAME_KEPT_BYTES_MAX), length: -1, text: '' };
+/** Stream names and event types of the events decoded on demand (see RecentStrings). */
+const recentStreamNames = new RecentStrings(64, 128);
+const recentEventTypes = new RecentStrings(32, 64);
 
-/** readShortString for a stream name, giving the last one's string again when the bytes are the same. */
-function readStreamNameAgain(buffer: Buffer, offset: number): string {
+/** readShortString, giving a string `recent` kept for the same bytes when it has one. */
+function readShortStringAgain(recent: RecentStrings, buffer: Buffer, offset: number): string {
   const length = buffer.readUInt16LE(offset);
-  const start = offset + 2;
-  fieldEnd = start + length;
-  const kept = lastName.bytes;
-  if (length === lastName.length) {
-    let i = 0;
-    while (i < length && buffer[start + i] === kept[i]) i++;
-    if (i === length) return lastName.text;
-  }
-  const text = buffer.toString('utf8', start, fieldEnd);
-  if (length <= NAME_KEPT_BYTES_MAX) {
-    for (let i = 0; i < length; i++) kept[i] = buffer[start + i];
-    lastName.length = length;
-    lastName.text = text;
-  }
-  return text;
+  fieldEnd = offset + 2 + length;
+  return recent.read(buffer, offset + 2, length);
 }
 
 /** Zero-length fields (metadata, mostly) share one empty view. */
@@ -360,8 +344,8 @@ class EventDecodedOnDemand implements EventRecord {
     this.logPosition = readInt64(memory, p + 6);
     this.flags = memory.readUInt16LE(p + 14);
     this.eventNumber = readEventNumber(memory, p + 28);
-    this.streamName = readStreamNameAgain(memory, p + 76);
-    this.eventType = readShortString(memory, fieldEnd);
+    this.streamName = readShortStringAgain(recentStreamNames, memory, p + 76);
+    this.eventType = readShortStringAgain(recentEventTypes, memory, fieldEnd);
     this.dataAt = fieldEnd;
     this.metadata = readBytes(memory, fieldEnd + 4 + memory.readUInt32LE(fieldEnd));
   }
