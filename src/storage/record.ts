@@ -1,7 +1,7 @@
 import { crc32Of } from './crc32.js';
 import { readInt64, writeInt64 } from './int64.js';
 import { RecentStrings } from './recent-strings.js';
-import { putUuidText, readUuid, writeUuid } from './uuid.js';
+import { UUID_TEXT_BYTES, putUuidText, readUuid, writeUuid } from './uuid.js';
 import { DELETED_EVENT_NUMBER } from './stream-metadata.js';
 import type { PackedEvent } from './packed-event.js';
 
@@ -381,11 +381,11 @@ class EventDecodedOnDemand implements EventRecord {
   }
 }
 
-/** Writes the event's id as text (36 ASCII bytes) at `at` of `target`; from the record's bytes, when it has them, without making the string. */
+/** Writes the event's id as text (UUID_TEXT_BYTES ASCII bytes) at `at` of `target`; from the record's bytes, when it has them, without making the string. */
 export function putEventIdText(target: Buffer, at: number, event: Pick<EventRecord, 'eventId'>): number {
   if (event instanceof EventDecodedOnDemand) event.putIdText(target, at);
-  else target.write(event.eventId, at, 36, 'latin1');
-  return at + 36;
+  else target.write(event.eventId, at, UUID_TEXT_BYTES, 'latin1');
+  return at + UUID_TEXT_BYTES;
 }
 
 /** The fields an index rebuild needs, without decoding the data. Undefined for system records. */

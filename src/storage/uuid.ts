@@ -7,7 +7,9 @@ for (let digit = 0; digit < 16; digit++) {
   HEX_VALUE['0123456789ABCDEF'.charCodeAt(digit)] = digit;
 }
 const DASH = 45;
-/** Where each of the 16 bytes starts in the 36-character text form. */
+/** Characters (ASCII bytes) of a UUID's text form. */
+export const UUID_TEXT_BYTES = 36;
+/** Where each of the 16 bytes starts in the text form. */
 const BYTE_OFFSETS = [0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34];
 
 function hexAt(text: string, index: number): number {
@@ -17,7 +19,7 @@ function hexAt(text: string, index: number): number {
 
 /** Checks the 8-4-4-4-12 hex form without a regular expression: this runs for every event appended. */
 export function isUuid(text: string): boolean {
-  if (text.length !== 36) return false;
+  if (text.length !== UUID_TEXT_BYTES) return false;
   if (text.charCodeAt(8) !== DASH || text.charCodeAt(13) !== DASH || text.charCodeAt(18) !== DASH || text.charCodeAt(23) !== DASH) return false;
   for (const offset of BYTE_OFFSETS) {
     if ((hexAt(text, offset) | hexAt(text, offset + 1)) < 0) return false;
@@ -41,8 +43,8 @@ for (let byte = 0; byte < 256; byte++) {
   HEX_CODES[2 * byte + 1] = digits.charCodeAt(1);
 }
 /**
- * Writes the text form of the 16 bytes at `offset` of `bytes` into `target` at `at` (36 ASCII
- * bytes, dashes included); returns whether the bytes are all zero.
+ * Writes the text form of the 16 bytes at `offset` of `bytes` into `target` at `at` (UUID_TEXT_BYTES
+ * ASCII bytes, dashes included); returns whether the bytes are all zero.
  */
 export function putUuidText(target: Uint8Array, at: number, bytes: Uint8Array, offset: number): boolean {
   let zero = true;
@@ -61,12 +63,12 @@ export function putUuidText(target: Uint8Array, at: number, bytes: Uint8Array, o
 }
 
 /** The text form is laid out here, then read as one string: no intermediate strings per byte. */
-const TEXT = Buffer.alloc(36, DASH);
+const TEXT = Buffer.alloc(UUID_TEXT_BYTES, DASH);
 
 /** Formats 16 bytes as a UUID (this runs for every event read, twice). */
 export function readUuid(buffer: Buffer, offset: number): string {
   // Most correlation ids are empty: one shared string for them.
-  return putUuidText(TEXT, 0, buffer, offset) ? EMPTY_UUID : TEXT.toString('latin1', 0, 36);
+  return putUuidText(TEXT, 0, buffer, offset) ? EMPTY_UUID : TEXT.toString('latin1', 0, UUID_TEXT_BYTES);
 }
 
 export const EMPTY_UUID = '00000000-0000-0000-0000-000000000000';

@@ -1,11 +1,9 @@
 import { EVENT_ID_BYTES, PackedEvent } from '../../storage/packed-event.js';
 import { putEventIdText, type EventRecord } from '../../storage/record.js';
-import { readUuid } from '../../storage/uuid.js';
+import { UUID_TEXT_BYTES, readUuid } from '../../storage/uuid.js';
 import type { Emit } from './processor.js';
 import { LinkEmit } from './system-projections.js';
 
-/** Bytes of an event id's text. */
-const ID_TEXT_BYTES = 36;
 /** Digits of the largest event number. */
 const EVENT_NUMBER_DIGITS_MAX = 16;
 
@@ -52,7 +50,7 @@ export class EmittedEventPacker {
   pack(emit: Emit, position: number, index: number, causedBy: Pick<EventRecord, 'eventId'>, codeMetadata: Buffer | undefined): PackedEvent {
     const link = emit instanceof LinkEmit ? emit.target : undefined;
     const dataBytesMax = link ? EVENT_NUMBER_DIGITS_MAX + 1 + 3 * link.streamName.length : 3 * emit.data.length;
-    const metadataBytesMax = codeMetadata ? codeMetadata.length : METADATA_FIXED_BYTES + 3 * this.epochText.length + 2 * 16 + ID_TEXT_BYTES;
+    const metadataBytesMax = codeMetadata ? codeMetadata.length : METADATA_FIXED_BYTES + 3 * this.epochText.length + 2 * 16 + UUID_TEXT_BYTES;
     this.reserve(EVENT_ID_BYTES + dataBytesMax + metadataBytesMax);
     const { block } = this;
     const idStart = this.used;
