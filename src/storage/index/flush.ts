@@ -1,7 +1,8 @@
 import type { Logger } from '../../common/logger.js';
 import type { IndexFile } from './index-file.js';
 import { IndexFileWriter } from './index-file-writer.js';
-import { mergeStreamEntries, type MemTable } from './memtable.js';
+import { mergeEntryLists } from './entry-list.js';
+import type { MemTable } from './memtable.js';
 
 /** Writes a frozen memory table out as a level-0 index file. */
 export async function flushMemTable(table: MemTable, directory: string, logger: Logger): Promise<IndexFile> {
@@ -23,9 +24,9 @@ export async function flushMemTable(table: MemTable, directory: string, logger: 
         if (writer.add(high, low, table.firstEventNumber(id), table.firstLogPosition(id))) await writer.drain();
       } else {
         const group = Array.from(ids.subarray(index, end), (member) => table.entries(member));
-        const { eventNumbers, logPositions } = mergeStreamEntries(group);
-        for (let entry = 0; entry < eventNumbers.length; entry++) {
-          if (writer.add(high, low, eventNumbers[entry], logPositions[entry])) await writer.drain();
+        const entries = mergeEntryLists(group);
+        for (let entry = 0; entry < entries.length; entry++) {
+          if (writer.add(high, low, entries.eventNumber(entry), entries.logPosition(entry))) await writer.drain();
         }
       }
       index = end;

@@ -1,18 +1,7 @@
 import { setImmediate } from 'node:timers/promises';
 import type { HashParts, HashPartsFunction } from '../stream-hash.js';
+import { EntryList } from './entry-list.js';
 import type { IndexEntry } from './types.js';
-
-/** The entries of a stream with more than one, ascending by (eventNumber, logPosition). */
-interface EntryList {
-  readonly eventNumbers: number[];
-  readonly logPositions: number[];
-}
-
-/** Entries of one stream, in order: either a list of its own or the single first entry. */
-export interface StreamEntries {
-  readonly eventNumbers: readonly number[];
-  readonly logPositions: readonly number[];
-}
 
 const INITIAL_STREAMS = 1024;
 /** Sorting this many streams takes long enough to let other work run between passes. */
@@ -76,8 +65,8 @@ export class MemTable {
   }
 
   /** The entries of stream `id`, ascending. */
-  entries(id: number): StreamEntries {
-    return this.lists[id] ?? { eventNumbers: [this.firstEventNumbers[id]], logPositions: [this.firstLogPositions[id]] };
+  entries(id: number): EntryList {
+    return this.lists[id] ?? new EntryList(this.firstEventNumbers[id], this.firstLogPositions[id]);
   }
 
   /** True when stream `id` has exactly one entry (then firstEventNumber/firstLogPosition are it). */
@@ -103,11 +92,10 @@ export class MemTable {
       }
       return;
     }
-    const { eventNumbers, logPositions } = list;
-    for (let index = lowerBound(eventNumbers, fromEventNumber); index < eventNumbers.length; index++) {
-      const eventNumber = eventNumbers[index];
+    for (let index = list.lowerBound(fromEventNumber); index < list.length; index++) {
+      const eventNumber = list.eventNumber(index);
       if (eventNumber > toEventNumber) break;
-      out.push({ eventNumber, logPosition: logPositions[index], exact: true });
+      out.push({ eventNumber, logPosition: list.logPosition(index), exact: true });
     }
   }
 
@@ -122,9 +110,8 @@ export class MemTable {
       if (eventNumber < beforeEventNumber) yield { eventNumber, logPosition: this.firstLogPositions[id], exact: true };
       return;
     }
-    const { eventNumbers, logPositions } = list;
-    for (let index = lowerBound(eventNumbers, beforeEventNumber) - 1; index >= 0; index--) {
-      yield { eventNumber: eventNumbers[index], logPosition: logPositions[index], exact: true };
+    for (let index = list.lowerBound(beforeEventNumber) - 1; index >= 0; index--) {
+      yield { eventNumber: list.eventNumber(index), logPosition: list.logPosition(index), exact: true };
     }
   }
 
@@ -166,10 +153,10 @@ export class MemTable {
   private addEntry(id: number, eventNumber: number, logPosition: number): void {
     let list = this.lists[id];
     if (list === undefined) {
-      list = { eventNumbers: [this.firstEventNumbers[id]], logPositions: [this.firstLogPositions[id]] };
+      list = new EntryList(this.firstEventNumbers[id], this.firstLogPositions[id]);
       this.lists[id] = list;
     }
-    insertEntry(list, eventNumber, logPosition);
+    list.add(eventNumber, logPosition);
   }
 
   private grow(): void {
@@ -195,48 +182,4 @@ function radixPass(keys: Uint32Array, shift: number, source: Uint32Array, target
 function grown<T extends Uint32Array | Float64Array>(old: T, next: T): T {
   next.set(old);
   return next;
-}
-
-/**
- * Appends in order are the rule (a stream's event numbers grow with the log); anything else is
- * inserted in place so the arrays stay sorted.
- */
-function insertEntry(list: EntryList, eventNumber: number, logPosition: number): void {
-  const { eventNumbers, logPositions } = list;
-  const last = eventNumbers.length - 1;
-  const lastEventNumber = eventNumbers[last];
-  if (eventNumber > lastEventNumber || (eventNumber === lastEventNumber && logPosition >= logPositions[last])) {
-    eventNumbers.push(eventNumber);
-    logPositions.push(logPosition);
-    return;
-  }
-  let index = lowerBound(eventNumbers, eventNumber);
-  while (index < eventNumbers.length && eventNumbers[index] === eventNumber && logPositions[index] <= logPosition) index++;
-  eventNumbers.splice(index, 0, eventNumber);
-  logPositions.splice(index, 0, logPosition);
-}
-
-/** The first index whose event number is >= `eventNumber`. */
-function lowerBound(eventNumbers: readonly number[], eventNumber: number): number {
-  let low = 0;
-  let high = eventNumbers.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (eventNumbers[middle] < eventNumber) low = middle + 1;
-    else high = middle;
-  }
-  return low;
-}
-
-/** The entries of several streams that share a hash, merged in (eventNumber, logPosition) order. */
-export function mergeStreamEntries(streams: readonly StreamEntries[]): StreamEntries {
-  if (streams.length === 1) return streams[0];
-  const pairs: Array<[number, number]> = [];
-  for (const stream of streams) {
-    for (let index = 0; index < stream.eventNumbers.length; index++) {
-      pairs.push([stream.eventNumbers[index], stream.logPositions[index]]);
-    }
-  }
-  pairs.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-  return { eventNumbers: pairs.map((pair) => pair[0]), logPositions: pairs.map((pair) => pair[1]) };
 }
