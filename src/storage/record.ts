@@ -105,7 +105,7 @@ function writeShortString(buffer: Buffer, offset: number, text: string): number 
 }
 
 /** Copies source[start, end) to target at `at`: a loop for a few bytes, TypedArray.set for more. */
-function copyRange(target: Buffer, at: number, source: Buffer, start: number, end: number): void {
+export function copyRange(target: Buffer, at: number, source: Buffer, start: number, end: number): void {
   if (end - start <= SHORT_COPY_MAX) {
     for (let i = start; i < end; i++) target[at + i - start] = source[i];
   } else {
@@ -114,12 +114,11 @@ function copyRange(target: Buffer, at: number, source: Buffer, start: number, en
   }
 }
 
-/** Writes source[start, end) with its length before it. */
-function writeBytes(buffer: Buffer, offset: number, source: Buffer, start = 0, end = source.length): number {
-  const length = end - start;
-  buffer.writeUInt32LE(length, offset);
-  copyRange(buffer, offset + 4, source, start, end);
-  return offset + 4 + length;
+/** Writes `source` with its length before it. */
+function writeBytes(buffer: Buffer, offset: number, source: Buffer): number {
+  buffer.writeUInt32LE(source.length, offset);
+  copyRange(buffer, offset + 4, source, 0, source.length);
+  return offset + 4 + source.length;
 }
 
 /**
@@ -182,14 +181,17 @@ export function encodeEventRecord(buffer: Buffer, start: number, record: EventRe
   return sealFrame(buffer, start, offset);
 }
 
-/** encodeEventRecord for an event whose id, data and metadata are copied from its packed bytes. */
+/** encodeEventRecord for an event that writes its own id, data and metadata (see PackedEvent). */
 export function encodePackedEventRecord(buffer: Buffer, start: number, record: EventRecordFields, event: PackedEvent): number {
   let offset = encodeEventFields(buffer, start + 4, record);
-  const { block, idStart, dataStart, dataEnd, metadataEnd } = event;
-  copyRange(buffer, start + 4 + 44, block, idStart, dataStart);
-  offset = writeBytes(buffer, offset, block, dataStart, dataEnd);
-  offset = writeBytes(buffer, offset, block, dataEnd, metadataEnd);
-  return sealFrame(buffer, start, offset);
+  event.putId(buffer, start + 4 + 44);
+  const { dataBytes, metadataBytes } = event;
+  buffer.writeUInt32LE(dataBytes, offset);
+  event.putData(buffer, offset + 4);
+  offset += 4 + dataBytes;
+  buffer.writeUInt32LE(metadataBytes, offset);
+  event.putMetadata(buffer, offset + 4);
+  return sealFrame(buffer, start, offset + 4 + metadataBytes);
 }
 
 export function encodeSystemRecord(logPosition: number, timestamp: number, systemKind: number, data: Buffer): Buffer {
@@ -379,6 +381,10 @@ class EventDecodedOnDemand implements EventRecord {
   putIdText(target: Buffer, at: number): void {
     putUuidText(target, at, this.memory, this.p + 44);
   }
+
+  putIdBytes(target: Buffer, at: number): void {
+    copyRange(target, at, this.memory, this.p + 44, this.p + 60);
+  }
 }
 
 /** Writes the event's id as text (UUID_TEXT_BYTES ASCII bytes) at `at` of `target`; from the record's bytes, when it has them, without making the string. */
@@ -386,6 +392,12 @@ export function putEventIdText(target: Buffer, at: number, event: Pick<EventReco
   if (event instanceof EventDecodedOnDemand) event.putIdText(target, at);
   else target.write(event.eventId, at, UUID_TEXT_BYTES, 'latin1');
   return at + UUID_TEXT_BYTES;
+}
+
+/** Writes the event's id (16 bytes) at `at` of `target`; from the record's bytes, when it has them, without reading the string. */
+export function putEventIdBytes(target: Buffer, at: number, event: Pick<EventRecord, 'eventId'>): void {
+  if (event instanceof EventDecodedOnDemand) event.putIdBytes(target, at);
+  else writeUuid(target, at, event.eventId);
 }
 
 /** The fields an index rebuild needs, without decoding the data. Undefined for system records. */

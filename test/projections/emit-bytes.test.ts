@@ -4,7 +4,8 @@ import { EmittedEventPacker, emittedEventId } from '../../src/daemon/projections
 import { emitterPrefix } from '../../src/daemon/projections/emitter.js';
 import { LinkEmit } from '../../src/daemon/projections/system-projections.js';
 import { PackedEvent, bodyBytes } from '../../src/storage/packed-event.js';
-import { decodeRecordOnDemand, encodeEventRecord, eventRecordBytesMax, type EventRecord } from '../../src/storage/record.js';
+import { decodeRecord, decodeRecordOnDemand, encodeEventRecord, encodePackedEventRecord, eventRecordBytesMax, type EventRecord } from '../../src/storage/record.js';
+import { framedEventBytes } from '../../src/storage/writer.js';
 
 const hex = (value: number, digits: number) => value.toString(16).padStart(digits, '0');
 
@@ -77,4 +78,15 @@ t.test('events packed into shared blocks hold the id, the UTF-8 data and the JSO
   t.equal(packed.filter(({ event }) => event.data.toString('utf8').startsWith('1099511627')).length > 10, true, 'large event numbers among the links');
   t.equal(bodyBytes(packed[1].event), Buffer.byteLength(packed[1].data) + Buffer.byteLength(packed[1].metadata), 'its body size needs no views');
   t.same(JSON.parse(packed[1].event.metadata.toString('utf8')), JSON.parse(packed[1].metadata), 'the metadata is JSON');
+
+  // The writer encodes each packed event into a record of the size it reserved for it.
+  const fields = { logPosition: 7, flags: 0, transactionPosition: 7, transactionOffset: 0, eventNumber: 3, timestamp: 1, correlationId: randomUUID(), streamName: '$ce-stream' };
+  const misencoded = packed.filter(({ event, id, data, metadata }) => {
+    const record = Buffer.alloc(framedEventBytes(fields.streamName, event) + 9, 0xee);
+    const framed = encodePackedEventRecord(record, 5, { ...fields, eventType: event.eventType }, event);
+    const decoded = decodeRecord(record, 5) as EventRecord;
+    return framed !== record.length - 9 || record[4] !== 0xee || record[record.length - 4] !== 0xee || decoded.eventId !== id ||
+      !decoded.data.equals(Buffer.from(data)) || !decoded.metadata.equals(Buffer.from(metadata));
+  });
+  t.equal(misencoded.length, 0, 'every record holds the id, data and metadata, in exactly the bytes reserved for it');
 });

@@ -3,7 +3,7 @@ import t from 'tap';
 import { Errors } from '../../src/common/errors.js';
 import { DELETED_EVENT_NUMBER } from '../../src/storage/stream-metadata.js';
 import { newEvent, newEvents, openEngine, tempDirectory } from '../helpers/engine.js';
-import { PackedEvent } from '../../src/storage/packed-event.js';
+import { PackedInBlock } from '../../src/storage/packed-event.js';
 import { RECORD_PAYLOAD_BYTES_MAX } from '../../src/storage/record.js';
 import { writeUuid } from '../../src/storage/uuid.js';
 import type { NewEvent } from '../../src/storage/writer.js';
@@ -293,7 +293,7 @@ t.test('the group commit under way can be awaited, and settles once its writes a
 });
 
 /** `events` packed one after the other into one block, as a projection's emitter packs them. */
-function packed(events: NewEvent[]): PackedEvent[] {
+function packed(events: NewEvent[]): PackedInBlock[] {
   const block = Buffer.alloc(events.reduce((total, event) => total + 16 + event.data.length + event.metadata.length, 0) + 7);
   let at = 7;
   return events.map((event) => {
@@ -301,7 +301,7 @@ function packed(events: NewEvent[]): PackedEvent[] {
     writeUuid(block, idStart, event.eventId);
     const dataEnd = idStart + 16 + event.data.copy(block, idStart + 16);
     at = dataEnd + event.metadata.copy(block, dataEnd);
-    return new PackedEvent(block, idStart, dataEnd, at, event.eventType, event.isJson);
+    return new PackedInBlock(block, idStart, dataEnd, at, event.eventType, event.isJson);
   });
 }
 
@@ -320,7 +320,7 @@ t.test('packed events are written as the same events given one object each, and 
 
   const [first] = packed([newEvent()]);
   t.equal(first.eventId.length, 36, 'a packed event tells its id as text when asked');
-  const untyped = new PackedEvent(first.block, first.idStart, first.dataEnd, first.metadataEnd, '', true);
+  const untyped = new PackedInBlock(first.block, first.idStart, first.dataEnd, first.metadataEnd, '', true);
   await t.rejects(reopened.append('as-packed', -2, [untyped]), { code: Errors.invalidEvent.code }, 'an empty type is refused');
   const huge = packed([{ ...newEvent(), data: Buffer.alloc(RECORD_PAYLOAD_BYTES_MAX) }]);
   await t.rejects(reopened.append('as-packed', -2, huge), { code: Errors.eventTooLarge.code }, 'so is an event too large for a record');

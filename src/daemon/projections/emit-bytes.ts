@@ -1,18 +1,17 @@
-import { EVENT_ID_BYTES, PackedEvent } from '../../storage/packed-event.js';
-import { putEventIdText, type EventRecord } from '../../storage/record.js';
-import { UUID_TEXT_BYTES, readUuid } from '../../storage/uuid.js';
+import { EVENT_ID_BYTES, PackedInBlock, type PackedEvent } from '../../storage/packed-event.js';
+import { putEventIdBytes, putEventIdText, type EventRecord } from '../../storage/record.js';
+import { readUuid } from '../../storage/uuid.js';
+import { emittedMetadataBytes, putEmittedMetadataEnd, putEmittedMetadataStart, putText } from './emit-text.js';
+import { EmittedLink, LINK_PACKED_BYTES } from './emitted-link.js';
 import type { Emit } from './processor.js';
 import { LinkEmit } from './system-projections.js';
-
-/** Digits of the largest event number. */
-const EVENT_NUMBER_DIGITS_MAX = 16;
 
 /**
  * The bytes of emitted events. A system projection emits a small link for every event of the log,
  * thousands per page, so the ids, data and metadata are written straight into shared blocks, from
- * which the writer copies them into its records: a string per id and a Buffer per field cost more
- * than the writer's work on the record. The bytes are those the obvious code would make
- * (`emit-bytes.test.ts` compares them).
+ * which the writer copies them into its records (a link's data and metadata it writes itself, see
+ * EmittedLink): a string per id and a Buffer per field cost more than the writer's work on the
+ * record. The bytes are those the obvious code would make (`emit-bytes.test.ts` compares them).
  */
 
 const SLAB_BYTES = 64 * 1024;
@@ -45,21 +44,42 @@ export class EmittedEventPacker {
    * The `index`th event `emit` makes because of the event at `position`, `causedBy`: its id
    * (emittedEventId), its data as UTF-8 and its metadata, which is `codeMetadata` when the code
    * gave some (the runner's properties already merged in), or else the runner's properties
-   * alone, written here.
+   * alone, written here. A system projection's link keeps only its id and its cause's here
+   * (EmittedLink writes the rest into the record).
    */
   pack(emit: Emit, position: number, index: number, causedBy: Pick<EventRecord, 'eventId'>, codeMetadata: Buffer | undefined): PackedEvent {
-    const link = emit instanceof LinkEmit ? emit.target : undefined;
-    const dataBytesMax = link ? EVENT_NUMBER_DIGITS_MAX + 1 + 3 * link.streamName.length : 3 * emit.data.length;
-    const metadataBytesMax = codeMetadata ? codeMetadata.length : METADATA_FIXED_BYTES + 3 * this.epochText.length + 2 * 16 + UUID_TEXT_BYTES;
+    if (emit instanceof LinkEmit && !codeMetadata) return this.packLink(emit, position, index, causedBy);
+    const dataBytesMax = 3 * emit.data.length;
+    const metadataBytesMax = codeMetadata ? codeMetadata.length : emittedMetadataBytes(this.epochText, position);
     this.reserve(EVENT_ID_BYTES + dataBytesMax + metadataBytesMax);
     const { block } = this;
     const idStart = this.used;
-    putEmittedId(block, idStart, mixedDigits(this.seed, position, index), position, this.prefixDigits, index);
+    this.putId(block, idStart, position, index);
     const dataStart = idStart + EVENT_ID_BYTES;
-    const dataEnd = link ? putLinkData(block, dataStart, link.eventNumber, link.streamName) : putText(block, dataStart, emit.data);
-    const metadataEnd = codeMetadata ? dataEnd + codeMetadata.copy(block, dataEnd) : putEmittedMetadata(block, dataEnd, this.epochText, position, causedBy);
+    const dataEnd = putText(block, dataStart, emit.data);
+    let metadataEnd: number;
+    if (codeMetadata) {
+      metadataEnd = dataEnd + codeMetadata.copy(block, dataEnd);
+    } else {
+      const idAt = putEmittedMetadataStart(block, dataEnd, this.epochText, position);
+      metadataEnd = putEmittedMetadataEnd(block, putEventIdText(block, idAt, causedBy));
+    }
     this.used = metadataEnd;
-    return new PackedEvent(block, idStart, dataEnd, metadataEnd, emit.eventType, emit.isJson);
+    return new PackedInBlock(block, idStart, dataEnd, metadataEnd, emit.eventType, emit.isJson);
+  }
+
+  private packLink(link: LinkEmit, position: number, index: number, causedBy: Pick<EventRecord, 'eventId'>): EmittedLink {
+    this.reserve(LINK_PACKED_BYTES);
+    const { block } = this;
+    const at = this.used;
+    this.putId(block, at, position, index);
+    putEventIdBytes(block, at + EVENT_ID_BYTES, causedBy);
+    this.used = at + LINK_PACKED_BYTES;
+    return new EmittedLink(block, at, position, this.epochText, link.target.eventNumber, link.target.streamName);
+  }
+
+  private putId(block: Buffer, at: number, position: number, index: number): void {
+    putEmittedId(block, at, mixedDigits(this.seed, position, index), position, this.prefixDigits, index);
   }
 }
 
@@ -88,70 +108,6 @@ function prefixParts(prefix: string): { seed: number; digits: number } {
 function mixedDigits(seed: number, position: number, index: number): number {
   const low = position % 0x1_0000_0000;
   return Math.imul((low ^ seed ^ Math.imul(index + 1, 0x9e3779b1)) >>> 0, 0x85ebca6b) >>> 0;
-}
-
-/**
- * The metadata of an emitted event without metadata of its own:
- * `{"$v":"epoch","$c":position,"$p":position,"$causedBy":"eventId"}`.
- */
-function putEmittedMetadata(block: Buffer, start: number, epochText: string, position: number, causedBy: Pick<EventRecord, 'eventId'>): number {
-  let at = putBytes(block, start, METADATA_V);
-  at = putText(block, at, epochText);
-  at = putBytes(block, at, METADATA_C);
-  const digitsAt = at;
-  at = putDecimal(block, at, position);
-  const digitsEnd = at;
-  at = putBytes(block, at, METADATA_P);
-  for (let i = digitsAt; i < digitsEnd; i++) block[at++] = block[i];
-  at = putBytes(block, at, METADATA_CAUSED_BY);
-  at = putEventIdText(block, at, causedBy);
-  return putBytes(block, at, METADATA_END);
-}
-
-/** A link's data, `number@stream`. */
-function putLinkData(block: Buffer, at: number, eventNumber: number, streamName: string): number {
-  const numberEnd = putDecimal(block, at, eventNumber);
-  block[numberEnd] = AT_SIGN;
-  return putText(block, numberEnd + 1, streamName);
-}
-
-const AT_SIGN = 0x40;
-
-const METADATA_V = Buffer.from('{"$v":"', 'latin1');
-const METADATA_C = Buffer.from('","$c":', 'latin1');
-const METADATA_P = Buffer.from(',"$p":', 'latin1');
-const METADATA_CAUSED_BY = Buffer.from(',"$causedBy":"', 'latin1');
-const METADATA_END = Buffer.from('"}', 'latin1');
-const METADATA_FIXED_BYTES = METADATA_V.length + METADATA_C.length + METADATA_P.length + METADATA_CAUSED_BY.length + METADATA_END.length;
-
-/** Byte by byte: for a few bytes a loop beats the call into native code. */
-function putBytes(target: Buffer, at: number, bytes: Buffer): number {
-  for (let i = 0; i < bytes.length; i++) target[at + i] = bytes[i];
-  return at + bytes.length;
-}
-
-/** A short text, ASCII by a loop (ids, numbers), anything else as UTF-8 by the Buffer. */
-function putText(target: Buffer, at: number, text: string): number {
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (code >= 0x80) return at + target.write(text, at, 'utf8');
-    target[at + i] = code;
-  }
-  return at + text.length;
-}
-
-/** A non-negative integer (up to 2^53) in decimal; in small-integer arithmetic below 2^30. */
-function putDecimal(target: Buffer, at: number, value: number): number {
-  if (value >= 0x4000_0000) return putText(target, at, String(value));
-  let rest = value | 0;
-  let digits = 1;
-  for (let left = rest; left >= 10; left = (left / 10) | 0) digits++;
-  for (let i = digits - 1; i >= 0; i--) {
-    const tenth = (rest / 10) | 0;
-    target[at + i] = 0x30 + rest - tenth * 10;
-    rest = tenth;
-  }
-  return at + digits;
 }
 
 /**

@@ -1,0 +1,95 @@
+/**
+ * Writers of the text projections emit for every event (link data, the runner's metadata),
+ * straight into bytes: for a few bytes a loop beats a string and a call into native code.
+ */
+import { UUID_TEXT_BYTES } from '../../storage/uuid.js';
+
+const AT_SIGN = 0x40;
+
+const METADATA_V = Buffer.from('{"$v":"', 'latin1');
+const METADATA_C = Buffer.from('","$c":', 'latin1');
+const METADATA_P = Buffer.from(',"$p":', 'latin1');
+const METADATA_CAUSED_BY = Buffer.from(',"$causedBy":"', 'latin1');
+const METADATA_END = Buffer.from('"}', 'latin1');
+const METADATA_FIXED_BYTES = METADATA_V.length + METADATA_C.length + METADATA_P.length + METADATA_CAUSED_BY.length + METADATA_END.length;
+
+/** Bytes of the runner's metadata for an event caused at `position`, in epoch `epochText` (digits). */
+export function emittedMetadataBytes(epochText: string, position: number): number {
+  return METADATA_FIXED_BYTES + epochText.length + 2 * decimalDigits(position) + UUID_TEXT_BYTES;
+}
+
+/**
+ * The runner's metadata of an emitted event up to the cause's id:
+ * `{"$v":"epoch","$c":position,"$p":position,"$causedBy":"`. Returns where the id's text goes;
+ * putEmittedMetadataEnd closes it after the id.
+ */
+export function putEmittedMetadataStart(block: Buffer, start: number, epochText: string, position: number): number {
+  let at = putBytes(block, start, METADATA_V);
+  at = putText(block, at, epochText);
+  at = putBytes(block, at, METADATA_C);
+  const digitsAt = at;
+  at = putDecimal(block, at, position);
+  const digitsEnd = at;
+  at = putBytes(block, at, METADATA_P);
+  for (let i = digitsAt; i < digitsEnd; i++) block[at++] = block[i];
+  return putBytes(block, at, METADATA_CAUSED_BY);
+}
+
+export function putEmittedMetadataEnd(block: Buffer, at: number): number {
+  return putBytes(block, at, METADATA_END);
+}
+
+/** Bytes of a link's data, `number@stream`. */
+export function linkDataBytes(eventNumber: number, streamName: string): number {
+  return decimalDigits(eventNumber) + 1 + textBytes(streamName);
+}
+
+/** A link's data, `number@stream`. */
+export function putLinkData(block: Buffer, at: number, eventNumber: number, streamName: string): number {
+  const numberEnd = putDecimal(block, at, eventNumber);
+  block[numberEnd] = AT_SIGN;
+  return putText(block, numberEnd + 1, streamName);
+}
+
+/** Byte by byte: for a few bytes a loop beats the call into native code. */
+function putBytes(target: Buffer, at: number, bytes: Buffer): number {
+  for (let i = 0; i < bytes.length; i++) target[at + i] = bytes[i];
+  return at + bytes.length;
+}
+
+/** A short text, ASCII by a loop (ids, numbers), anything else as UTF-8 by the Buffer. */
+export function putText(target: Buffer, at: number, text: string): number {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code >= 0x80) return at + target.write(text, at, 'utf8');
+    target[at + i] = code;
+  }
+  return at + text.length;
+}
+
+/** The UTF-8 bytes of `text`, as putText writes it. */
+function textBytes(text: string): number {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) >= 0x80) return Buffer.byteLength(text, 'utf8');
+  return text.length;
+}
+
+/** Digits of a non-negative integer (up to 2^53) in decimal. */
+function decimalDigits(value: number): number {
+  if (value >= 0x4000_0000) return String(value).length;
+  let digits = 1;
+  for (let left = value | 0; left >= 10; left = (left / 10) | 0) digits++;
+  return digits;
+}
+
+/** A non-negative integer (up to 2^53) in decimal; in small-integer arithmetic below 2^30. */
+function putDecimal(target: Buffer, at: number, value: number): number {
+  if (value >= 0x4000_0000) return putText(target, at, String(value));
+  let rest = value | 0;
+  const digits = decimalDigits(rest);
+  for (let i = digits - 1; i >= 0; i--) {
+    const tenth = (rest / 10) | 0;
+    target[at + i] = 0x30 + rest - tenth * 10;
+    rest = tenth;
+  }
+  return at + digits;
+}
