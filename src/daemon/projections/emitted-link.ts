@@ -1,33 +1,40 @@
+import { readInt64, writeInt64 } from '../../storage/int64.js';
 import { EVENT_ID_BYTES, PackedEvent } from '../../storage/packed-event.js';
 import { copyRange } from '../../storage/record.js';
 import { UUID_TEXT_BYTES, putUuidText } from '../../storage/uuid.js';
 import { emittedMetadataBytes, linkDataBytes, putEmittedMetadataEnd, putEmittedMetadataStart, putLinkData } from './emit-text.js';
 import { LINK_TYPE } from './system-projections.js';
 
-/** Bytes an EmittedLink keeps in its packer's block: its own id, then its cause's. */
-export const LINK_PACKED_BYTES = 2 * EVENT_ID_BYTES;
+/** Bytes an EmittedLink keeps in its packer's block: its own id, its cause's, and its cause's position. */
+export const LINK_PACKED_BYTES = 2 * EVENT_ID_BYTES + 8;
+const POSITION_AT = 2 * EVENT_ID_BYTES;
 
 /**
  * A link a system projection emits (`$>`, data `number@stream`, the runner's metadata), written
- * by the writer straight into its record from the few values it is made of: its id and the id
- * of its cause in 32 bytes of a shared block, the position of the cause, the linked event's
- * number and stream. A system projection links every event of the log, and text laid out for it
- * beforehand would only be copied into the record.
+ * by the writer straight into its record from the few values it is made of: its id, the id of
+ * its cause and the cause's position in 40 bytes of a shared block (a position is no small
+ * integer, and in a field it would be an object of its own for the collector to move while the
+ * link waits for the writer), the linked event's number and stream. A system projection links
+ * every event of the log, and text laid out for it beforehand would only be copied into the record.
  */
 export class EmittedLink extends PackedEvent {
   readonly dataBytes: number;
   readonly metadataBytes: number;
 
-  /** `at`: where the link's id is in `block`, followed by that of its cause. */
+  /**
+   * `at`: where the link's LINK_PACKED_BYTES are in `block`, its id already there, followed by
+   * that of its cause; the cause's position is written here.
+   */
   constructor(
     private readonly block: Buffer,
     private readonly at: number,
-    private readonly position: number,
+    position: number,
     private readonly epochText: string,
     private readonly eventNumber: number,
     private readonly streamName: string,
   ) {
     super();
+    writeInt64(block, at + POSITION_AT, position);
     this.dataBytes = linkDataBytes(eventNumber, streamName);
     this.metadataBytes = emittedMetadataBytes(epochText, position);
   }
@@ -50,7 +57,7 @@ export class EmittedLink extends PackedEvent {
   }
 
   putMetadata(target: Buffer, at: number): void {
-    const idAt = putEmittedMetadataStart(target, at, this.epochText, this.position);
+    const idAt = putEmittedMetadataStart(target, at, this.epochText, readInt64(this.block, this.at + POSITION_AT));
     putUuidText(target, idAt, this.block, this.at + EVENT_ID_BYTES);
     putEmittedMetadataEnd(target, idAt + UUID_TEXT_BYTES);
   }
