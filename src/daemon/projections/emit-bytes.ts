@@ -106,7 +106,8 @@ function prefixParts(prefix: string): { seed: number; digits: number } {
 
 /** The first eight digits of an emitted id. */
 function mixedDigits(seed: number, position: number, index: number): number {
-  const low = position % 0x1_0000_0000;
+  // The low 32 bits: `>>> 0` takes them exactly (positions are integers), where `%` calls into the C library.
+  const low = position >>> 0;
   return Math.imul((low ^ seed ^ Math.imul(index + 1, 0x9e3779b1)) >>> 0, 0x85ebca6b) >>> 0;
 }
 
