@@ -15,7 +15,7 @@ const hashScratch: HashParts = { high: 0, low: 0 };
  * Keyed by stream NAME, so what a lookup finds here is certainly the stream asked for. Streams
  * are numbered in a Map, and their hash and first entry live in typed columns, so adding an event
  * to a new stream allocates nothing but the Map entry: workloads that create a stream per event
- * are common. A stream gets entry arrays of its own from its second entry on.
+ * are common. A stream gets an EntryList of its own from its second entry on.
  */
 export class MemTable {
   /** Every log record below this position was added to this table or an older one. */
