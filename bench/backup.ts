@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { backup } from '../src/maint/backup/backup.js';
 import { Engine } from '../src/storage/engine.js';
 import type { NewEvent } from '../src/storage/writer.js';
-import { nowMs, report, section } from './measure.js';
+import { median, nowMs, report, section } from './measure.js';
 
 const MiB = 1024 * 1024;
 const NODE_BYTES = Number(process.env.SVC_BENCH_BACKUP_MIB ?? 2048) * MiB;
@@ -91,11 +91,11 @@ export async function backupBenchmarks(): Promise<void> {
   // The disk's writeback state swings single copies by several times, cp's most of all: the best
   // round and the median round are both shown, each compared with the same statistic of its baseline.
   const best = (name: keyof typeof runs) => Math.min(...runs[name]);
-  const median = (name: keyof typeof runs) => [...runs[name]].sort((a, b) => a - b)[Math.floor(ROUNDS / 2)];
+  const middle = (name: keyof typeof runs) => median(runs[name]);
   const rate = (ms: number) => bytes / MiB / (ms / 1000);
   const rounds = (name: keyof typeof runs) => runs[name].map((ms) => (ms / 1000).toFixed(2)).join(' / ');
   const share = (baseline: keyof typeof runs, name: keyof typeof runs) =>
-    `${((best(baseline) / best(name)) * 100).toFixed(0)}% best to best, ${((median(baseline) / median(name)) * 100).toFixed(0)}% median to median`;
+    `${((best(baseline) / best(name)) * 100).toFixed(0)}% best to best, ${((middle(baseline) / middle(name)) * 100).toFixed(0)}% median to median`;
   report('baseline: cp -r of db and index', rate(best('cp')), 'MiB/s', `best round; ${(bytes / MiB).toFixed(0)} MiB, no fsync; rounds ${rounds('cp')} s`);
   report('baseline: cp -r of db and index, then sync -f', rate(best('cpSync')), 'MiB/s', `best round; rounds ${rounds('cpSync')} s`);
   report('full backup into a folder (every file fsynced)', rate(best('backup')), 'MiB/s',

@@ -9,6 +9,11 @@ export function percentile(sortedMs: number[], p: number): number {
   return sortedMs[Math.min(sortedMs.length - 1, Math.floor((p / 100) * sortedMs.length))];
 }
 
+/** The middle value (of an odd count; the upper middle of an even one). */
+export function median(values: readonly number[]): number {
+  return percentile([...values].sort((a, b) => a - b), 50);
+}
+
 export interface Figure {
   name: string;
   value: number;

@@ -17,7 +17,7 @@ import { ProjectionsService } from '../src/daemon/projections/projections-servic
 import { SYSTEM_PROJECTIONS } from '../src/daemon/projections/system-projections.js';
 import { Engine } from '../src/storage/engine.js';
 import type { NewEvent } from '../src/storage/writer.js';
-import { nowMs, report, runFor, section } from './measure.js';
+import { median, nowMs, report, runFor, section } from './measure.js';
 
 const EVENTS = Number(process.env.SVC_BENCH_PROJECTION_EVENTS ?? 1_000_000);
 const BATCH = 100;
@@ -74,8 +74,6 @@ async function projectionRate(engine: Engine, service: ProjectionsService, name:
   return EVENTS / (elapsedMs / 1000);
 }
 
-/** The middle value of three. */
-const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[1];
 const thousands = (rates: readonly number[]) => rates.map((rate) => `${Math.round(rate / 1000).toLocaleString('en-US')}k`).join(', ');
 
 async function processingBenchmarks(directory: string): Promise<void> {
