@@ -151,7 +151,7 @@ function writeCorrelationId(buffer: Buffer, offset: number, correlationId: strin
     writeUuid(bytes, 0, correlationId);
     lastCorrelation.text = correlationId;
   }
-  for (let i = 0; i < 16; i++) buffer[offset + i] = bytes[i];
+  copyRange(buffer, offset, bytes, 0, bytes.length);
 }
 
 /** Writes the fields before the id at `p` (the payload's start) and the names after it; returns where the data goes. */
