@@ -74,22 +74,24 @@ function textBytes(text: string): number {
   return text.length;
 }
 
-/** Digits of a non-negative integer (up to 2^53) in decimal. */
+/**
+ * Digits of a non-negative integer (up to 2^53) in decimal. By arithmetic, not String(value):
+ * log positions pass 2^30 after the first GiB, and a string per link would be garbage. Below
+ * 2^53 a tenth of an integer floors exactly.
+ */
 function decimalDigits(value: number): number {
-  if (value >= 0x4000_0000) return String(value).length;
   let digits = 1;
-  for (let left = value | 0; left >= 10; left = (left / 10) | 0) digits++;
+  for (let left = value; left >= 10; left = Math.floor(left / 10)) digits++;
   return digits;
 }
 
-/** A non-negative integer (up to 2^53) in decimal; in small-integer arithmetic below 2^30. */
+/** A non-negative integer (up to 2^53) in decimal. */
 function putDecimal(target: Buffer, at: number, value: number): number {
-  if (value >= 0x4000_0000) return putText(target, at, String(value));
-  let rest = value | 0;
-  const digits = decimalDigits(rest);
+  const digits = decimalDigits(value);
+  let rest = value;
   for (let i = digits - 1; i >= 0; i--) {
-    const tenth = (rest / 10) | 0;
-    target[at + i] = 0x30 + rest - tenth * 10;
+    const tenth = Math.floor(rest / 10);
+    target[at + i] = 0x30 + (rest - tenth * 10);
     rest = tenth;
   }
   return at + digits;
