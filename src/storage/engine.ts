@@ -29,7 +29,7 @@ import { decodeRecord, type RecordHead } from './record.js';
 import { basename, dirname, join } from 'node:path';
 import { ChunkSwitchLock, type ChunkSwitchHold, type ChunkSwitchHolderKind } from './chunk-switch-lock.js';
 import { eventPositions, type EventPosition } from './event-positions.js';
-import { validateRedactedChunk } from './redacted-chunk-check.js';
+import { checkRedactedCopies, validateRedactedChunk, type CheckedCopy } from './redacted-chunk-check.js';
 import { parseChunkFileName } from './chunk-format.js';
 import { isJsonText } from '../common/json-scan.js';
 import type { ScavengeAccess } from './scavenge/access.js';
@@ -431,12 +431,8 @@ export class Engine {
     return this.guardRead(() => eventPositions(this.log, this.index, streamName, eventNumber));
   }
 
-  /**
-   * Switches in `tempPath`, a redacted copy of the chunk file `targetFileName`, which must be the
-   * active file for its chunk number and completed. The copy must differ from it only by
-   * redacted event data (redacted-chunk-check.ts). `hold` is the redaction's hold of the lock.
-   */
-  async switchRedactedChunk(targetFileName: string, tempPath: string, hold: ChunkSwitchHold, onStep?: ReplaceOptions['onStep']): Promise<string> {
+  /** The active, completed chunk a redacted copy at `tempPath` would replace, or the coded refusal. */
+  private redactionTarget(targetFileName: string, tempPath: string, hold: ChunkSwitchHold): Chunk {
     this.checkOpen();
     this.switchLock.checkSwitch(hold);
     if (!this.switchLock.holdOf(hold.id)) throw Errors.redactRequestInvalid.create('take the chunk-switch lock before switching a chunk');
@@ -449,11 +445,38 @@ export class Engine {
       throw refuse(`the target ${targetFileName} is not the active file for chunk ${parsed.chunkNumber}${active ? ` (${active.fileName} is)` : ''}`);
     }
     if (!active.isCompleted) throw refuse(`the target ${targetFileName} is not completed`);
+    return active;
+  }
+
+  /**
+   * Checks the contents of up to four redacted copies against their targets in one pass
+   * (redacted-chunk-check.ts), before their hashes need to be written: each result is handed to
+   * switchRedactedChunk, or is the copy's refusal. A copy or target refused by name is refused
+   * at once; `stopped` ends the check early (its error is the result).
+   */
+  async checkRedactedCopies(
+    copies: ReadonlyArray<{ targetFileName: string; tempPath: string }>, hold: ChunkSwitchHold, stopped?: () => Error | undefined,
+  ): Promise<Array<CheckedCopy | Error>> {
+    const targets = copies.map(({ targetFileName, tempPath }) => this.redactionTarget(targetFileName, tempPath, hold));
+    return checkRedactedCopies(copies.map(({ tempPath }, index) => ({ copyPath: tempPath, target: targets[index] })), stopped);
+  }
+
+  /**
+   * Switches in `tempPath`, a redacted copy of the chunk file `targetFileName`, which must be the
+   * active file for its chunk number and completed. The copy must differ from it only by
+   * redacted event data (redacted-chunk-check.ts), as checked now or by checkRedactedCopies
+   * (`checked`). `hold` is the redaction's hold of the lock.
+   */
+  async switchRedactedChunk(
+    targetFileName: string, tempPath: string, hold: ChunkSwitchHold, onStep?: ReplaceOptions['onStep'], checked?: CheckedCopy,
+  ): Promise<string> {
+    const active = this.redactionTarget(targetFileName, tempPath, hold);
+    const chunkNumber = active.chunkNumber;
     let switched = '';
     await this.replaceChunks(tempPath, {
-      validate: (candidate, range) => validateRedactedChunk(candidate, range, active),
+      validate: (candidate, range) => validateRedactedChunk(candidate, range, active, checked),
       onStep: async (step) => {
-        if (step === 'switched') switched = this.log.chunkAt(parsed.chunkNumber)!.fileName;
+        if (step === 'switched') switched = this.log.chunkAt(chunkNumber)!.fileName;
         await onStep?.(step);
       },
     }, hold);

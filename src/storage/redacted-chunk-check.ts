@@ -1,12 +1,14 @@
 /**
- * Checks a redacted copy of a chunk against the chunk it would replace, in one pass over both
- * files: the same size and range, every byte the same except inside event records that
- * acceptsRedaction allows (data as 0xFF, IsRedacted set, checksum recomputed), and an MD5 in its
- * footer that matches its contents. Comparing whole blocks natively and decoding only the
- * records that differ keeps it near the speed of reading the two files.
+ * Checks redacted copies of chunks against the chunks they would replace, up to four at once in
+ * one pass over the files: the same size and range, every byte the same except inside event
+ * records that acceptsRedaction allows (data as 0xFF, IsRedacted set, checksum recomputed), and
+ * an MD5 in the footer that matches the contents. Comparing whole blocks natively and decoding
+ * only the records that differ keeps it near the speed of reading the files; the copies are
+ * hashed side by side (Md5Lanes). The contents can be checked before the redactor has written
+ * the hash (checkRedactedCopies): the switch then compares the hash written with the one found.
  */
-import { createHash } from 'node:crypto';
-import { open, type FileHandle } from 'node:fs/promises';
+import { open, stat, type FileHandle } from 'node:fs/promises';
+import { Md5Lanes } from '../common/md5-lanes.js';
 import { Errors } from '../common/errors.js';
 import { CHUNK_HEADER_BYTES } from './chunk-format.js';
 import type { Chunk } from './chunk.js';
@@ -15,7 +17,8 @@ import { peekEventKey } from './record.js';
 import { acceptsRedaction } from './redaction.js';
 import { METADATA_STREAM_PREFIX } from './stream-metadata.js';
 
-const BLOCK_BYTES = 4 * 1024 * 1024;
+/** Bytes read from each file at once: four copies and their originals, two blocks each, stay within the CPU's caches. */
+const BLOCK_BYTES = 1024 * 1024;
 const HASH_BYTES = 16;
 /** Below this many bytes a differing span is searched byte by byte. */
 const LINEAR_SEARCH_BYTES = 64;
@@ -82,35 +85,6 @@ class RecordWalker {
   }
 }
 
-/**
- * The validator of a redacted copy of `target`; plugged into TransactionLog.replaceChunks as
- * `validate`. The copy must cover exactly the target's range, and the target must still be the
- * file the log holds for it. A copy that passes is made durable before it returns: its fsync
- * starts with the check, so the disk writes the copy back while it is read.
- */
-export async function validateRedactedChunk(candidate: Chunk, range: ReplacedRange, target: Chunk): Promise<Chunk[]> {
-  const refuse = (why: string) => Errors.storageReplacementInvalid.create(candidate.path, why);
-  const { startNumber, endNumber } = candidate.header;
-  if (!candidate.isCompleted) throw refuse('it is not a completed chunk');
-  if (target.header.startNumber !== startNumber || target.header.endNumber !== endNumber) {
-    throw refuse(`its range ${startNumber}-${endNumber} is not that of ${target.fileName} (${target.header.startNumber}-${target.header.endNumber})`);
-  }
-  if (range.chunkAt(startNumber) !== target) throw refuse(`${target.fileName} is no longer the active file for chunk ${startNumber}`);
-  if (!target.isCompleted) throw refuse(`chunk ${startNumber} is not completed`);
-  if (candidate.dataSize !== target.dataSize || candidate.logicalSize !== target.logicalSize) {
-    throw refuse(`its data size differs from ${target.fileName}'s`);
-  }
-  const [original, copy] = await Promise.all([open(target.path, 'r'), open(candidate.path, 'r+')]);
-  try {
-    // The copy is not closed under its fsync, and a failed fsync refuses the switch.
-    const [compared, synced] = await Promise.allSettled([compareFiles(original, copy, target, refuse), copy.sync()]);
-    if (compared.status === 'rejected') throw compared.reason;
-    if (synced.status === 'rejected') throw Errors.storageIo.create(candidate.path, 'fsync', String(synced.reason));
-  } finally {
-    await Promise.all([original.close(), copy.close()]);
-  }
-  return [target];
-}
 
 /** The bytes of both files at `start`..`end`: from the blocks in hand when they hold them, else read. */
 type SpanReader = (start: number, end: number) => Promise<[Buffer, Buffer]>;
@@ -132,44 +106,203 @@ async function checkDifferingRecord(offset: number, walker: RecordWalker, span: 
   return walker.end;
 }
 
-async function compareFiles(original: FileHandle, copy: FileHandle, target: Chunk, refuse: (why: string) => Error): Promise<void> {
-  const [originalStat, copyStat] = await Promise.all([original.stat(), copy.stat()]);
-  if (originalStat.size !== copyStat.size) throw refuse(`it is ${copyStat.size} bytes, ${target.fileName} ${originalStat.size}`);
-  const hashedEnd = copyStat.size - HASH_BYTES;
-  const walker = new RecordWalker(CHUNK_HEADER_BYTES, CHUNK_HEADER_BYTES + target.dataSize);
-  const hash = createHash('md5');
-  // Two pairs of blocks: the next pair is read while this one is hashed and compared.
-  const pairs = [0, 1].map(() => [Buffer.allocUnsafe(BLOCK_BYTES), Buffer.allocUnsafe(BLOCK_BYTES)] as const);
-  const lengthFrom = (position: number) => Math.min(BLOCK_BYTES, hashedEnd - position);
-  const readPair = async (index: number, position: number): Promise<void> => {
-    const length = lengthFrom(position);
-    const [a, b] = pairs[index];
-    const reads = await Promise.all([original.read(a, 0, length, position), copy.read(b, 0, length, position)]);
-    if (reads.some(({ bytesRead }) => bytesRead !== length)) throw refuse(`a file ended early at byte ${position}`);
-  };
-  const readLength = async (offset: number) => (await readAt(original, 4, offset)).readUInt32LE(0);
-  let next = hashedEnd > 0 ? readPair(0, 0) : undefined;
-  for (let position = 0, index = 0; next; position += BLOCK_BYTES, index ^= 1) {
-    await next;
-    const following = position + BLOCK_BYTES;
-    next = following < hashedEnd ? readPair(index ^ 1, following) : undefined;
-    // A refusal below must not leave the read in flight unobserved.
-    next?.catch(() => undefined);
-    const length = lengthFrom(position);
-    const [a, b] = pairs[index];
-    hash.update(b.subarray(0, length));
+/** What checking a copy's contents found: the file it was, and the MD5 of its bytes before the hash. */
+export interface CheckedCopy {
+  copyPath: string;
+  target: Chunk;
+  device: number;
+  inode: number;
+  size: number;
+  digest: Buffer;
+}
+
+export interface CopyToCheck {
+  copyPath: string;
+  target: Chunk;
+}
+
+const refusalOf = (copyPath: string) => (why: string) => Errors.storageReplacementInvalid.create(copyPath, why);
+
+/** One copy and its target, compared block by block; the copy's blocks are read into a lane of the hash. */
+class CopyComparison {
+  failure: Error | undefined;
+  private readonly originals = [Buffer.allocUnsafe(BLOCK_BYTES), Buffer.allocUnsafe(BLOCK_BYTES)];
+  private readonly walker: RecordWalker;
+  private readonly refuse: (why: string) => Error;
+
+  private constructor(
+    readonly copyPath: string, readonly target: Chunk, readonly original: FileHandle, readonly copy: FileHandle,
+    readonly identity: { device: number; inode: number; size: number }, private readonly syncing: Promise<void>,
+  ) {
+    this.refuse = refusalOf(copyPath);
+    this.walker = new RecordWalker(CHUNK_HEADER_BYTES, CHUNK_HEADER_BYTES + target.dataSize);
+  }
+
+  /**
+   * Opens both files and has the copy fsynced once `syncAfter` settles: the disk writes it back
+   * while it is read. One fsync at a time: each holds a thread of the pool for as long as the
+   * disk takes, and the check's reads need the others.
+   */
+  static async open({ copyPath, target }: CopyToCheck, syncAfter: Promise<unknown>): Promise<CopyComparison> {
+    const refuse = refusalOf(copyPath);
+    const copy = await open(copyPath, 'r+').catch((error: NodeJS.ErrnoException) => {
+      throw refuse(`it cannot be opened (${error.code ?? error.message})`);
+    });
+    let original: FileHandle | undefined;
+    try {
+      original = await open(target.path, 'r');
+      const [originalStat, copyStat] = await Promise.all([original.stat(), copy.stat()]);
+      if (originalStat.size !== copyStat.size) throw refuse(`it is ${copyStat.size} bytes, ${target.fileName} ${originalStat.size}`);
+      const syncing = syncAfter.then(() => copy.sync()).catch((error: unknown) => {
+        throw Errors.storageIo.create(copyPath, 'fsync', String(error));
+      });
+      syncing.catch(() => undefined);
+      return new CopyComparison(copyPath, target, original, copy, { device: copyStat.dev, inode: copyStat.ino, size: copyStat.size }, syncing);
+    } catch (error) {
+      await Promise.all([copy.close(), original?.close()]);
+      throw error;
+    }
+  }
+
+  /** Settles when the copy's fsync has ended, however it ended. */
+  get synced(): Promise<unknown> {
+    return this.syncing.catch(() => undefined);
+  }
+
+  get hashedEnd(): number {
+    return this.identity.size - HASH_BYTES;
+  }
+
+  lengthAt(position: number): number {
+    return this.failure ? 0 : Math.max(0, Math.min(BLOCK_BYTES, this.hashedEnd - position));
+  }
+
+  async read(position: number, slot: number, copyBlock: Buffer): Promise<void> {
+    const length = this.lengthAt(position);
+    if (length === 0) return;
+    const reads = await Promise.all([this.original.read(this.originals[slot], 0, length, position), this.copy.read(copyBlock, 0, length, position)]);
+    if (reads.some(({ bytesRead }) => bytesRead !== length)) throw this.refuse(`a file ended early at byte ${position}`);
+  }
+
+  /** Compares the blocks at `position` (already read into `slot` and `copyBlock`). */
+  async compare(position: number, slot: number, copyBlock: Buffer): Promise<void> {
+    const length = this.lengthAt(position);
+    const a = this.originals[slot];
+    const b = copyBlock;
     const inBlock = (start: number, end: number) => start >= position && end <= position + length;
     const lengthAt = (offset: number) => inBlock(offset, offset + 4) ? a.readUInt32LE(offset - position) : undefined;
+    const readLength = async (offset: number) => (await readAt(this.original, 4, offset)).readUInt32LE(0);
     const span: SpanReader = async (start, end) => inBlock(start, end)
       ? [a.subarray(start - position, end - position), b.subarray(start - position, end - position)]
-      : Promise.all([readAt(original, end - start, start), readAt(copy, end - start, start)]);
+      : Promise.all([readAt(this.original, end - start, start), readAt(this.copy, end - start, start)]);
     for (let at = firstDifference(a, b, 0, length); at >= 0; at = firstDifference(a, b, at, length)) {
-      await walker.advance(position + at, lengthAt, readLength, refuse);
-      at = (await checkDifferingRecord(position + at, walker, span, target, refuse)) - position;
+      await this.walker.advance(position + at, lengthAt, readLength, this.refuse);
+      at = (await checkDifferingRecord(position + at, this.walker, span, this.target, this.refuse)) - position;
     }
     // Keep the walker in step with the blocks read, so that it never reads lengths one by one.
-    await walker.advance(position + length - 1, lengthAt, readLength, refuse);
+    await this.walker.advance(position + length - 1, lengthAt, readLength, this.refuse);
   }
-  const stored = await readAt(copy, HASH_BYTES, hashedEnd);
-  if (!hash.digest().equals(stored)) throw refuse('its hash does not match its contents');
+
+  /** Waits for the fsync and closes both files; a failed fsync refuses the copy. */
+  async finish(): Promise<void> {
+    try {
+      await this.syncing;
+    } catch (error) {
+      this.failure ??= error as Error;
+    } finally {
+      await Promise.all([this.original.close(), this.copy.close()]);
+    }
+  }
+}
+
+/**
+ * Checks the contents of up to four redacted copies against their targets in one pass, and
+ * fsyncs the copies meanwhile. Each result is what the check found, or the coded refusal of that
+ * copy. The hash in a copy's footer is not read: the switch compares it with the digest found
+ * (validateRedactedChunk). `stopped` is asked between blocks; when it answers, the check ends
+ * with that error.
+ */
+export async function checkRedactedCopies(copies: readonly CopyToCheck[], stopped: () => Error | undefined = () => undefined): Promise<Array<CheckedCopy | Error>> {
+  if (copies.length > Md5Lanes.lanes) throw new TypeError(`at most ${Md5Lanes.lanes} copies are checked at once`);
+  let syncs: Promise<unknown> = Promise.resolve();
+  const opened = await Promise.allSettled(copies.map((copy) => {
+    const opening = CopyComparison.open(copy, syncs);
+    syncs = opening.then((comparison) => comparison.synced, () => undefined);
+    return opening;
+  }));
+  const comparisons = opened.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+  const lanes = new Md5Lanes(BLOCK_BYTES);
+  const readAll = (position: number, slot: number) => Promise.all(comparisons.map((comparison, lane) =>
+    comparison.read(position, slot, lanes.buffer(lane, slot)).catch((error: unknown) => {
+      comparison.failure ??= error as Error;
+    })));
+  const end = Math.max(0, ...comparisons.map((comparison) => comparison.hashedEnd));
+  let next: Promise<unknown> | undefined = readAll(0, 0);
+  try {
+    for (let position = 0, slot = 0; next && position < end; position += BLOCK_BYTES, slot ^= 1) {
+      await next;
+      const stop = stopped();
+      if (stop) throw stop;
+      next = position + BLOCK_BYTES < end ? readAll(position + BLOCK_BYTES, slot ^ 1) : undefined;
+      for (const [lane, comparison] of comparisons.entries()) {
+        if (comparison.lengthAt(position) > 0) await comparison.compare(position, slot, lanes.buffer(lane, slot)).catch((error: unknown) => {
+          comparison.failure ??= error as Error;
+        });
+      }
+      lanes.update(slot, comparisons.map((comparison) => comparison.lengthAt(position)));
+    }
+  } finally {
+    await next;
+    await Promise.all(comparisons.map((comparison) => comparison.finish()));
+  }
+  return opened.map((result) => {
+    if (result.status === 'rejected') return result.reason as Error;
+    const comparison = result.value;
+    if (comparison.failure) return comparison.failure;
+    return { copyPath: comparison.copyPath, target: comparison.target, ...comparison.identity, digest: lanes.digest(comparisons.indexOf(comparison)) };
+  });
+}
+
+/**
+ * Reads the hash in the copy's footer after an fdatasync that makes it durable: the redactor may
+ * have written it after the check's fsync (16 bytes inside the file: no metadata to write).
+ */
+async function storedHash(copyPath: string, size: number): Promise<Buffer> {
+  const handle = await open(copyPath, 'r+');
+  try {
+    await handle.datasync().catch((error: unknown) => {
+      throw Errors.storageIo.create(copyPath, 'fsync', String(error));
+    });
+    return await readAt(handle, HASH_BYTES, size - HASH_BYTES);
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * The validator of a redacted copy of `target`; plugged into TransactionLog.replaceChunks as
+ * `validate`. The copy must cover exactly the target's range, and the target must still be the
+ * file the log holds for it. Its contents are checked now, or were by checkRedactedCopies
+ * (`checked`): then the file must be the one checked. Either way the hash in its footer must be
+ * the MD5 of those contents, and the copy is durable when this returns.
+ */
+export async function validateRedactedChunk(candidate: Chunk, range: ReplacedRange, target: Chunk, checked?: CheckedCopy): Promise<Chunk[]> {
+  const refuse = refusalOf(candidate.path);
+  const { startNumber, endNumber } = candidate.header;
+  if (!candidate.isCompleted) throw refuse('it is not a completed chunk');
+  if (target.header.startNumber !== startNumber || target.header.endNumber !== endNumber) {
+    throw refuse(`its range ${startNumber}-${endNumber} is not that of ${target.fileName} (${target.header.startNumber}-${target.header.endNumber})`);
+  }
+  if (range.chunkAt(startNumber) !== target) throw refuse(`${target.fileName} is no longer the active file for chunk ${startNumber}`);
+  if (!target.isCompleted) throw refuse(`chunk ${startNumber} is not completed`);
+  if (candidate.dataSize !== target.dataSize || candidate.logicalSize !== target.logicalSize) {
+    throw refuse(`its data size differs from ${target.fileName}'s`);
+  }
+  const found = checked ?? (await checkRedactedCopies([{ copyPath: candidate.path, target }]))[0];
+  if (found instanceof Error) throw found;
+  if (found.target !== target || found.copyPath !== candidate.path) throw refuse(`it was checked as a copy of ${found.target.fileName}, not of ${target.fileName}`);
+  const now = await stat(candidate.path);
+  if (now.dev !== found.device || now.ino !== found.inode || now.size !== found.size) throw refuse('it is not the file that was checked: it was replaced or its size changed');
+  if (!(await storedHash(candidate.path, found.size)).equals(found.digest)) throw refuse('its hash does not match its contents');
+  return [target];
 }

@@ -10,14 +10,25 @@ import { join } from 'node:path';
 import { Errors } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import type { ReplaceOptions } from '../../storage/chunk-replacement.js';
+import type { CheckedCopy } from '../../storage/redacted-chunk-check.js';
 import type { ChunkSwitchHold } from '../../storage/chunk-switch-lock.js';
 import type { Engine } from '../../storage/engine.js';
 import type { EventPosition } from '../../storage/event-positions.js';
 import { METADATA_STREAM_PREFIX } from '../../storage/stream-metadata.js';
 
 export type RedactionStorage = Pick<
-  Engine, 'takeChunkSwitchLock' | 'releaseChunkSwitchLock' | 'chunkSwitchHoldOf' | 'eventPositions' | 'switchRedactedChunk'
+  Engine, 'takeChunkSwitchLock' | 'releaseChunkSwitchLock' | 'chunkSwitchHoldOf' | 'eventPositions' | 'checkRedactedCopies' | 'switchRedactedChunk'
 >;
+
+/** The most copies one check request takes: they are checked side by side, one per lane of the hash. */
+export const COPIES_CHECKED_AT_ONCE = 4;
+
+/** A check of a copy's contents, started by check() and used by the switch of that copy. */
+interface PendingCheck {
+  lockId: string;
+  target: string;
+  result: Promise<CheckedCopy | Error>;
+}
 
 /** The suffix of the copies the redactor makes; the service deletes leftovers when a lock ends. */
 export const REDACTED_COPY_SUFFIX = '.redact.tmp';
@@ -26,6 +37,13 @@ export interface EventPositions {
   stream: string;
   eventNumber: number;
   positions: EventPosition[];
+}
+
+/** The name of a copy the switch accepts: a plain name of a .tmp file in the database directory. */
+function checkCopyName(name: unknown): string {
+  const copy = checkFileName(name, 'newChunkFile');
+  if (!copy.endsWith('.tmp')) throw Errors.storageReplacementInvalid.create(copy, 'the new chunk file must have the .tmp extension');
+  return copy;
 }
 
 /** A file name the switch accepts: one plain name in the database directory. */
@@ -40,6 +58,8 @@ function checkFileName(name: unknown, what: string): string {
 export class RedactionService {
   /** The connection holding the lock, by lock id. */
   private readonly holders = new Map<string, { connection: number; hold: ChunkSwitchHold }>();
+  /** Checks started and not yet used, by copy file name. */
+  private readonly checks = new Map<string, PendingCheck>();
 
   constructor(
     private readonly storage: RedactionStorage,
@@ -60,6 +80,8 @@ export class RedactionService {
     const held = this.holders.get(lockId);
     if (!held) return false;
     this.holders.delete(lockId);
+    // A check still running stops at its next block; its copy is deleted below.
+    for (const [copy, check] of this.checks) if (check.lockId === lockId) this.checks.delete(copy);
     this.storage.releaseChunkSwitchLock(held.hold);
     await this.removeCopies();
     this.logger.info({ lockId }, 'redaction lock released');
@@ -80,13 +102,50 @@ export class RedactionService {
     return events.map(({ stream, eventNumber }) => ({ stream, eventNumber, positions: this.storage.eventPositions(stream, eventNumber) }));
   }
 
-  async switchChunk(lockId: string, targetChunkFile: unknown, newChunkFile: unknown): Promise<string> {
-    const target = checkFileName(targetChunkFile, 'targetChunkFile');
-    const copy = checkFileName(newChunkFile, 'newChunkFile');
+  /** The hold of a lock the caller names, or the refusal: the lock must be taken first. */
+  private holdOf(lockId: string): ChunkSwitchHold {
     const held = this.holders.get(lockId);
     if (!held || !this.storage.chunkSwitchHoldOf(lockId)) throw Errors.redactRequestInvalid.create(`lock ${lockId} is not held; take the lock first`);
-    if (!copy.endsWith('.tmp')) throw Errors.storageReplacementInvalid.create(copy, 'the new chunk file must have the .tmp extension');
-    const switched = await this.storage.switchRedactedChunk(target, join(this.dbPath, copy), held.hold, this.onSwitchStep);
+    return held.hold;
+  }
+
+  /**
+   * Starts checking the contents of copies (four at most, one pass for all) while the redactor
+   * still computes their hashes; the switch of each copy then waits for its result. Refused at
+   * once for a name, target or lock the switch would refuse.
+   */
+  check(lockId: string, chunks: ReadonlyArray<{ targetChunkFile: unknown; newChunkFile: unknown }>): string[] {
+    const hold = this.holdOf(lockId);
+    if (chunks.length === 0 || chunks.length > COPIES_CHECKED_AT_ONCE) {
+      throw Errors.redactRequestInvalid.create(`chunks must list 1 to ${COPIES_CHECKED_AT_ONCE} copies to check`);
+    }
+    const named = chunks.map(({ targetChunkFile, newChunkFile }) => ({
+      target: checkFileName(targetChunkFile, 'targetChunkFile'), copy: checkCopyName(newChunkFile),
+    }));
+    const stopped = () => (this.holders.has(lockId) ? undefined : Errors.redactRequestInvalid.create(`lock ${lockId} was released during the check`));
+    const results = this.storage.checkRedactedCopies(named.map(({ target, copy }) => ({ targetFileName: target, tempPath: join(this.dbPath, copy) })), hold, stopped);
+    named.forEach(({ target, copy }, index) => {
+      const result = results.then((found) => found[index]);
+      // Used by the switch, or by nobody when the redactor goes away: never unobserved.
+      result.catch(() => undefined);
+      this.checks.set(copy, { lockId, target, result });
+    });
+    return named.map(({ copy }) => copy);
+  }
+
+  async switchChunk(lockId: string, targetChunkFile: unknown, newChunkFile: unknown): Promise<string> {
+    const target = checkFileName(targetChunkFile, 'targetChunkFile');
+    const copy = checkCopyName(newChunkFile);
+    const hold = this.holdOf(lockId);
+    const pending = this.checks.get(copy);
+    this.checks.delete(copy);
+    let checked: CheckedCopy | undefined;
+    if (pending && pending.lockId === lockId && pending.target === target) {
+      const found = await pending.result;
+      if (found instanceof Error) throw found;
+      checked = found;
+    }
+    const switched = await this.storage.switchRedactedChunk(target, join(this.dbPath, copy), hold, this.onSwitchStep, checked);
     this.logger.info({ target, chunk: switched }, 'redacted chunk switched in');
     return switched;
   }

@@ -6,7 +6,10 @@
  *   POST   /lock            → {"lockId"}      takes the chunk-switch lock for this connection
  *   DELETE /lock/{lockId}   → {"released"}    releases it (closing the connection does too)
  *   POST   /positions       {"events":[{"stream","eventNumber"}]} → {"events":[{"stream","eventNumber","positions":[…]}]}
+ *   POST   /check           {"lockId","chunks":[{"targetChunkFile","newChunkFile"}]} → {"checking":[newChunkFile…]}
+ *                            starts checking up to four copies' contents before their hashes are written
  *   POST   /switch          {"lockId","targetChunkFile","newChunkFile"} → {"chunkFile"}
+ *                            checks the copy (or waits for its check) and its hash, and switches it in
  *
  * Errors are {"code","message","details"} with the code's status, as over HTTP.
  */
@@ -46,6 +49,16 @@ function eventsOf(body: Record<string, unknown>): Array<{ stream: string; eventN
     && typeof event.stream === 'string' && Number.isSafeInteger(event.eventNumber) && (event.eventNumber as number) >= 0);
   if (!valid) throw Errors.redactRequestInvalid.create('events must be a list of {"stream": string, "eventNumber": integer ≥ 0}');
   return events as Array<{ stream: string; eventNumber: number }>;
+}
+
+const lockIdOf = (body: Record<string, unknown>) => (typeof body.lockId === 'string' ? body.lockId : '');
+
+function chunksOf(body: Record<string, unknown>): Array<{ targetChunkFile: unknown; newChunkFile: unknown }> {
+  const chunks = body.chunks;
+  if (!Array.isArray(chunks) || !chunks.every((chunk) => typeof chunk === 'object' && chunk !== null)) {
+    throw Errors.redactRequestInvalid.create('chunks must be a list of {"targetChunkFile": string, "newChunkFile": string}');
+  }
+  return chunks as Array<{ targetChunkFile: unknown; newChunkFile: unknown }>;
 }
 
 export class RedactionSocket {
@@ -101,11 +114,15 @@ export class RedactionSocket {
     if (method === 'POST' && url === '/lock') return { lockId: service.lock(this.connections.get(request.socket)!) };
     if (method === 'DELETE' && url.startsWith('/lock/')) return { released: await service.release(decodeURIComponent(url.slice(6))) };
     if (method === 'POST' && url === '/positions') return { events: service.positions(eventsOf(await readJson(request))) };
+    if (method === 'POST' && url === '/check') {
+      const body = await readJson(request);
+      return { checking: service.check(lockIdOf(body), chunksOf(body)) };
+    }
     if (method === 'POST' && url === '/switch') {
       const body = await readJson(request);
-      return { chunkFile: await service.switchChunk(typeof body.lockId === 'string' ? body.lockId : '', body.targetChunkFile, body.newChunkFile) };
+      return { chunkFile: await service.switchChunk(lockIdOf(body), body.targetChunkFile, body.newChunkFile) };
     }
-    throw Errors.redactRequestInvalid.create(`${method} ${url} is not a redaction operation (POST /lock, DELETE /lock/{id}, POST /positions, POST /switch)`);
+    throw Errors.redactRequestInvalid.create(`${method} ${url} is not a redaction operation (POST /lock, DELETE /lock/{id}, POST /positions, POST /check, POST /switch)`);
   }
 
   private send(response: ServerResponse, status: number, body: unknown): void {

@@ -1,19 +1,22 @@
 /**
- * The redactor's copy of a chunk: the listed event records are read and redacted in memory, the
- * file is copied by the kernel (copy_file_range, no pass through this process) while this process
- * reads it once more to hash it with the redacted records laid over it, and then only the edited
- * records and the new MD5 are written into the copy. The node makes the copy durable when it
- * switches it in (redacted-chunk-check.ts); a copy it never switches in is deleted.
+ * The redactor's copies of chunks, up to four at once: the listed event records are read and
+ * redacted in memory, each file is copied by the kernel (copy_file_range, no pass through this
+ * process) while this process reads the sources once more to hash them with the redacted records
+ * laid over them (the four side by side, Md5Lanes), the edited records are written into the
+ * copies, and the new MD5s last. The node can check a copy's bytes while its hash is computed,
+ * and makes the copy durable when it switches it in (redacted-chunk-check.ts); a copy it never
+ * switches in is deleted.
  */
-import { createHash } from 'node:crypto';
 import { closeSync, constants, fstatSync, openSync, readSync, writeSync } from 'node:fs';
 import { copyFile, open, unlink, type FileHandle } from 'node:fs/promises';
 import { Errors } from '../../common/errors.js';
+import { Md5Lanes } from '../../common/md5-lanes.js';
 import { decodeRecord, RecordKind } from '../../storage/record.js';
 import { redactFrame } from '../../storage/redaction.js';
 import type { EventReference } from './events-list.js';
 
-const BLOCK_BYTES = 4 * 1024 * 1024;
+/** Bytes read from each source at once: four lanes of two blocks stay within the CPU's caches. */
+const BLOCK_BYTES = 1024 * 1024;
 const HASH_BYTES = 16;
 
 export interface RecordToRedact {
@@ -60,40 +63,66 @@ function overlay(block: Buffer, length: number, position: number, frames: readon
 }
 
 /** Reads `length` bytes at `position` into `block`, or fails on a short read. */
-async function readBlock(handle: FileHandle, block: Buffer, length: number, position: number, path: string): Promise<Buffer> {
+async function readBlock(handle: FileHandle, block: Buffer, length: number, position: number, path: string): Promise<void> {
   const { bytesRead } = await handle.read(block, 0, length, position);
   if (bytesRead !== length) throw Errors.storageCorrupt.create(path, position + bytesRead, 'the chunk file ended early');
-  return block;
+}
+
+/** One chunk being copied: its source, its edited frames and where its copy goes. */
+interface ChunkCopy {
+  sourcePath: string;
+  tempPath: string;
+  source: FileHandle;
+  size: number;
+  frames: EditedFrame[];
 }
 
 /**
- * The MD5 of the first `hashedEnd` bytes of `source` with `frames` laid over them, read in large
- * blocks: the next block is read while this one is hashed.
+ * The MD5 of each source's first `size - 16` bytes with its frames laid over them, the sources
+ * side by side in the lanes of one Md5Lanes (four at most), read in large blocks: the next blocks
+ * are read while these are hashed.
  */
-async function redactedHash(source: FileHandle, sourcePath: string, hashedEnd: number, frames: readonly EditedFrame[]): Promise<Buffer> {
-  const hash = createHash('md5');
-  const blocks = [Buffer.allocUnsafe(BLOCK_BYTES), Buffer.allocUnsafe(BLOCK_BYTES)];
-  const lengthAt = (position: number) => Math.min(BLOCK_BYTES, hashedEnd - position);
-  let next = hashedEnd > 0 ? readBlock(source, blocks[0], lengthAt(0), 0, sourcePath) : undefined;
-  for (let position = 0, index = 0; next; position += BLOCK_BYTES, index ^= 1) {
-    const block = await next;
-    const length = lengthAt(position);
+async function redactedHashes(copies: readonly ChunkCopy[]): Promise<Buffer[]> {
+  if (copies.length === 0) return [];
+  const lanes = new Md5Lanes(BLOCK_BYTES);
+  const hashedEnd = copies.map(({ size }) => size - HASH_BYTES);
+  const lengthAt = (index: number, position: number) => Math.max(0, Math.min(BLOCK_BYTES, hashedEnd[index] - position));
+  const readAll = (position: number, slot: number) => Promise.all(copies.map(({ source, sourcePath }, index) => {
+    const length = lengthAt(index, position);
+    return length > 0 ? readBlock(source, lanes.buffer(index, slot), length, position, sourcePath) : Promise.resolve();
+  }));
+  const end = Math.max(...hashedEnd);
+  let next: Promise<unknown> | undefined = end > 0 ? readAll(0, 0) : undefined;
+  for (let position = 0, slot = 0; next; position += BLOCK_BYTES, slot ^= 1) {
+    await next;
     const following = position + BLOCK_BYTES;
-    next = following < hashedEnd ? readBlock(source, blocks[index ^ 1], lengthAt(following), following, sourcePath) : undefined;
-    // A failure below must not leave the read in flight unobserved.
+    next = following < end ? readAll(following, slot ^ 1) : undefined;
+    // A failure below must not leave the reads in flight unobserved.
     next?.catch(() => undefined);
-    overlay(block, length, position, frames);
-    hash.update(block.subarray(0, length));
+    const lengths = copies.map((copy, index) => {
+      const length = lengthAt(index, position);
+      overlay(lanes.buffer(index, slot), length, position, copy.frames);
+      return length;
+    });
+    lanes.update(slot, lengths);
   }
-  return hash.digest();
+  return copies.map((_, index) => lanes.digest(index));
 }
 
-/** Writes the edited frames and the hash over the plain copy at `tempPath`, once it has the source's size. */
-function patchCopy(tempPath: string, size: number, frames: readonly EditedFrame[], digest: Buffer): void {
+/** Writes the edited frames over the plain copy at `tempPath`, once it has the source's size. */
+function patchCopy({ tempPath, size, frames }: ChunkCopy): void {
   const fd = openSync(tempPath, 'r+');
   try {
     if (fstatSync(fd).size !== size) throw Errors.storageCorrupt.create(tempPath, 0, `the copy is ${fstatSync(fd).size} bytes, not ${size}`);
     for (const { fileOffset, bytes } of frames) writeFully(fd, bytes, fileOffset, tempPath);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function writeHash({ tempPath, size }: ChunkCopy, digest: Buffer): void {
+  const fd = openSync(tempPath, 'r+');
+  try {
     writeFully(fd, digest, size - HASH_BYTES, tempPath);
   } finally {
     closeSync(fd);
@@ -108,31 +137,80 @@ function writeFully(fd: number, bytes: Buffer, position: number, path: string): 
   }
 }
 
+export interface ChunkToCopy {
+  sourcePath: string;
+  /** Where the copy goes; it must not exist. */
+  tempPath: string;
+  records: readonly RecordToRedact[];
+}
+
+/** The most chunks copied at once: one per lane of the hash. */
+export const CHUNKS_COPIED_AT_ONCE = Md5Lanes.lanes;
+
 /**
- * Writes a redacted copy of `sourcePath` to `tempPath` (which must not exist). Returns how many
- * records it changed: 0 when every one was redacted already (the copy is then not made). The
- * copy is not fsynced: the node that switches it in does that.
+ * Writes a redacted copy of each chunk (four at most) to its `tempPath`. Returns how many records
+ * each copy changed: 0 when every one was redacted already (that copy is then not made). The
+ * kernel copies the files on threads of the pool while this thread hashes the sources with the
+ * edits laid over them; `whileHashing` hears which copies hold their final bytes but the hash
+ * (the node can start checking them then), and the hashes are written last. The copies are not
+ * fsynced: the node that switches them in does that.
  */
-export async function writeRedactedCopy(sourcePath: string, tempPath: string, records: readonly RecordToRedact[]): Promise<number> {
-  const source = await open(sourcePath, 'r');
-  let copying: Promise<boolean> | undefined;
+export async function writeRedactedCopies(
+  chunks: readonly ChunkToCopy[], whileHashing?: (tempPaths: string[]) => Promise<void>,
+): Promise<number[]> {
+  if (chunks.length > CHUNKS_COPIED_AT_ONCE) throw new TypeError(`at most ${CHUNKS_COPIED_AT_ONCE} chunks are copied at once`);
+  const sources: FileHandle[] = [];
+  const made: string[] = [];
   try {
-    const frames = editedFrames(source.fd, sourcePath, records);
-    if (frames.length === 0) return 0;
-    const size = (await source.stat()).size;
-    // The kernel copies on a thread of the pool while this thread hashes (a file system that
-    // clones files shares the blocks instead). A failed copy leaves no file (libuv removes what
-    // it created), and an existing one is not ours to delete.
-    copying = copyFile(sourcePath, tempPath, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE).then(() => true);
-    copying.catch(() => undefined);
-    const digest = await redactedHash(source, sourcePath, size - HASH_BYTES, frames);
+    for (const { sourcePath } of chunks) sources.push(await open(sourcePath, 'r'));
+    const copies: ChunkCopy[] = [];
+    for (const [index, { sourcePath, tempPath, records }] of chunks.entries()) {
+      const source = sources[index];
+      const frames = editedFrames(source.fd, sourcePath, records);
+      if (frames.length > 0) copies.push({ sourcePath, tempPath, source, size: (await source.stat()).size, frames });
+    }
+    const copying = startCopies(copies, made);
+    const hashing = redactedHashes(copies);
+    hashing.catch(() => undefined);
     await copying;
-    patchCopy(tempPath, size, frames, digest);
-    return frames.length;
+    copies.forEach(patchCopy);
+    const heard = whileHashing?.(copies.map(({ tempPath }) => tempPath));
+    heard?.catch(() => undefined);
+    const digests = await hashing;
+    await heard;
+    copies.forEach((copy, index) => writeHash(copy, digests[index]));
+    return chunks.map(({ tempPath }) => copies.find((copy) => copy.tempPath === tempPath)?.frames.length ?? 0);
   } catch (error) {
-    if (copying && (await copying.catch(() => false))) await unlink(tempPath).catch(() => undefined);
+    await Promise.all(made.map((path) => unlink(path).catch(() => undefined)));
     throw error;
   } finally {
-    await source.close();
+    await Promise.all(sources.map((source) => source.close()));
   }
+}
+
+/** Files the kernel copies at once: each copy holds a thread of the pool, and the hashing's reads need the others. */
+const COPIES_AT_ONCE = 2;
+
+/**
+ * The kernel copies each file on a thread of the pool (a file system that clones files shares
+ * the blocks instead), two at a time. A failed copy leaves no file (libuv removes what it
+ * created), and an existing one is not ours to delete: `made` lists only the copies this call
+ * created.
+ */
+async function startCopies(copies: readonly ChunkCopy[], made: string[]): Promise<void> {
+  const queue = [...copies];
+  const copyNext = async (): Promise<void> => {
+    for (let copy = queue.shift(); copy; copy = queue.shift()) {
+      await copyFile(copy.sourcePath, copy.tempPath, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
+      made.push(copy.tempPath);
+    }
+  };
+  const results = await Promise.allSettled(Array.from({ length: COPIES_AT_ONCE }, copyNext));
+  const failed = results.find((result) => result.status === 'rejected');
+  if (failed) throw failed.reason;
+}
+
+/** The redacted copy of one chunk (writeRedactedCopies with one chunk). */
+export async function writeRedactedCopy(sourcePath: string, tempPath: string, records: readonly RecordToRedact[]): Promise<number> {
+  return (await writeRedactedCopies([{ sourcePath, tempPath, records }]))[0];
 }

@@ -2,15 +2,15 @@
  * `svcdb redact`: blanks the data of listed events on a running node. Over the node's unix
  * socket it takes the chunk-switch lock, asks where each event's records lie, refuses before
  * changing anything when an event is missing, a tombstone or in the chunk still being written,
- * then for each chunk writes a redacted copy next to it and has the node switch it in. The lock
- * is released at the end, or by the node when this process dies.
+ * then writes redacted copies of the chunks next to them, four at a time, and has the node check
+ * and switch each in. The lock is released at the end, or by the node when this process dies.
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Errors } from '../../common/errors.js';
 import type { ProgressListener } from '../../common/progress.js';
-import { writeRedactedCopy, type RecordToRedact } from './chunk-copy.js';
+import { CHUNKS_COPIED_AT_ONCE, writeRedactedCopies } from './chunk-copy.js';
 import { formatEvent, type EventReference } from './events-list.js';
 import { RedactionClient, type EventPositionReply } from './socket-client.js';
 
@@ -94,10 +94,17 @@ export async function redact(options: RedactOptions): Promise<RedactResult> {
   }
 }
 
+/** `items` in lists of at most `size`, in order. */
+function inBatches<T>(items: readonly T[], size: number): T[][] {
+  const batches: T[][] = [];
+  for (let start = 0; start < items.length; start += size) batches.push(items.slice(start, start + size));
+  return batches;
+}
+
 /**
- * Copies the chunks one after the other and has the node switch each in as soon as it is copied
- * and the previous switch is done: the node checks one copy (and writes it to the disk) while
- * the next is being copied. Switches stay in chunk order, one at a time.
+ * Copies the chunks four at a time (hashed side by side), and has the node check each batch's
+ * copies while their hashes are computed; then switches them in, in chunk order, one at a time,
+ * while the next batch is being copied.
  */
 async function redactLocked(client: RedactionClient, lockId: string, options: RedactOptions): Promise<Omit<RedactResult, 'dbPath' | 'dryRun'>> {
   const byChunk = recordsByChunk(await client.positions(options.events));
@@ -105,26 +112,26 @@ async function redactLocked(client: RedactionClient, lockId: string, options: Re
   const switchedTo = new Map<string, string>();
   const chunksSwitched: string[] = [];
   const progress = { filesCopied: 0, bytesCopied: 0 };
+  const pending = [...byChunk].filter(([, records]) => records.some(({ position }) => !position.isRedacted));
   let switching: Promise<void> = Promise.resolve();
   let switchFailed = false;
   try {
-    for (const [chunkFile, records] of byChunk) {
+    for (const batch of options.dryRun ? [] : inBatches(pending, CHUNKS_COPIED_AT_ONCE)) {
       // A refused or failed switch ends the run: no more copies (the await below throws it).
       if (switchFailed) break;
-      const pending = records.filter(({ position }) => !position.isRedacted);
-      if (pending.length === 0 || options.dryRun) continue;
-      options.onProgress?.({ phase: 'redacting', file: chunkFile, ...progress });
-      const copy = await copyChunk(options, chunkFile, pending.map(({ event, position }) => ({ event, fileOffset: position.fileOffset })));
-      if (!copy) continue;
+      options.onProgress?.({ phase: 'redacting', file: batch[0][0], ...progress });
+      const copies = await copyBatch(client, lockId, options, batch);
       const previous = switching;
       switching = (async () => {
         await previous;
-        const newChunkFile = await client.switchChunk(lockId, chunkFile, copy);
-        await options.onStep?.('switched');
-        switchedTo.set(chunkFile, newChunkFile);
-        chunksSwitched.push(newChunkFile);
-        progress.filesCopied++;
-        progress.bytesCopied += statSync(join(options.dbPath, newChunkFile)).size;
+        for (const { chunkFile, copyName } of copies) {
+          const newChunkFile = await client.switchChunk(lockId, chunkFile, copyName);
+          await options.onStep?.('switched');
+          switchedTo.set(chunkFile, newChunkFile);
+          chunksSwitched.push(newChunkFile);
+          progress.filesCopied++;
+          progress.bytesCopied += statSync(join(options.dbPath, newChunkFile)).size;
+        }
       })();
       // Its failure is seen by the next await of `switching`; until then it must not go unobserved.
       switching.catch(() => {
@@ -153,12 +160,27 @@ function eventsOf(byChunk: Map<string, ChunkRecords>, switchedTo: ReadonlyMap<st
 
 const copyNameOf = (chunkFile: string) => `${chunkFile}.${process.pid}.redact.tmp`;
 
-/** Writes the redacted copy of one chunk; undefined when nothing in it needed redacting. */
-async function copyChunk(options: RedactOptions, chunkFile: string, records: RecordToRedact[]): Promise<string | undefined> {
-  const copyName = copyNameOf(chunkFile);
-  if ((await writeRedactedCopy(join(options.dbPath, chunkFile), join(options.dbPath, copyName), records)) === 0) return undefined;
-  await options.onStep?.('copied');
-  return copyName;
+/**
+ * Writes the redacted copies of up to four chunks; the node starts checking them as soon as their
+ * contents are final. Returns the copies made (none for a chunk whose events were all redacted).
+ */
+async function copyBatch(
+  client: RedactionClient, lockId: string, options: RedactOptions, batch: ReadonlyArray<[string, ChunkRecords]>,
+): Promise<Array<{ chunkFile: string; copyName: string }>> {
+  const chunks = batch.map(([chunkFile, records]) => ({
+    chunkFile,
+    sourcePath: join(options.dbPath, chunkFile),
+    tempPath: join(options.dbPath, copyNameOf(chunkFile)),
+    records: records.filter(({ position }) => !position.isRedacted).map(({ event, position }) => ({ event, fileOffset: position.fileOffset })),
+  }));
+  const checkContents = async (tempPaths: string[]) => {
+    const made = chunks.filter(({ tempPath }) => tempPaths.includes(tempPath));
+    if (made.length > 0) await client.checkChunks(lockId, made.map(({ chunkFile }) => ({ targetChunkFile: chunkFile, newChunkFile: copyNameOf(chunkFile) })));
+  };
+  const changed = await writeRedactedCopies(chunks, checkContents);
+  const copies = chunks.filter((_, index) => changed[index] > 0).map(({ chunkFile }) => ({ chunkFile, copyName: copyNameOf(chunkFile) }));
+  for (let i = 0; i < copies.length; i++) await options.onStep?.('copied');
+  return copies;
 }
 
 /** Deletes this process's copies that were not switched in (a switch renames its copy away). */

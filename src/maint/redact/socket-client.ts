@@ -64,6 +64,11 @@ export class RedactionClient {
     return reply.events as Array<{ stream: string; eventNumber: number; positions: EventPositionReply[] }>;
   }
 
+  /** Has the node start checking copies whose contents are final (their hashes may follow). */
+  async checkChunks(lockId: string, chunks: ReadonlyArray<{ targetChunkFile: string; newChunkFile: string }>): Promise<void> {
+    await this.call('POST', '/check', { lockId, chunks });
+  }
+
   async switchChunk(lockId: string, targetChunkFile: string, newChunkFile: string): Promise<string> {
     return String((await this.call('POST', '/switch', { lockId, targetChunkFile, newChunkFile })).chunkFile);
   }
