@@ -45,6 +45,22 @@ function processCpuMs(pid: number | undefined): number {
   }
 }
 
+/**
+ * Times `cp` of the chunk files into a new directory of `parent`, followed by `sync`; the copy
+ * is kept. The copy is measured twice: right after the log is written, a copy can take the pages
+ * the writer just freed, which cost this VM less than pages it has not touched for a while (what
+ * the redaction, later, gets); the second copy runs where the redaction runs, the node up.
+ */
+function copyChunks(chunkFiles: readonly string[], parent: string): { ms: number; directory: string } {
+  spawnSync('sync');
+  const start = nowMs();
+  const directory = mkdtempSync(join(parent, 'copy-'));
+  const copied = spawnSync('cp', ['-t', directory, ...chunkFiles]);
+  if (copied.status !== 0) throw new Error(`cp failed: ${String(copied.stderr)}`);
+  spawnSync('sync');
+  return { ms: nowMs() - start, directory };
+}
+
 /** The CPU time this process spends reading `files` in large blocks and hashing them with MD5. */
 async function readAndHashCpuMs(files: readonly string[]): Promise<number> {
   const block = Buffer.allocUnsafe(4 * MiB);
@@ -99,13 +115,7 @@ export async function redactionBenchmarks(): Promise<void> {
     const chunkFiles = Array.from({ length: CHUNKS }, (_, n) => join(db, `chunk-${String(n).padStart(6, '0')}.000000`));
     await engine.close();
 
-    spawnSync('sync');
-    const copyStart = nowMs();
-    const copyDirectory = mkdtempSync(join(directory, 'copy-'));
-    const copied = spawnSync('cp', ['-t', copyDirectory, ...chunkFiles]);
-    if (copied.status !== 0) throw new Error(`cp failed: ${String(copied.stderr)}`);
-    spawnSync('sync');
-    const copyMs = nowMs() - copyStart;
+    const firstCopy = copyChunks(chunkFiles, directory);
 
     const node = await startServer([
       '--no-node-snapshot', join(root, 'bin/run.js'), 'serve', '--db', db, '--http-port', '0', '--enable-unix-socket',
@@ -113,6 +123,7 @@ export async function redactionBenchmarks(): Promise<void> {
     ], []);
     try {
       if (!existsSync(join(db, SOCKET_FILE_NAME))) throw new Error('the node listens without its unix socket');
+      const secondCopy = copyChunks(chunkFiles, directory);
       const nodeCpuBefore = processCpuMs(node.child.pid);
       const cpuBefore = process.cpuUsage();
       const start = nowMs();
@@ -122,12 +133,14 @@ export async function redactionBenchmarks(): Promise<void> {
       const cpu = process.cpuUsage(cpuBefore);
       const nodeCpuMs = processCpuMs(node.child.pid) - nodeCpuBefore;
       process.stdout.write(`steps (ms from the start): ${marks.join(' ')}\n`);
-      report('redaction: cp + sync of the chunks (baseline)', copyMs, 'ms');
-      report('redaction: svcdb redact', redactMs, 'ms', `${result.events.length} events, ${result.chunksSwitched.length} chunks switched; ${(redactMs / copyMs).toFixed(2)}x the copy (target ≤ 2x)`);
+      report('redaction: cp + sync of the chunks, after the log was written', firstCopy.ms, 'ms', 'baseline 1');
+      report('redaction: cp + sync of the chunks, the node up, just before', secondCopy.ms, 'ms', 'baseline 2');
+      const ratios = [firstCopy.ms, secondCopy.ms].map((copyMs) => `${(redactMs / copyMs).toFixed(2)}x`).join(' / ');
+      report('redaction: svcdb redact', redactMs, 'ms', `${result.events.length} events, ${result.chunksSwitched.length} chunks switched; ${ratios} baselines 1 / 2 (target ≤ 2x)`);
       // CPU time does not depend on what else runs on the machine: it shows what the wall time can come down to.
       report('redaction: CPU time of the redactor', (cpu.user + cpu.system) / 1000, 'ms');
       if (Number.isFinite(nodeCpuMs)) report('redaction: CPU time of the node', nodeCpuMs, 'ms', 'checking and switching the copies');
-      const hashCpuMs = await readAndHashCpuMs(chunkFiles.map((file) => join(copyDirectory, basename(file))));
+      const hashCpuMs = await readAndHashCpuMs(chunkFiles.map((file) => join(firstCopy.directory, basename(file))));
       report('redaction: CPU time of one read + MD5 of the chunks', hashCpuMs, 'ms', 'one chunk after another with OpenSSL; the redactor and the node hash four side by side');
       process.stdout.write(`load average (1, 5, 15 min) at the end, on ${availableParallelism()} cores: ${loadavg().map((load) => load.toFixed(2)).join(', ')}\n`);
     } finally {
