@@ -5,7 +5,19 @@
  * lane's slot and hashes the slots of all lanes in one call, so no byte is copied on the way.
  * While one slot is hashed the next can be filled (the memory never moves: it does not grow).
  */
+import { createHash, type Hash } from 'node:crypto';
 import { MD5_LANES, MD5_LANES_STATE_BYTES, md5LanesModuleBytes } from './md5-lanes-kernel.js';
+
+/** MD5 of several messages fed side by side, each lane from its own slots. */
+export interface Md5Streams {
+  readonly slotBytes: number;
+  /** Where the caller puts the next bytes of lane `lane`'s message. */
+  buffer(lane: number, slot: number): Buffer;
+  /** Hashes the first `lengths[lane]` bytes of each lane's slot `slot`; only a lane's last update may be a partial block. */
+  update(slot: number, lengths: readonly number[]): void;
+  /** The MD5 of lane `lane`'s message; the lane starts a new message after it. */
+  digest(lane: number): Buffer;
+}
 
 const BLOCK_BYTES = 64;
 /** Room for a message's last bytes and its padding: at most two blocks. */
@@ -19,7 +31,7 @@ let compiled: WebAssembly.Module | undefined;
 
 const alignUp = (value: number, alignment: number) => Math.ceil(value / alignment) * alignment;
 
-export class Md5Lanes {
+export class Md5Lanes implements Md5Streams {
   static readonly lanes = MD5_LANES;
 
   private readonly view: DataView;
@@ -137,4 +149,42 @@ export class Md5Lanes {
   private setStateWord(word: number, lane: number, value: number): void {
     this.view.setUint32(word * 16 + lane * 4, value, true);
   }
+}
+
+/** One OpenSSL hash per lane, fed one lane after another: faster than the lanes for one or two messages. */
+class Md5Each implements Md5Streams {
+  private readonly slots: Buffer[][];
+  private readonly hashes: Hash[];
+
+  constructor(lanes: number, readonly slotBytes: number, slots: number) {
+    this.slots = Array.from({ length: lanes }, () => Array.from({ length: slots }, () => Buffer.allocUnsafe(slotBytes)));
+    this.hashes = Array.from({ length: lanes }, () => createHash('md5'));
+  }
+
+  buffer(lane: number, slot: number): Buffer {
+    const buffer = this.slots[lane]?.[slot];
+    if (!buffer) throw new TypeError(`no slot ${slot} of lane ${lane}`);
+    return buffer;
+  }
+
+  update(slot: number, lengths: readonly number[]): void {
+    lengths.forEach((length, lane) => {
+      if (length > 0) this.hashes[lane].update(this.buffer(lane, slot).subarray(0, length));
+    });
+  }
+
+  digest(lane: number): Buffer {
+    const digest = this.hashes[lane].digest();
+    this.hashes[lane] = createHash('md5');
+    return digest;
+  }
+}
+
+/**
+ * MD5 of `lanes` messages side by side (four at most): in the lanes of one Md5Lanes from three
+ * messages on, where it beats hashing them one after another (four lanes cost what one does).
+ */
+export function md5Streams(lanes: number, slotBytes: number, slots = 2): Md5Streams {
+  if (!Number.isInteger(lanes) || lanes < 1 || lanes > MD5_LANES) throw new TypeError(`${lanes} lanes: 1 to ${MD5_LANES}`);
+  return lanes >= 3 ? new Md5Lanes(slotBytes, slots) : new Md5Each(lanes, slotBytes, slots);
 }

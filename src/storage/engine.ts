@@ -452,9 +452,9 @@ export class Engine {
    * Checks the contents of up to four redacted copies against their targets in one pass
    * (redacted-chunk-check.ts), before their hashes need to be written: each result is handed to
    * switchRedactedChunk, or is the copy's refusal. A copy or target refused by name is refused
-   * at once; `stopped` ends the check early (its error is the result).
+   * at once (thrown, not a rejection); `stopped` ends the check early (its error is the result).
    */
-  async checkRedactedCopies(
+  checkRedactedCopies(
     copies: ReadonlyArray<{ targetFileName: string; tempPath: string }>, hold: ChunkSwitchHold, stopped?: () => Error | undefined,
   ): Promise<Array<CheckedCopy | Error>> {
     const targets = copies.map(({ targetFileName, tempPath }) => this.redactionTarget(targetFileName, tempPath, hold));

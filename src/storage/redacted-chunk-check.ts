@@ -8,7 +8,7 @@
  * the hash (checkRedactedCopies): the switch then compares the hash written with the one found.
  */
 import { open, stat, type FileHandle } from 'node:fs/promises';
-import { Md5Lanes } from '../common/md5-lanes.js';
+import { Md5Lanes, md5Streams } from '../common/md5-lanes.js';
 import { Errors } from '../common/errors.js';
 import { CHUNK_HEADER_BYTES } from './chunk-format.js';
 import type { Chunk } from './chunk.js';
@@ -231,7 +231,7 @@ export async function checkRedactedCopies(copies: readonly CopyToCheck[], stoppe
     return opening;
   }));
   const comparisons = opened.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
-  const lanes = new Md5Lanes(BLOCK_BYTES);
+  const lanes = md5Streams(Math.max(1, comparisons.length), BLOCK_BYTES);
   const readAll = (position: number, slot: number) => Promise.all(comparisons.map((comparison, lane) =>
     comparison.read(position, slot, lanes.buffer(lane, slot)).catch((error: unknown) => {
       comparison.failure ??= error as Error;

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { createHash } from 'node:crypto';
-import { Md5Lanes } from '../../src/common/md5-lanes.js';
+import { Md5Lanes, md5Streams, type Md5Streams } from '../../src/common/md5-lanes.js';
 import { testRandom, type TestRandom } from '../helpers/random.js';
 
 /**
@@ -30,7 +30,7 @@ function randomSplit(length: number, slotBytes: number, random: TestRandom): num
 }
 
 /** Hashes `messages` (one per lane) in updates of random sizes, alternating slots. */
-function hashSideBySide(lanes: Md5Lanes, messages: readonly Buffer[], random: TestRandom): Buffer[] {
+function hashSideBySide(lanes: Md5Streams, messages: readonly Buffer[], random: TestRandom): Buffer[] {
   const splits = messages.map((message) => randomSplit(message.length, lanes.slotBytes, random));
   const sent = messages.map(() => 0);
   for (let round = 0; round < Math.max(...splits.map((split) => split.length)); round++) {
@@ -53,13 +53,17 @@ t.test('every length up to three blocks, in every lane', (t) => {
   t.end();
 });
 
-t.test('long messages of different lengths, split at random, with the lanes reused', (t) => {
+t.test('long messages of different lengths, split at random, with the lanes reused, for one to four messages', (t) => {
   const random = testRandom(t);
-  const lanes = new Md5Lanes(64 * 1024);
-  for (let round = 0; round < 6; round++) {
-    const messages = [0, 1, 2, 3].map(() => randomBytes(random, random.integer(0, 600_000)));
-    t.same(hashSideBySide(lanes, messages, random), messages.map(md5), `round ${round}: ${messages.map((m) => m.length).join(', ')} bytes`);
+  for (let count = 1; count <= 4; count++) {
+    const lanes = md5Streams(count, 64 * 1024);
+    t.equal(lanes instanceof Md5Lanes, count >= 3, `${count} messages: ${count >= 3 ? 'the lanes' : 'one OpenSSL hash each'}`);
+    for (let round = 0; round < 3; round++) {
+      const messages = Array.from({ length: count }, () => randomBytes(random, random.integer(0, 600_000)));
+      t.same(hashSideBySide(lanes, messages, random), messages.map(md5), `${count} messages, round ${round}: ${messages.map((m) => m.length).join(', ')} bytes`);
+    }
   }
+  t.throws(() => md5Streams(5, 64), TypeError, 'five messages');
   t.end();
 });
 

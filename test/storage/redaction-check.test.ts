@@ -139,6 +139,7 @@ t.test('the service: check requests are refused by name, count and lock, and a c
   t.throws(() => service.check('no-such-lock', request), invalid, 'a lock not held');
   t.throws(() => service.check(lockId, [{ targetChunkFile: copies[0].chunkFile, newChunkFile: '../outside.tmp' }]), { code: Errors.storageReplacementInvalid.code }, 'a path');
   t.throws(() => service.check(lockId, [{ targetChunkFile: copies[0].chunkFile, newChunkFile: 'copy-of-chunk' }]), { code: Errors.storageReplacementInvalid.code }, 'a name without .tmp');
+  t.throws(() => service.check(lockId, [{ targetChunkFile: 'chunk-000099.000000', newChunkFile: request[0].newChunkFile }]), { code: Errors.storageReplacementInvalid.code }, 'a target that is not an active chunk');
   t.same(service.check(lockId, request), request.map(({ newChunkFile }) => newChunkFile), 'four copies are being checked');
   t.ok(await service.release(lockId), 'the lock is released while they are checked');
   t.same(tempFilesOf(directory), [], 'the copies are deleted');

@@ -10,7 +10,7 @@
 import { closeSync, constants, fstatSync, openSync, readSync, writeSync } from 'node:fs';
 import { copyFile, open, unlink, type FileHandle } from 'node:fs/promises';
 import { Errors } from '../../common/errors.js';
-import { Md5Lanes } from '../../common/md5-lanes.js';
+import { Md5Lanes, md5Streams } from '../../common/md5-lanes.js';
 import { decodeRecord, RecordKind } from '../../storage/record.js';
 import { redactFrame } from '../../storage/redaction.js';
 import type { EventReference } from './events-list.js';
@@ -84,7 +84,7 @@ interface ChunkCopy {
  */
 async function redactedHashes(copies: readonly ChunkCopy[]): Promise<Buffer[]> {
   if (copies.length === 0) return [];
-  const lanes = new Md5Lanes(BLOCK_BYTES);
+  const lanes = md5Streams(copies.length, BLOCK_BYTES);
   const hashedEnd = copies.map(({ size }) => size - HASH_BYTES);
   const lengthAt = (index: number, position: number) => Math.max(0, Math.min(BLOCK_BYTES, hashedEnd[index] - position));
   const readAll = (position: number, slot: number) => Promise.all(copies.map(({ source, sourcePath }, index) => {
