@@ -26,6 +26,8 @@ const CHECKPOINT_BYTES = 8;
 export class Checkpoint {
   private fd: number | undefined;
   private asyncHandle: FileHandle | undefined;
+  /** The last in-place write started; the next waits for it. */
+  private writing: Promise<void> = Promise.resolve();
   private readonly buffer = Buffer.alloc(CHECKPOINT_BYTES);
 
   private constructor(readonly path: string, private current: number, private readonly inPlace: boolean) {}
@@ -53,9 +55,22 @@ export class Checkpoint {
     this.persist(value, false);
   }
 
-  /** The hot-path form for in-place checkpoints: the fsync runs off the event loop. */
-  async writeAsync(value: number): Promise<void> {
-    if (!this.inPlace) return this.write(value);
+  /**
+   * The hot-path form for in-place checkpoints: the fsync runs off the event loop. Calls run one
+   * at a time, in call order: two at once could each open the file (one handle left to the
+   * collector) and finish out of order, leaving the older value on disk.
+   */
+  writeAsync(value: number): Promise<void> {
+    if (!this.inPlace) {
+      this.write(value);
+      return Promise.resolve();
+    }
+    const run = this.writing.then(() => this.writeInPlace(value));
+    this.writing = run.catch(() => undefined);
+    return run;
+  }
+
+  private async writeInPlace(value: number): Promise<void> {
     this.asyncHandle ??= await open(this.path, 'r+');
     this.overwrite(this.asyncHandle.fd, value);
     try {
@@ -104,6 +119,7 @@ export class Checkpoint {
   }
 
   async close(): Promise<void> {
+    await this.writing;
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;
     await this.asyncHandle?.close();

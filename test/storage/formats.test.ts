@@ -106,6 +106,23 @@ t.test('a chunk resumed at a position hashes what it held before and what is app
   await completed.close();
 });
 
+// Regression: two in-place writes at once each opened the file (one FileHandle left for the
+// collector to close, which Node warns about and will one day refuse) and could finish out of
+// order, leaving the older value on disk.
+t.test('in-place checkpoint writes at once run in call order, on one open file', async (t) => {
+  const directory = tempDirectory(t);
+  const openFiles = () => readdirSync('/proc/self/fd').length;
+  const before = openFiles();
+  const checkpoint = Checkpoint.open(directory, CheckpointName.chaser, 0, true);
+  const values = Array.from({ length: 20 }, (_, i) => 2 ** 33 + i);
+  await Promise.all(values.map((value) => checkpoint.writeAsync(value)));
+  t.equal(checkpoint.value, values[values.length - 1], 'the last value written is the value');
+  t.equal(readFileSync(join(directory, CheckpointName.chaser)).readBigInt64LE(0), BigInt(values[values.length - 1]), 'and the one on disk');
+  t.equal(openFiles(), before + 1, 'one file is open for all of them');
+  await checkpoint.close();
+  t.equal(openFiles(), before, 'none once it is closed');
+});
+
 t.test('checkpoints: 8-byte little-endian files, created with their initial value, durable across reopen', async (t) => {
   const directory = tempDirectory(t);
   for (const inPlace of [true, false]) {
