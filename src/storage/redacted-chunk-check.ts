@@ -4,7 +4,7 @@
  * records that acceptsRedaction allows (data as 0xFF, IsRedacted set, checksum recomputed), and
  * an MD5 in the footer that matches the contents. Comparing whole blocks natively and decoding
  * only the records that differ keeps it near the speed of reading the files; the copies are
- * hashed side by side (Md5Lanes). The contents can be checked before the redactor has written
+ * hashed side by side (md5Streams). The contents can be checked before the redactor has written
  * the hash (checkRedactedCopies): the switch then compares the hash written with the one found.
  */
 import { open, stat, type FileHandle } from 'node:fs/promises';

@@ -2,7 +2,7 @@
  * The redactor's copies of chunks, up to four at once: the listed event records are read and
  * redacted in memory, each file is copied by the kernel (copy_file_range, no pass through this
  * process) while this process reads the sources once more to hash them with the redacted records
- * laid over them (the four side by side, Md5Lanes), the edited records are written into the
+ * laid over them (side by side, md5Streams), the edited records are written into the
  * copies, and the new MD5s last. The node can check a copy's bytes while its hash is computed,
  * and makes the copy durable when it switches it in (redacted-chunk-check.ts); a copy it never
  * switches in is deleted.
@@ -79,8 +79,8 @@ interface ChunkCopy {
 
 /**
  * The MD5 of each source's first `size - 16` bytes with its frames laid over them, the sources
- * side by side in the lanes of one Md5Lanes (four at most), read in large blocks: the next blocks
- * are read while these are hashed.
+ * hashed side by side (md5Streams: four at most), read in large blocks: the next blocks are read
+ * while these are hashed.
  */
 async function redactedHashes(copies: readonly ChunkCopy[]): Promise<Buffer[]> {
   if (copies.length === 0) return [];
