@@ -264,22 +264,6 @@ export async function checkRedactedCopies(copies: readonly CopyToCheck[], stoppe
 }
 
 /**
- * Reads the hash in the copy's footer after an fdatasync that makes it durable: the redactor may
- * have written it after the check's fsync (16 bytes inside the file: no metadata to write).
- */
-async function storedHash(copyPath: string, size: number): Promise<Buffer> {
-  const handle = await open(copyPath, 'r+');
-  try {
-    await handle.datasync().catch((error: unknown) => {
-      throw Errors.storageIo.create(copyPath, 'fsync', String(error));
-    });
-    return await readAt(handle, HASH_BYTES, size - HASH_BYTES);
-  } finally {
-    await handle.close();
-  }
-}
-
-/**
  * The validator of a redacted copy of `target`; plugged into TransactionLog.replaceChunks as
  * `validate`. The copy must cover exactly the target's range, and the target must still be the
  * file the log holds for it. Its contents are checked now, or were by checkRedactedCopies
@@ -303,6 +287,8 @@ export async function validateRedactedChunk(candidate: Chunk, range: ReplacedRan
   if (found.target !== target || found.copyPath !== candidate.path) throw refuse(`it was checked as a copy of ${found.target.fileName}, not of ${target.fileName}`);
   const now = await stat(candidate.path);
   if (now.dev !== found.device || now.ino !== found.inode || now.size !== found.size) throw refuse('it is not the file that was checked: it was replaced or its size changed');
-  if (!(await storedHash(candidate.path, found.size)).equals(found.digest)) throw refuse('its hash does not match its contents');
+  // The redactor may have written the hash after the check's fsync: an fdatasync makes it durable.
+  await candidate.sync();
+  if (!(await candidate.storedHash()).equals(found.digest)) throw refuse('its hash does not match its contents');
   return [target];
 }
