@@ -121,6 +121,9 @@ export interface CopyToCheck {
   target: Chunk;
 }
 
+/** The most copies one check takes: they are hashed side by side, one per lane. */
+export const COPIES_CHECKED_AT_ONCE = Md5Lanes.lanes;
+
 const refusalOf = (copyPath: string) => (why: string) => Errors.storageReplacementInvalid.create(copyPath, why);
 
 /** One copy and its target, compared block by block; the copy's blocks are read into a lane of the hash. */
@@ -223,7 +226,7 @@ class CopyComparison {
  * with that error.
  */
 export async function checkRedactedCopies(copies: readonly CopyToCheck[], stopped: () => Error | undefined = () => undefined): Promise<Array<CheckedCopy | Error>> {
-  if (copies.length > Md5Lanes.lanes) throw new TypeError(`at most ${Md5Lanes.lanes} copies are checked at once`);
+  if (copies.length > COPIES_CHECKED_AT_ONCE) throw new TypeError(`at most ${COPIES_CHECKED_AT_ONCE} copies are checked at once`);
   let syncs: Promise<unknown> = Promise.resolve();
   const opened = await Promise.allSettled(copies.map((copy) => {
     const opening = CopyComparison.open(copy, syncs);

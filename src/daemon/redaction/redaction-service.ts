@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { Errors } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import type { ReplaceOptions } from '../../storage/chunk-replacement.js';
-import type { CheckedCopy } from '../../storage/redacted-chunk-check.js';
+import { COPIES_CHECKED_AT_ONCE, type CheckedCopy } from '../../storage/redacted-chunk-check.js';
 import type { ChunkSwitchHold } from '../../storage/chunk-switch-lock.js';
 import type { Engine } from '../../storage/engine.js';
 import type { EventPosition } from '../../storage/event-positions.js';
@@ -19,9 +19,6 @@ import { METADATA_STREAM_PREFIX } from '../../storage/stream-metadata.js';
 export type RedactionStorage = Pick<
   Engine, 'takeChunkSwitchLock' | 'releaseChunkSwitchLock' | 'chunkSwitchHoldOf' | 'eventPositions' | 'checkRedactedCopies' | 'switchRedactedChunk'
 >;
-
-/** The most copies one check request takes: they are checked side by side, one per lane of the hash. */
-export const COPIES_CHECKED_AT_ONCE = 4;
 
 /** A check of a copy's contents, started by check() and used by the switch of that copy. */
 interface PendingCheck {

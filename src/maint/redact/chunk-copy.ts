@@ -10,8 +10,9 @@
 import { closeSync, constants, fstatSync, openSync, readSync, writeSync } from 'node:fs';
 import { copyFile, open, unlink, type FileHandle } from 'node:fs/promises';
 import { Errors } from '../../common/errors.js';
-import { Md5Lanes, md5Streams } from '../../common/md5-lanes.js';
+import { md5Streams } from '../../common/md5-lanes.js';
 import { decodeRecord, RecordKind } from '../../storage/record.js';
+import { COPIES_CHECKED_AT_ONCE } from '../../storage/redacted-chunk-check.js';
 import { redactFrame } from '../../storage/redaction.js';
 import type { EventReference } from './events-list.js';
 
@@ -144,8 +145,8 @@ export interface ChunkToCopy {
   records: readonly RecordToRedact[];
 }
 
-/** The most chunks copied at once: one per lane of the hash. */
-export const CHUNKS_COPIED_AT_ONCE = Md5Lanes.lanes;
+/** The most chunks copied at once: as many as the node checks at once, one per lane of the hash. */
+export const CHUNKS_COPIED_AT_ONCE = COPIES_CHECKED_AT_ONCE;
 
 /**
  * Writes a redacted copy of each chunk (four at most) to its `tempPath`. Returns how many records
