@@ -110,21 +110,12 @@ async function redactedHashes(copies: readonly ChunkCopy[]): Promise<Buffer[]> {
   return copies.map((_, index) => lanes.digest(index));
 }
 
-/** Writes the edited frames over the plain copy at `tempPath`, once it has the source's size. */
-function patchCopy({ tempPath, size, frames }: ChunkCopy): void {
+/** Writes `parts` into the copy at `tempPath` (the edited frames, then the hash), once it has the source's size. */
+function writeIntoCopy({ tempPath, size }: ChunkCopy, parts: readonly EditedFrame[]): void {
   const fd = openSync(tempPath, 'r+');
   try {
     if (fstatSync(fd).size !== size) throw Errors.storageCorrupt.create(tempPath, 0, `the copy is ${fstatSync(fd).size} bytes, not ${size}`);
-    for (const { fileOffset, bytes } of frames) writeFully(fd, bytes, fileOffset, tempPath);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-function writeHash({ tempPath, size }: ChunkCopy, digest: Buffer): void {
-  const fd = openSync(tempPath, 'r+');
-  try {
-    writeFully(fd, digest, size - HASH_BYTES, tempPath);
+    for (const { fileOffset, bytes } of parts) writeFully(fd, bytes, fileOffset, tempPath);
   } finally {
     closeSync(fd);
   }
@@ -174,12 +165,12 @@ export async function writeRedactedCopies(
     const hashing = redactedHashes(copies);
     hashing.catch(() => undefined);
     await copying;
-    copies.forEach(patchCopy);
+    for (const copy of copies) writeIntoCopy(copy, copy.frames);
     const heard = whileHashing?.(copies.map(({ tempPath }) => tempPath));
     heard?.catch(() => undefined);
     const digests = await hashing;
     await heard;
-    copies.forEach((copy, index) => writeHash(copy, digests[index]));
+    copies.forEach((copy, index) => writeIntoCopy(copy, [{ fileOffset: copy.size - HASH_BYTES, bytes: digests[index] }]));
     return chunks.map(({ tempPath }) => copies.find((copy) => copy.tempPath === tempPath)?.frames.length ?? 0);
   } catch (error) {
     await Promise.all(made.map((path) => unlink(path).catch(() => undefined)));
