@@ -25,6 +25,12 @@ export interface ReplaceOptions {
    * throws the coded refusal (a redacted copy is checked against its one chunk in a single pass).
    */
   validate?: (candidate: Chunk, range: ReplacedRange) => Promise<Chunk[]>;
+  /**
+   * Keeps the replaced files (renamed out of the chunk names) until the log is told to delete
+   * them, for switches that follow each other at once: deleting a large file makes the file
+   * system's next fsyncs wait, the following switches' among them.
+   */
+  deleteReplacedLater?: boolean;
 }
 
 /** The chunks being replaced, as the log holds them. */

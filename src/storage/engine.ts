@@ -410,7 +410,10 @@ export class Engine {
 
   /** Releases the lock `hold` (or its id) holds; false when it does not hold it (any more). */
   releaseChunkSwitchLock(hold: ChunkSwitchHold | string): boolean {
-    return this.switchLock.release(hold);
+    const released = this.switchLock.release(hold);
+    // The files a redaction's switches replaced go once it lets go (deleteReplacedLater).
+    if (released) void this.log.deleteReplacedFiles();
+    return released;
   }
 
   /** Who holds the chunk-switch lock now: a running scavenge or redaction, or nobody. */
@@ -458,6 +461,8 @@ export class Engine {
     copies: ReadonlyArray<{ targetFileName: string; tempPath: string }>, hold: ChunkSwitchHold, stopped?: () => Error | undefined,
   ): Promise<Array<CheckedCopy | Error>> {
     const targets = copies.map(({ targetFileName, tempPath }) => this.redactionTarget(targetFileName, tempPath, hold));
+    // The previous batch's replaced files: deleted now, so that a long redaction holds one batch of them at most.
+    void this.log.deleteReplacedFiles();
     return checkRedactedCopies(copies.map(({ tempPath }, index) => ({ copyPath: tempPath, target: targets[index] })), stopped);
   }
 
@@ -475,6 +480,8 @@ export class Engine {
     let switched = '';
     await this.replaceChunks(tempPath, {
       validate: (candidate, range) => validateRedactedChunk(candidate, range, active, checked),
+      // A redaction switches its batch of checked copies one after another, then checks the next batch or lets go.
+      deleteReplacedLater: true,
       onStep: async (step) => {
         if (step === 'switched') switched = this.log.chunkAt(chunkNumber)!.fileName;
         await onStep?.(step);

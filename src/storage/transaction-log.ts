@@ -1,5 +1,5 @@
 import { readdirSync, unlinkSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Errors } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
 import { Chunk, type FrameLocation } from './chunk.js';
@@ -61,11 +61,22 @@ function epochOf(chunks: Iterable<Chunk | undefined>): number {
   return rewritten === 0 ? 0 : (hash >>> 0) || 1;
 }
 
+/**
+ * Before a replaced chunk file's name: what it is renamed to until it is deleted. Not a chunk
+ * name (listings of chunk files do not see it) and not a .tmp (which a switch would take).
+ */
+const REPLACED_PREFIX = 'replaced-';
+
+const replacedPath = (chunk: Chunk) => join(dirname(chunk.path), `${REPLACED_PREFIX}${chunk.fileName}`);
+
 export class TransactionLog {
   private readonly chunks: Chunk[] = [];
   /** The chunk made for the writer to move on to, kept when completing the current one failed. */
   private nextChunk: Chunk | undefined;
   private replacements = 0;
+  /** Replaced chunk files (renamed) to delete, and their deletion under way (deleteReplacedFiles). */
+  private readonly replacedFiles: string[] = [];
+  private deletions: Promise<void> = Promise.resolve();
   private epoch = 0;
   /** The replacement count `epoch` was computed at; -1: not yet. */
   private epochAtReplacements = -1;
@@ -124,7 +135,7 @@ export class TransactionLog {
     const lastNumber = this.chunkNumberOf(writerCheckpoint);
     const newest = new Map<number, string>();
     for (const name of readdirSync(dbPath)) {
-      if (name.endsWith('.tmp')) {
+      if (name.endsWith('.tmp') || name.startsWith(REPLACED_PREFIX)) {
         unlinkSync(join(dbPath, name));
         continue;
       }
@@ -569,10 +580,11 @@ export class TransactionLog {
   /**
    * Switches in the rewritten chunk at `tempPath` (in the database directory) for the completed
    * chunks it covers, after validating it against them (chunk-replacement.ts). The new file gets
-   * the next version of the range's first file name, then the old files are deleted: a crash
-   * leaves the old chunks (the temp file is deleted at start) or the new one (an older version,
-   * or a file a merged chunk covers, is deleted at start), never neither and never both. Reads in
-   * progress finish on the files they opened. Refused: the coded error, and nothing changed.
+   * the next version of the range's first file name, then the old files are renamed away and
+   * deleted once this has returned (deleteReplacedFiles): a crash leaves the old chunks (the temp file is
+   * deleted at start) or the new one (an older version, a file a merged chunk covers or a renamed
+   * one is deleted at start), never neither and never both. Reads in progress finish on the files
+   * they opened. Refused: the coded error, and nothing changed.
    */
   async replaceChunks(tempPath: string, options: ReplaceOptions = {}): Promise<Chunk> {
     const candidate = await Chunk.open(tempPath, this.chunkSize).catch((error: unknown) => {
@@ -598,12 +610,30 @@ export class TransactionLog {
     await options.onStep?.('switched');
     for (const chunk of replaced) {
       await chunk.close();
-      await unlink(chunk.path);
+      await rename(chunk.path, replacedPath(chunk));
     }
-    await fsyncDirectory(this.options.dbPath);
     this.options.logger.info({ chunk: replacement.fileName, replaced: replaced.map((chunk) => chunk.fileName) }, 'chunk replaced');
     await options.onStep?.('removed');
+    this.replacedFiles.push(...replaced.map(replacedPath));
+    if (!options.deleteReplacedLater) void this.deleteReplacedFiles();
     return replacement;
+  }
+
+  /**
+   * Deletes the replaced chunk files not deleted yet, after the switches have returned: unlinking
+   * a chunk file drops its cached pages, tens of milliseconds for a large chunk that a switch
+   * need not wait for. The files were renamed out of the chunk names already, so no listing of
+   * chunks sees them; a crash before they are gone leaves them for the next start to delete.
+   * Settles when they are gone; close() waits for them too.
+   */
+  deleteReplacedFiles(): Promise<void> {
+    const paths = this.replacedFiles.splice(0);
+    this.deletions = this.deletions.then(async () => {
+      for (const path of paths) {
+        await unlink(path).catch((error: unknown) => this.options.logger.warn({ file: path, err: error }, 'could not delete a replaced chunk file'));
+      }
+    });
+    return this.deletions;
   }
 
   /** Every chunk file, oldest first (a merged file once). */
@@ -617,6 +647,7 @@ export class TransactionLog {
   }
 
   async close(): Promise<void> {
+    await this.deleteReplacedFiles();
     await this.nextChunk?.close();
     this.nextChunk = undefined;
     for (const chunk of new Set(this.chunks)) await chunk.close();

@@ -8,7 +8,7 @@ import { ExitCode } from '../../src/cli/exit-codes.js';
 import { openNodeScavenger } from '../../src/daemon/scavenge/open-scavenger.js';
 import { CliProcess, runCli, startServer } from '../helpers/cli.js';
 import { tempDirectory } from '../helpers/engine.js';
-import { call, completion, fillRemovable, startScavengeNode } from '../helpers/scavenge-node.js';
+import { appendJson, call, completion, fillRemovable, startScavengeNode } from '../helpers/scavenge-node.js';
 
 const SERVE_ARGS = ['--chunk-size', '65536'];
 
@@ -52,7 +52,9 @@ t.test('start, start --wait, status and stop against a running node', async (t) 
   t.equal(nothing.code, ExitCode.failure, 'stop with none running');
   t.equal(nothing.body.error.code, 'SVCDB_ERR_SCAVENGE_NOT_FOUND');
 
-  // A throttled run rests about 99% of the time: long enough to meet it running.
+  // A throttled run rests about 99% of the time, 99 ms for each of work: with a few chunks to
+  // rewrite, long enough to meet it running (each svcdb below takes a second or so).
+  for (let done = 0; done < 1000; done += 50) await appendJson(server.url, 'kept', 50);
   const follower = new CliProcess(['scavenge', 'start', '--wait', '--throttle-percent', '1', '--threshold', '-1', '--json', ...url]);
   t.teardown(() => follower.stop('SIGKILL'));
   let running: any;

@@ -90,9 +90,13 @@ t.test('a chunk rewritten without some records, and two chunks merged into one, 
   t.same(snapshot(engine), before, 'every read returns the same events after the switch');
   t.same(chunkFiles(directory).slice(0, 2), ['chunk-000000.000001', 'chunk-000001.000001'], 'new versions in place, merged file covers chunk 2');
   t.notOk(chunkFiles(directory).includes('chunk-000002.000000'), 'the merged-away file is gone');
+  const replacedFiles = () => readdirSync(join(directory, 'db')).filter((name) => name.startsWith('replaced-'));
+  t.ok(replacedFiles().every((name) => ['replaced-chunk-000000.000000', 'replaced-chunk-000001.000000', 'replaced-chunk-000002.000000'].includes(name)),
+    'the replaced files, until they are deleted, are renamed out of the chunk names');
   t.ok(oldEpochs > 0, `chunk 0 held ${oldEpochs} old epoch records`);
   t.equal(recordsIn(engine, 0), recordsBefore - oldEpochs, 'the rewritten chunk holds every record but those');
   await engine.close();
+  t.same(replacedFiles(), [], 'once the engine is closed the replaced files are deleted');
 
   const reopened = await openEngine(directory);
   t.same(snapshot(reopened), before, 'and after a restart, which verifies every chunk hash');
@@ -212,7 +216,7 @@ t.test('SIGKILL at each step of a replacement: the database opens with every eve
     t.equal(chunkFiles(directory)[0], expected, `the ${step === 'validated' ? 'old' : 'new'} chunk is in place`);
     const numbers = chunkFiles(directory).map((name) => name.slice(6, 12));
     t.equal(new Set(numbers).size, numbers.length, 'no chunk has two files');
-    t.notOk(readdirSync(join(directory, 'db')).some((name) => name.endsWith('.tmp')), 'no temp file is left');
+    t.notOk(readdirSync(join(directory, 'db')).some((name) => name.endsWith('.tmp') || name.startsWith('replaced-')), 'no temp file or replaced file is left');
     await engine.close();
   }
 });

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { createHash } from 'node:crypto';
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Errors } from '../../src/common/errors.js';
 import { RedactionService } from '../../src/daemon/redaction/redaction-service.js';
@@ -34,6 +34,13 @@ function copiesOf(engine: Engine, dbPath: string, events: readonly EventReferenc
   return [...byChunk.values()];
 }
 
+const replacedFilesOf = (directory: string) => readdirSync(join(directory, 'db')).filter((name) => name.startsWith('replaced-')).sort();
+
+/** Waits until the engine has deleted the replaced files it deletes in the background (the test's timeout bounds it). */
+async function untilNoReplacedFiles(directory: string): Promise<void> {
+  while (replacedFilesOf(directory).length > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+}
+
 const rehash = (bytes: Buffer) => createHash('md5').update(bytes.subarray(0, bytes.length - 16)).digest().copy(bytes, bytes.length - 16);
 
 function damage(path: string, change: (bytes: Buffer) => void): void {
@@ -62,7 +69,12 @@ t.test('four copies checked while they are hashed switch in, and redact exactly 
   for (const [index, { chunkFile, tempPath }] of copies.entries()) {
     await engine.switchRedactedChunk(chunkFile, tempPath, hold, undefined, found[index] as CheckedCopy);
   }
+  const replaced = copies.map(({ chunkFile }) => `replaced-${chunkFile}`).sort();
+  t.same(replacedFilesOf(directory), replaced, 'while the lock is held, the replaced files wait, renamed');
+  t.notOk(chunkFilesOf(directory).some((name) => copies.some(({ chunkFile }) => chunkFile === name)), 'no listing of chunk files shows them');
   engine.releaseChunkSwitchLock(hold);
+  await untilNoReplacedFiles(directory);
+  t.pass('once the lock is released they are deleted, the engine still open');
   const targets = copies.flatMap(({ records }) => records.map(({ event }) => event));
   t.equal(checkConsistent(t, 'after the switches', engine, before, targets), targets.length, 'every listed event is redacted, nothing else changed');
   await engine.close();
@@ -70,6 +82,26 @@ t.test('four copies checked while they are hashed switch in, and redact exactly 
   t.equal(checkConsistent(t, 'after a restart that verified every chunk hash', reopened, before, targets), targets.length);
   t.same(tempFilesOf(directory), [], 'no temp file is left');
   await reopened.close();
+});
+
+t.test("the next check deletes the previous batch's replaced files: a long redaction keeps one batch of them at most", async (t) => {
+  const directory = await buildRedactionDatabase(t, 700);
+  const dbPath = join(directory, 'db');
+  const engine = await openEngine(directory);
+  const [first, second] = copiesOf(engine, dbPath, completedEvents(engine, 6), 2);
+  const hold = engine.takeChunkSwitchLock('redaction');
+  await writeRedactedCopy(first.sourcePath, first.tempPath, first.records);
+  await engine.switchRedactedChunk(first.chunkFile, first.tempPath, hold);
+  t.same(replacedFilesOf(directory), [`replaced-${first.chunkFile}`], 'the first batch switched, its replaced file waits');
+  await writeRedactedCopy(second.sourcePath, second.tempPath, second.records);
+  const [checked] = await engine.checkRedactedCopies([{ targetFileName: second.chunkFile, tempPath: second.tempPath }], hold);
+  t.notOk(checked instanceof Error, 'the second batch passes its check');
+  await untilNoReplacedFiles(directory);
+  t.pass('the first batch\'s replaced file is deleted once the next check starts');
+  await engine.switchRedactedChunk(second.chunkFile, second.tempPath, hold, undefined, checked as CheckedCopy);
+  t.same(replacedFilesOf(directory), [`replaced-${second.chunkFile}`], 'the second batch\'s waits in turn');
+  await engine.close();
+  t.same(replacedFilesOf(directory), [], 'and closing the engine deletes it, the lock still held');
 });
 
 t.test('each copy of a check is judged on its own; a change after the check, a replaced file or a wrong hash is refused at the switch', async (t) => {
