@@ -62,8 +62,8 @@ function epochOf(chunks: Iterable<Chunk | undefined>): number {
 }
 
 /**
- * Before a replaced chunk file's name: what it is renamed to until it is deleted. Not a chunk
- * name (listings of chunk files do not see it) and not a .tmp (which a switch would take).
+ * What a replaced chunk file's name is prefixed with until the file is deleted: the result is no
+ * chunk name (listings of chunk files do not see it) and no .tmp (which a switch would take).
  */
 const REPLACED_PREFIX = 'replaced-';
 
@@ -581,10 +581,10 @@ export class TransactionLog {
    * Switches in the rewritten chunk at `tempPath` (in the database directory) for the completed
    * chunks it covers, after validating it against them (chunk-replacement.ts). The new file gets
    * the next version of the range's first file name, then the old files are renamed away and
-   * deleted once this has returned (deleteReplacedFiles): a crash leaves the old chunks (the temp file is
-   * deleted at start) or the new one (an older version, a file a merged chunk covers or a renamed
-   * one is deleted at start), never neither and never both. Reads in progress finish on the files
-   * they opened. Refused: the coded error, and nothing changed.
+   * deleted once this has returned (deleteReplacedFiles): a crash leaves the old chunks (the
+   * temp file is deleted at start) or the new one (an older version, a file a merged chunk
+   * covers or a renamed one is deleted at start), never neither and never both. Reads in
+   * progress finish on the files they opened. Refused: the coded error, and nothing changed.
    */
   async replaceChunks(tempPath: string, options: ReplaceOptions = {}): Promise<Chunk> {
     const candidate = await Chunk.open(tempPath, this.chunkSize).catch((error: unknown) => {
