@@ -631,20 +631,33 @@ export class Engine {
     }
   }
 
-  /** Finishes queued writes, persists the chaser, closes files and releases the lock. */
+  /**
+   * Finishes queued writes, persists the chaser, closes files and releases the lock. A step that
+   * fails (the chaser cannot be written: the directory is gone) does not skip the ones after it:
+   * every file is closed, then the first failure is thrown.
+   */
   async close(): Promise<void> {
     if (this.state === 'closing' || this.state === 'closed') return;
     const failed = this.state === 'failed';
     this.state = 'closing';
     this.consumers.close();
     clearInterval(this.chaserTimer);
-    await this.writer.drained();
-    if (!failed) this.persistChaserOnClose();
-    await this.index.close();
-    if (!failed) await this.existence.close();
-    await this.log.close();
-    for (const checkpoint of checkpointList(this.checkpoints)) await checkpoint.close();
-    this.lock.release();
+    let firstError: Error | undefined;
+    const step = async (run: () => unknown): Promise<void> => {
+      try {
+        await run();
+      } catch (error) {
+        firstError ??= error as Error;
+      }
+    };
+    await step(() => this.writer.drained());
+    if (!failed) await step(() => this.persistChaserOnClose());
+    await step(() => this.index.close());
+    if (!failed) await step(() => this.existence.close());
+    await step(() => this.log.close());
+    for (const checkpoint of checkpointList(this.checkpoints)) await step(() => checkpoint.close());
+    await step(() => this.lock.release());
     this.state = 'closed';
+    if (firstError !== undefined) throw firstError;
   }
 }
