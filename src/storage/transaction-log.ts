@@ -610,11 +610,12 @@ export class TransactionLog {
     await options.onStep?.('switched');
     for (const chunk of replaced) {
       await chunk.close();
-      await rename(chunk.path, replacedPath(chunk));
+      const renamed = replacedPath(chunk);
+      await rename(chunk.path, renamed);
+      this.replacedFiles.push(renamed);
     }
     this.options.logger.info({ chunk: replacement.fileName, replaced: replaced.map((chunk) => chunk.fileName) }, 'chunk replaced');
     await options.onStep?.('removed');
-    this.replacedFiles.push(...replaced.map(replacedPath));
     if (!options.deleteReplacedLater) void this.deleteReplacedFiles();
     return replacement;
   }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readdirSync, readlinkSync, readSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Test } from 'tap';
@@ -31,6 +31,20 @@ export async function openEngine(directory: string, overrides: Partial<EngineOpt
 }
 
 /** A fresh directory for one test; its engines are closed and it is removed at teardown. */
+/** Descriptors of this process open on files under `directory` (deleted ones included). */
+export function descriptorsUnder(directory: string): string[] {
+  const paths: string[] = [];
+  for (const fd of readdirSync('/proc/self/fd')) {
+    try {
+      const target = readlinkSync(`/proc/self/fd/${fd}`);
+      if (target.startsWith(`${directory}/`)) paths.push(target);
+    } catch {
+      // The descriptor readdirSync itself used, closed since.
+    }
+  }
+  return paths;
+}
+
 export function tempDirectory(t: Test): string {
   const directory = mkdtempSync(join(tmpdir(), 'svcdb-test-'));
   t.teardown(async () => {

@@ -4,23 +4,9 @@
 // the engine was unreachable the collector closed them, with Node's "Closing file descriptor N
 // on garbage collection" warning (DEP0137).
 import t from 'tap';
-import { readdirSync, readlinkSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { newEvents, openEngine, tempDirectory } from '../helpers/engine.js';
-
-/** Descriptors of this process open on files under `directory` (deleted ones included). */
-function descriptorsUnder(directory: string): string[] {
-  const paths: string[] = [];
-  for (const fd of readdirSync('/proc/self/fd')) {
-    try {
-      const target = readlinkSync(`/proc/self/fd/${fd}`);
-      if (target.startsWith(`${directory}/`)) paths.push(target);
-    } catch {
-      // The descriptor readdirSync itself used, closed since.
-    }
-  }
-  return paths;
-}
+import { descriptorsUnder, newEvents, openEngine, tempDirectory } from '../helpers/engine.js';
 
 t.test('close with the database directory gone: the error is reported, and every file is closed anyway', async (t) => {
   const directory = tempDirectory(t);
