@@ -4,8 +4,8 @@
  * written at build time, so a request costs no file access and no compression.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, extname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { extname, join } from 'node:path';
+import { packageRoot } from '../../common/package-root.js';
 
 export type ContentEncoding = 'br' | 'gzip' | 'identity';
 
@@ -27,13 +27,7 @@ const COMPRESSED_FORMS: ReadonlyArray<[ContentEncoding, string]> = [['br', '.br'
 
 /** `dist/console/` of the package this module belongs to, found from this file's own place. */
 export function defaultConsoleDirectory(): string {
-  let directory = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(directory, 'package.json'))) {
-    const parent = dirname(directory);
-    if (parent === directory) break;
-    directory = parent;
-  }
-  return join(directory, 'dist', 'console');
+  return join(packageRoot(import.meta.url), 'dist', 'console');
 }
 
 export class ConsoleAssets {
