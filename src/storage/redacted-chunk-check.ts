@@ -4,11 +4,11 @@
  * records that acceptsRedaction allows (data as 0xFF, IsRedacted set, checksum recomputed), and
  * an MD5 in the footer that matches the contents. Comparing whole blocks natively and decoding
  * only the records that differ keeps it near the speed of reading the files; the copies are
- * hashed side by side (md5Streams). The contents can be checked before the redactor has written
+ * hashed side by side (Md5Lanes). The contents can be checked before the redactor has written
  * the hash (checkRedactedCopies): the switch then compares the hash written with the one found.
  */
 import { open, stat, type FileHandle } from 'node:fs/promises';
-import { Md5Lanes, md5Streams } from '../common/md5-lanes.js';
+import { Md5Lanes } from '../common/md5-lanes.js';
 import { Errors } from '../common/errors.js';
 import { CHUNK_HEADER_BYTES } from './chunk-format.js';
 import type { Chunk } from './chunk.js';
@@ -234,7 +234,7 @@ export async function checkRedactedCopies(copies: readonly CopyToCheck[], stoppe
     return opening;
   }));
   const comparisons = opened.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
-  const lanes = md5Streams(Math.max(1, comparisons.length), BLOCK_BYTES);
+  const lanes = new Md5Lanes(BLOCK_BYTES);
   const readAll = (position: number, slot: number) => Promise.all(comparisons.map((comparison, lane) =>
     comparison.read(position, slot, lanes.buffer(lane, slot)).catch((error: unknown) => {
       comparison.failure ??= error as Error;

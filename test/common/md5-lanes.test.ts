@@ -1,6 +1,7 @@
 import t from 'tap';
 import { createHash } from 'node:crypto';
-import { Md5Lanes, md5Streams, type Md5Streams } from '../../src/common/md5-lanes.js';
+import { createRequire } from 'node:module';
+import { Md5Lanes } from '../../src/common/md5-lanes.js';
 import { testRandom, type TestRandom } from '../helpers/random.js';
 
 /**
@@ -30,7 +31,7 @@ function randomSplit(length: number, slotBytes: number, random: TestRandom): num
 }
 
 /** Hashes `messages` (one per lane) in updates of random sizes, alternating slots. */
-function hashSideBySide(lanes: Md5Streams, messages: readonly Buffer[], random: TestRandom): Buffer[] {
+function hashSideBySide(lanes: Md5Lanes, messages: readonly Buffer[], random: TestRandom): Buffer[] {
   const splits = messages.map((message) => randomSplit(message.length, lanes.slotBytes, random));
   const sent = messages.map(() => 0);
   for (let round = 0; round < Math.max(...splits.map((split) => split.length)); round++) {
@@ -56,14 +57,12 @@ t.test('every length up to three blocks, in every lane', (t) => {
 t.test('long messages of different lengths, split at random, with the lanes reused, for one to four messages', (t) => {
   const random = testRandom(t);
   for (let count = 1; count <= 4; count++) {
-    const lanes = md5Streams(count, 64 * 1024);
-    t.equal(lanes instanceof Md5Lanes, count >= 3, `${count} messages: ${count >= 3 ? 'the lanes' : 'one OpenSSL hash each'}`);
+    const lanes = new Md5Lanes(64 * 1024);
     for (let round = 0; round < 3; round++) {
       const messages = Array.from({ length: count }, () => randomBytes(random, random.integer(0, 600_000)));
       t.same(hashSideBySide(lanes, messages, random), messages.map(md5), `${count} messages, round ${round}: ${messages.map((m) => m.length).join(', ')} bytes`);
     }
   }
-  t.throws(() => md5Streams(5, 64), TypeError, 'five messages');
   t.end();
 });
 
@@ -92,5 +91,22 @@ t.test('a message that ended takes no more bytes; sizes and slots are checked', 
   t.throws(() => lanes.buffer(4, 0), TypeError, 'no fifth lane');
   t.throws(() => lanes.buffer(0, 2), TypeError, 'no third slot');
   t.throws(() => new Md5Lanes(100), TypeError, 'a slot not made of whole blocks');
+  t.end();
+});
+
+t.test('the native function refuses what it cannot hash, and then changes no state', (t) => {
+  const { blocks } = createRequire(import.meta.url)('../../native/build/Release/md5_lanes.node') as { blocks: (...args: unknown[]) => void };
+  const states = new Uint32Array(16).fill(1);
+  const block = new Uint8Array(64);
+  t.throws(() => blocks(), TypeError, 'no states');
+  t.throws(() => blocks(new Uint32Array(15), block), TypeError, 'states of 15 words');
+  t.throws(() => blocks(new Uint8Array(64), block), TypeError, 'states as bytes');
+  t.throws(() => blocks(states, block, new Uint8Array(63)), TypeError, 'a lane that is not whole blocks');
+  t.throws(() => blocks(states, block, 'bytes'), TypeError, 'a lane that is a string');
+  t.throws(() => blocks(states, new Uint32Array(16)), TypeError, 'a lane of words');
+  t.same(states, new Uint32Array(16).fill(1), 'no lane was hashed');
+  blocks(states, undefined, block, null);
+  t.same([...states.subarray(0, 4), ...states.subarray(8)], Array<number>(12).fill(1), 'lanes given as undefined or null are left as they were');
+  t.not(states[4], 1, 'the lane given a block was hashed');
   t.end();
 });

@@ -2,15 +2,15 @@
  * The redactor's copies of chunks, up to four at once: the listed event records are read and
  * redacted in memory, each file is copied by the kernel (copy_file_range, no pass through this
  * process) while this process reads the sources once more to hash them with the redacted records
- * laid over them (side by side, md5Streams), the edited records are written into the
- * copies, and the new MD5s last. The node can check a copy's bytes while its hash is computed,
+ * laid over them (side by side, Md5Lanes), the edited records are written into the copies,
+ * and the new MD5s last. The node can check a copy's bytes while its hash is computed,
  * and makes the copy durable when it switches it in (redacted-chunk-check.ts); a copy it never
  * switches in is deleted.
  */
 import { closeSync, constants, fstatSync, openSync, readSync, writeSync } from 'node:fs';
 import { copyFile, open, unlink, type FileHandle } from 'node:fs/promises';
 import { Errors } from '../../common/errors.js';
-import { md5Streams } from '../../common/md5-lanes.js';
+import { Md5Lanes } from '../../common/md5-lanes.js';
 import { decodeRecord, RecordKind } from '../../storage/record.js';
 import { COPIES_CHECKED_AT_ONCE } from '../../storage/redacted-chunk-check.js';
 import { redactFrame } from '../../storage/redaction.js';
@@ -80,12 +80,12 @@ interface ChunkCopy {
 
 /**
  * The MD5 of each source's first `size - 16` bytes with its frames laid over them, the sources
- * hashed side by side (md5Streams: four at most), read in large blocks: the next blocks are read
+ * hashed side by side (Md5Lanes: four at most), read in large blocks: the next blocks are read
  * while these are hashed.
  */
 async function redactedHashes(copies: readonly ChunkCopy[]): Promise<Buffer[]> {
   if (copies.length === 0) return [];
-  const lanes = md5Streams(copies.length, BLOCK_BYTES);
+  const lanes = new Md5Lanes(BLOCK_BYTES);
   const hashedEnd = copies.map(({ size }) => size - HASH_BYTES);
   const lengthAt = (index: number, position: number) => Math.max(0, Math.min(BLOCK_BYTES, hashedEnd[index] - position));
   const readAll = (position: number, slot: number) => Promise.all(copies.map(({ source, sourcePath }, index) => {
