@@ -137,7 +137,13 @@ export class Chunk {
       await unlink(temp).catch(() => undefined);
       throw storageError(temp, 'create chunk', error);
     }
-    await fsyncDirectory(directory);
+    try {
+      await fsyncDirectory(directory);
+    } catch (error) {
+      // The file stays: an empty chunk at the writer's position, which the next start resumes.
+      await handle.close().catch(() => undefined);
+      throw error;
+    }
     const chunk = new Chunk(path, header, handle, false, 0);
     chunk.memory = Buffer.from(new SharedArrayBuffer(chunkSize));
     chunk.touchAhead();
@@ -149,32 +155,39 @@ export class Chunk {
   /** Opens an existing chunk file and reads its header and footer; verifies nothing else. */
   static async open(path: string, expectedChunkSize: number): Promise<Chunk> {
     const handle = await open(path, 'r+');
+    try {
+      return Chunk.fromFile(path, handle, expectedChunkSize);
+    } catch (error) {
+      // Whatever failed (a corrupt footer, a read error), the file is not left open.
+      await handle.close().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  private static fromFile(path: string, handle: FileHandle, expectedChunkSize: number): Chunk {
     const fd = handle.fd;
     const size = fstatSync(fd).size;
     const headerBytes = Buffer.alloc(CHUNK_HEADER_BYTES);
     readSync(fd, headerBytes, 0, CHUNK_HEADER_BYTES, 0);
     const header = decodeChunkHeader(headerBytes);
-    const fail = async (what: string) => {
-      await handle.close();
-      return Errors.storageCorrupt.create(path, 0, what);
-    };
-    if (typeof header === 'string') throw await fail(header);
+    const corrupt = (what: string) => Errors.storageCorrupt.create(path, 0, what);
+    if (typeof header === 'string') throw corrupt(header);
     if (header.chunkSize !== expectedChunkSize) {
-      throw await fail(`chunk size ${header.chunkSize} differs from the database's ${expectedChunkSize} (the size in its first chunk)`);
+      throw corrupt(`chunk size ${header.chunkSize} differs from the database's ${expectedChunkSize} (the size in its first chunk)`);
     }
-    if (size < CHUNK_HEADER_BYTES + CHUNK_FOOTER_BYTES) throw await fail('file shorter than header and footer');
+    if (size < CHUNK_HEADER_BYTES + CHUNK_FOOTER_BYTES) throw corrupt('file shorter than header and footer');
     const footerBytes = Buffer.alloc(CHUNK_FOOTER_BYTES);
     readSync(fd, footerBytes, 0, CHUNK_FOOTER_BYTES, size - CHUNK_FOOTER_BYTES);
     const footer = decodeChunkFooter(footerBytes);
     if (!footer.isCompleted) return new Chunk(path, header, handle, false, 0);
     if (completedFileBytes(footer.physicalDataSize, footer.mapSize) !== size) {
-      throw await fail(`completed chunk of ${size} bytes does not match its footer's data size ${footer.physicalDataSize}`);
+      throw corrupt(`completed chunk of ${size} bytes does not match its footer's data size ${footer.physicalDataSize}`);
     }
     const chunk = new Chunk(path, header, handle, true, footer.physicalDataSize);
     // A rewritten chunk has a map even when it kept no record: its logical size is in the footer.
     if (footer.mapSize > 0 || header.isScavenged) {
       const problem = chunk.loadPositionMap(footer.mapSize, footer.logicalDataSize);
-      if (problem) throw await fail(problem);
+      if (problem) throw corrupt(problem);
     }
     return chunk;
   }

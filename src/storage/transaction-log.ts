@@ -116,8 +116,14 @@ export class TransactionLog {
    */
   static async open(options: LogOpenOptions, writerCheckpoint: number): Promise<TransactionLog> {
     const log = new TransactionLog(options);
-    await log.openChunks(writerCheckpoint);
-    await log.positionWriter(writerCheckpoint);
+    try {
+      await log.openChunks(writerCheckpoint);
+      await log.positionWriter(writerCheckpoint);
+    } catch (error) {
+      // A corrupt chunk past the first, say: the chunks opened before it are closed.
+      await log.close().catch(() => undefined);
+      throw error;
+    }
     return log;
   }
 

@@ -1,12 +1,56 @@
-// Engine.close() closes every file it opened even when a step before fails. Regression: with the
-// database directory gone (tap removes a test's directory before its teardown stops a node),
-// writing chaser.chk at close threw and the chunk and checkpoint FileHandles stayed open; once
-// the engine was unreachable the collector closed them, with Node's "Closing file descriptor N
-// on garbage collection" warning (DEP0137).
+// Every file the storage opens is closed again when an open or a close fails partway; a file left
+// open is closed by the collector once nothing refers to it, with Node's "Closing file
+// descriptor N on garbage collection" warning (DEP0137). Regressions:
+// - Engine.close(): with the database directory gone (tap removes a test's directory before its
+//   teardown stops a node), writing chaser.chk at close threw and the chunk and checkpoint
+//   FileHandles stayed open.
+// - TransactionLog.open(): a corrupt chunk left the chunks opened before it open.
+// - Chunk.open(): a read that failed after the file was opened left it open.
+// - Chunk.create(): a failed fsync of the directory left the new chunk open.
 import t from 'tap';
-import { rmSync } from 'node:fs';
+import fs, { closeSync, fstatSync, mkdtempSync, openSync, readlinkSync, rmSync, writeSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { syncBuiltinESMExports } from 'node:module';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { descriptorsUnder, newEvents, openEngine, tempDirectory } from '../helpers/engine.js';
+import { Chunk } from '../../src/storage/chunk.js';
+import { chunkFileName } from '../../src/storage/chunk-format.js';
+import { Engine } from '../../src/storage/engine.js';
+import { SMALL, appendUntilChunks, descriptorsUnder, engineOptions, newEvents, openEngine, tempDirectory } from '../helpers/engine.js';
+
+// The faults below stand for a disk that fails (EIO) where no real file can be made to.
+const eio = (syscall: string) => Object.assign(new Error(`EIO: i/o error, ${syscall}`), { code: 'EIO', errno: -5, syscall });
+
+type ReadSync = (fd: number, ...rest: unknown[]) => number;
+
+/** Until the returned function is called, fs.readSync of `path` fails with EIO. */
+function failReadsOf(path: string): () => void {
+  const patched = fs as unknown as { readSync: ReadSync };
+  const original = patched.readSync;
+  patched.readSync = (fd, ...rest) => {
+    if (readlinkSync(`/proc/self/fd/${fd}`) === path) throw eio('read');
+    return original(fd, ...rest);
+  };
+  syncBuiltinESMExports();
+  return () => {
+    patched.readSync = original;
+    syncBuiltinESMExports();
+  };
+}
+
+/** Until the returned function is called, the fsync of a directory (FileHandle.sync) fails with EIO. */
+async function failDirectorySyncs(): Promise<() => void> {
+  const probe = await open(tmpdir(), 'r');
+  const prototype = Object.getPrototypeOf(probe) as { sync: (this: { fd: number }) => Promise<void> };
+  await probe.close();
+  const original = prototype.sync;
+  prototype.sync = function (this: { fd: number }) {
+    return fstatSync(this.fd).isDirectory() ? Promise.reject(eio('fsync')) : original.call(this);
+  };
+  return () => {
+    prototype.sync = original;
+  };
+}
 
 t.test('close with the database directory gone: the error is reported, and every file is closed anyway', async (t) => {
   const directory = tempDirectory(t);
@@ -17,4 +61,40 @@ t.test('close with the database directory gone: the error is reported, and every
   await t.rejects(engine.close(), { code: 'ENOENT' }, 'chaser.chk could not be written');
   t.same(descriptorsUnder(directory), [], 'no file under the directory is open any more');
   t.equal(engine.status().state, 'closed', 'and the engine is closed, not stuck closing');
+});
+
+t.test('an open that fails on a corrupt chunk closes the chunks it had opened before it', async (t) => {
+  const directory = tempDirectory(t);
+  const engine = await openEngine(directory);
+  await appendUntilChunks(engine, 'stream', 3);
+  await engine.close();
+  // Chunk 1's header no longer says which chunk it is: chunk 0 opens, chunk 1 is refused.
+  const corrupt = join(directory, 'db', chunkFileName(1, 0));
+  const fd = openSync(corrupt, 'r+');
+  writeSync(fd, Buffer.alloc(64, 0xee), 0, 64, 0);
+  closeSync(fd);
+  await t.rejects(Engine.open(engineOptions(directory)), { code: 'SVCDB_ERR_STORAGE_CORRUPT' }, 'the open is refused');
+  t.same(descriptorsUnder(directory), [], 'no file under the directory is open');
+});
+
+t.test('a chunk whose file cannot be read after it is opened: the open fails and closes it', async (t) => {
+  const directory = tempDirectory(t);
+  const engine = await openEngine(directory);
+  await appendUntilChunks(engine, 'stream', 2);
+  await engine.close();
+  const restore = failReadsOf(join(directory, 'db', chunkFileName(0, 0)));
+  t.teardown(restore);
+  await t.rejects(Chunk.open(join(directory, 'db', chunkFileName(0, 0)), SMALL.chunkSizeBytes), { code: 'EIO' }, 'the read error is reported');
+  restore();
+  t.same(descriptorsUnder(directory), [], 'the chunk file is not left open');
+});
+
+t.test('a new chunk whose directory cannot be fsynced: the error is reported and the file is closed', async (t) => {
+  const directory = mkdtempSync(join(tmpdir(), 'svcdb-test-'));
+  t.teardown(() => rmSync(directory, { recursive: true, force: true }));
+  const restore = await failDirectorySyncs();
+  t.teardown(restore);
+  await t.rejects(Chunk.create(directory, 0, SMALL.chunkSizeBytes), { code: 'SVCDB_ERR_STORAGE_IO' }, 'the fsync failure is reported');
+  restore();
+  t.same(descriptorsUnder(directory), [], 'the new chunk file is not left open');
 });
