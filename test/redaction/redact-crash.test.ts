@@ -69,7 +69,7 @@ t.test('SIGKILL of the node at each step of a switch', async (t) => {
 
 t.test('SIGKILL of the redactor at each of its steps', async (t) => {
   const { prepared, before, targets } = await prepare(t);
-  for (const step of ['locked', 'positions', 'copied', 'switched']) {
+  for (const step of ['locked', 'positions', 'checking', 'copied', 'switched']) {
     const directory = tempDirectory(t);
     cpSync(prepared, directory, { recursive: true });
     const dbPath = join(directory, 'db');

@@ -12,9 +12,9 @@ import { checkConsistent, checkFiles, completedEvents, REDACTION_STREAMS, stored
 
 /**
  * SIGKILL of a real `svcdb serve --enable-unix-socket` at each step of a redaction: once the
- * redactor holds the lock, once it has the positions, once it has copied a chunk, and at each
- * step of the node's chunk switch (validated, renamed, switched, removed; the node kills itself
- * there through its testing hook). The node then starts again on the same --db: the database
+ * redactor holds the lock, once it has the positions, once the node checks the copies, once it
+ * has copied a chunk, and at each step of the node's chunk switch (validated, renamed, switched,
+ * removed; the node kills itself there through its testing hook). The node then starts again on the same --db: the database
  * opens and serves, every event is there, each listed event is fully redacted or untouched and
  * every other one untouched, no chunk has two files and no .tmp file is left; a second run of
  * `svcdb redact` then finishes the job.
@@ -25,7 +25,7 @@ import { checkConsistent, checkFiles, completedEvents, REDACTION_STREAMS, stored
 t.setTimeout(600_000);
 
 const SERVE_ARGS = ['--enable-unix-socket', '--chunk-size', '65536'];
-const REDACTOR_STEPS: RedactStep[] = ['locked', 'positions', 'copied'];
+const REDACTOR_STEPS: RedactStep[] = ['locked', 'positions', 'checking', 'copied'];
 const SWITCH_STEPS = ['validated', 'renamed', 'switched', 'removed'];
 
 /** A database written by a real node: the three redaction streams over several chunks. */

@@ -16,7 +16,12 @@ import { RedactionClient, type EventPositionReply } from './socket-client.js';
 
 export const SOCKET_FILE = 'svcdb.sock';
 
-export type RedactStep = 'locked' | 'positions' | 'copied' | 'switched' | 'released';
+/**
+ * The steps of a run, in order: the lock taken, the positions found, the node asked to check a
+ * batch's copies (their bytes are final; their hashes are still being computed), each copy
+ * complete, each switched, the lock released.
+ */
+export type RedactStep = 'locked' | 'positions' | 'checking' | 'copied' | 'switched' | 'released';
 
 export interface RedactOptions {
   dbPath: string;
@@ -175,7 +180,9 @@ async function copyBatch(
   }));
   const checkContents = async (tempPaths: string[]) => {
     const made = chunks.filter(({ tempPath }) => tempPaths.includes(tempPath));
-    if (made.length > 0) await client.checkChunks(lockId, made.map(({ chunkFile }) => ({ targetChunkFile: chunkFile, newChunkFile: copyNameOf(chunkFile) })));
+    if (made.length === 0) return;
+    await client.checkChunks(lockId, made.map(({ chunkFile }) => ({ targetChunkFile: chunkFile, newChunkFile: copyNameOf(chunkFile) })));
+    await options.onStep?.('checking');
   };
   const changed = await writeRedactedCopies(chunks, checkContents);
   const copies = chunks.filter((_, index) => changed[index] > 0).map(({ chunkFile }) => ({ chunkFile, copyName: copyNameOf(chunkFile) }));
