@@ -35,7 +35,7 @@ static inline uint32_t word_at(const uint8_t *bytes) {
   return word;
 }
 
-/* Step `k` of lane `l`, when this function hashes more than `l` lanes (a constant once inlined). */
+/* One step of lane `l`, when the function hashes more than `l` lanes (a constant once inlined). */
 #define STEP_OF_LANE(fn, a, b, c, d, word, sine, shift, l)                   \
   if (lanes > l) {                                                           \
     a##l += word_at(block##l + 4 * (word)) + (sine) + fn(b##l, c##l, d##l); \
