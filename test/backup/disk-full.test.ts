@@ -4,7 +4,6 @@
 // does. The backup fails with SVCDB_ERR_BACKUP_DISK_FULL (exit 5, a message that says to free
 // space), and the folder or archive still holds the backup it held before, which verifies.
 import { readdirSync } from 'node:fs';
-import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { exitCodeFor } from '../../src/cli/exit-codes.js';
@@ -15,6 +14,7 @@ import { restore } from '../../src/maint/backup/restore.js';
 import { verifyBackup } from '../../src/maint/backup/verify.js';
 import { readStream } from '../helpers/backup.js';
 import { newEvents, openEngine, tempDirectory } from '../helpers/engine.js';
+import { fileHandlePrototype } from '../helpers/file-handle.js';
 
 type Write = (this: unknown, buffer: Buffer, offset?: number, length?: number, position?: number | null) => Promise<{ bytesWritten: number; buffer: Buffer }>;
 type Writev = (this: unknown, buffers: Buffer[], position?: number | null) => Promise<{ bytesWritten: number; buffers: Buffer[] }>;
@@ -31,9 +31,7 @@ interface Faults {
  * `budgetBytes` were written by this process's handles, fail with ENOSPC.
  */
 async function patchWrites(t: Test, budgetBytes = Number.POSITIVE_INFINITY): Promise<Faults> {
-  const probe = await open(join(tempDirectory(t), 'probe'), 'w');
-  const prototype = Object.getPrototypeOf(probe) as { write: Write; writev: Writev };
-  await probe.close();
+  const prototype = await fileHandlePrototype<{ write: Write; writev: Writev }>();
   const { write, writev } = prototype;
   const undo = () => {
     prototype.write = write;

@@ -30,7 +30,6 @@ export async function openEngine(directory: string, overrides: Partial<EngineOpt
   return engine;
 }
 
-/** A fresh directory for one test; its engines are closed and it is removed at teardown. */
 /** Descriptors of this process open on files under `directory` (deleted ones included). */
 export function descriptorsUnder(directory: string): string[] {
   const paths: string[] = [];
@@ -45,6 +44,7 @@ export function descriptorsUnder(directory: string): string[] {
   return paths;
 }
 
+/** A fresh directory for one test; its engines are closed and it is removed at teardown. */
 export function tempDirectory(t: Test): string {
   const directory = mkdtempSync(join(tmpdir(), 'svcdb-test-'));
   t.teardown(async () => {

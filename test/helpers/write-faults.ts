@@ -1,8 +1,6 @@
 import fs from 'node:fs';
-import { open } from 'node:fs/promises';
 import { syncBuiltinESMExports } from 'node:module';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { fileHandlePrototype } from './file-handle.js';
 
 /**
  * Fault injection for file writes: every positional write of the process (fs.writeSync, fs.write
@@ -63,11 +61,7 @@ function siteOf(stack: string | undefined): string {
 type Decision = { kind: 'pass' } | { kind: 'fail'; error: NodeJS.ErrnoException } | { kind: 'short' };
 
 export async function injectWriteFaults(): Promise<WriteInjector> {
-  const probePath = join(tmpdir(), `svcdb-probe-${process.pid}-${Date.now()}`);
-  const probe = await open(probePath, 'w');
-  const handlePrototype = Object.getPrototypeOf(probe) as { write: HandleWrite };
-  await probe.close();
-  fs.rmSync(probePath, { force: true });
+  const handlePrototype = await fileHandlePrototype<{ write: HandleWrite }>();
   const original = { writeSync: fs.writeSync as unknown as WriteSync, write: fs.write, handleWrite: handlePrototype.write };
   let plan: WriteFaultPlan = { failAt: 0, fault: 'enospc' };
   let count = 0;

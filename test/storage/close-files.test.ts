@@ -9,7 +9,6 @@
 // - Chunk.create(): a failed fsync of the directory left the new chunk open.
 import t from 'tap';
 import fs, { closeSync, fstatSync, mkdtempSync, openSync, readlinkSync, rmSync, writeSync } from 'node:fs';
-import { open } from 'node:fs/promises';
 import { syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,9 +16,9 @@ import { Chunk } from '../../src/storage/chunk.js';
 import { chunkFileName } from '../../src/storage/chunk-format.js';
 import { Engine } from '../../src/storage/engine.js';
 import { SMALL, appendUntilChunks, descriptorsUnder, engineOptions, newEvents, openEngine, tempDirectory } from '../helpers/engine.js';
+import { fileHandlePrototype, ioError } from '../helpers/file-handle.js';
 
 // The faults below stand for a disk that fails (EIO) where no real file can be made to.
-const eio = (syscall: string) => Object.assign(new Error(`EIO: i/o error, ${syscall}`), { code: 'EIO', errno: -5, syscall });
 
 type ReadSync = (fd: number, ...rest: unknown[]) => number;
 
@@ -28,7 +27,7 @@ function failReadsOf(path: string): () => void {
   const patched = fs as unknown as { readSync: ReadSync };
   const original = patched.readSync;
   patched.readSync = (fd, ...rest) => {
-    if (readlinkSync(`/proc/self/fd/${fd}`) === path) throw eio('read');
+    if (readlinkSync(`/proc/self/fd/${fd}`) === path) throw ioError('read');
     return original(fd, ...rest);
   };
   syncBuiltinESMExports();
@@ -40,12 +39,10 @@ function failReadsOf(path: string): () => void {
 
 /** Until the returned function is called, the fsync of a directory (FileHandle.sync) fails with EIO. */
 async function failDirectorySyncs(): Promise<() => void> {
-  const probe = await open(tmpdir(), 'r');
-  const prototype = Object.getPrototypeOf(probe) as { sync: (this: { fd: number }) => Promise<void> };
-  await probe.close();
+  const prototype = await fileHandlePrototype<{ sync: (this: { fd: number }) => Promise<void> }>();
   const original = prototype.sync;
   prototype.sync = function (this: { fd: number }) {
-    return fstatSync(this.fd).isDirectory() ? Promise.reject(eio('fsync')) : original.call(this);
+    return fstatSync(this.fd).isDirectory() ? Promise.reject(ioError('fsync')) : original.call(this);
   };
   return () => {
     prototype.sync = original;

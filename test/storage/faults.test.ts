@@ -1,23 +1,21 @@
 import t, { type Test } from 'tap';
-import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Errors } from '../../src/common/errors.js';
 import { fatalError, newEvent, newEvents, openEngine, tempDirectory } from '../helpers/engine.js';
+import { fileHandlePrototype, ioError } from '../helpers/file-handle.js';
 
 /**
  * Fault injection: make the next FileHandle.datasync fail with EIO, as a disk would. The
  * prototype is shared by every FileHandle, so the patch is undone in teardown.
  */
 async function failNextDatasync(t: Test): Promise<void> {
-  const probe = await open(join(tempDirectory(t), 'probe'), 'w');
-  const prototype = Object.getPrototypeOf(probe) as { datasync: () => Promise<void> };
-  await probe.close();
+  const prototype = await fileHandlePrototype<{ datasync: () => Promise<void> }>();
   const original = prototype.datasync;
   let failed = false;
   prototype.datasync = function (this: unknown) {
     if (failed) return original.call(this);
     failed = true;
-    return Promise.reject(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }));
+    return Promise.reject(ioError('fdatasync'));
   };
   t.teardown(() => {
     prototype.datasync = original;
