@@ -142,10 +142,11 @@ export class Engine {
     this.epochPosition = epoch.epochPosition;
     this.epochId = epoch.epochId;
     this.publishPosition(this.log.writerPosition);
-    this.chaserTimer = setInterval(() => void this.flushChaser(), CHASER_FLUSH_INTERVAL_MS).unref();
     this.logger.info({ epochNumber: epoch.epochNumber, position: epoch.epochPosition, chunks: this.log.chunkCount }, 'database opened');
     if (this.options.verifyChunks === 'blocking') await this.verifyChunks();
-    else if (this.options.verifyChunks === 'background') void this.verifyChunks();
+    // Set once the start can no longer fail: a refused start has no engine to close the timer.
+    this.chaserTimer = setInterval(() => void this.flushChaser(), CHASER_FLUSH_INTERVAL_MS).unref();
+    if (this.options.verifyChunks === 'background') void this.verifyChunks();
   }
 
   /** Checks every completed chunk's hash, newest first; a mismatch stops the engine. */

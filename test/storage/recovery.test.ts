@@ -1,4 +1,4 @@
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { closeSync, openSync, readFileSync, readSync, writeFileSync, writeSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Errors } from '../../src/common/errors.js';
@@ -115,8 +115,30 @@ t.test('a corrupt byte in a completed chunk is detected at start and named', asy
   const directory = tempDirectory(t);
   await directoryWithCompletedChunks(directory);
   const path = await flipByteInFirstChunk(directory, HEADER + 5000);
+  const running = intervalsRunning(t);
   await t.rejects(openEngine(directory), { code: Errors.storageChunkHash.code, details: { file: path } });
+  t.equal(running.size, 0, 'the refused start leaves no timer of the engine running');
 });
+
+/** The intervals set from now until the test ends and not cleared yet (the engine's are unref'd: nothing else lists them). */
+function intervalsRunning(t: Test): Set<NodeJS.Timeout> {
+  const running = new Set<NodeJS.Timeout>();
+  const { setInterval: realSet, clearInterval: realClear } = globalThis;
+  globalThis.setInterval = ((...args: Parameters<typeof realSet>) => {
+    const timer = realSet(...args);
+    running.add(timer);
+    return timer;
+  }) as typeof setInterval;
+  globalThis.clearInterval = ((timer: NodeJS.Timeout) => {
+    running.delete(timer);
+    realClear(timer);
+  }) as typeof clearInterval;
+  t.teardown(() => {
+    globalThis.setInterval = realSet;
+    globalThis.clearInterval = realClear;
+  });
+  return running;
+}
 
 t.test('with verification in the background the engine stops and reports the file', async (t) => {
   const directory = tempDirectory(t);
