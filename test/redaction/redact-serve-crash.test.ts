@@ -14,10 +14,10 @@ import { checkConsistent, checkFiles, completedEvents, REDACTION_STREAMS, stored
  * SIGKILL of a real `svcdb serve --enable-unix-socket` at each step of a redaction: once the
  * redactor holds the lock, once it has the positions, once the node checks the copies, once it
  * has copied a chunk, and at each step of the node's chunk switch (validated, renamed, switched,
- * removed; the node kills itself there through its testing hook). The node then starts again on the same --db: the database
- * opens and serves, every event is there, each listed event is fully redacted or untouched and
- * every other one untouched, no chunk has two files and no .tmp file is left; a second run of
- * `svcdb redact` then finishes the job.
+ * removed; the node kills itself there through its testing hook). The node then starts again on
+ * the same --db: the database opens and serves, every event is there, each listed event is fully
+ * redacted or untouched and every other one untouched, no chunk has two files and no .tmp file
+ * is left; a second run of `svcdb redact` then finishes the job.
  */
 
 // A node start and a redactor run per kill point: on a loaded machine that can outlast the
