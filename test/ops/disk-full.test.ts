@@ -4,31 +4,20 @@
  * after a SIGKILL and a restart every event that got a 201 is there, in order, with its data.
  * Mounting needs root, as CI runs.
  */
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { execaSync } from 'execa';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Errors } from '../../src/common/errors.js';
 import { adminFetch } from '../helpers/auth.js';
 import { startServer } from '../helpers/cli.js';
 import { openEngine } from '../helpers/engine.js';
+import { mountTmpfs } from '../helpers/tmpfs.js';
 
 const STREAM = 'filling';
 /** Appends give up after this many, full or not: the test always ends. */
 const APPENDS_MAX = 4000;
 /** Refusals in a row that show the disk is full for good. */
 const REFUSALS_IN_A_ROW = 5;
-
-function mountTmpfs(t: Test, sizeBytes: number): string {
-  const directory = mkdtempSync(join(tmpdir(), 'svcdb-tmpfs-'));
-  execaSync('mount', ['-t', 'tmpfs', '-o', `size=${sizeBytes}`, 'tmpfs', directory]);
-  t.teardown(() => {
-    execaSync('umount', ['-l', directory]);
-    rmSync(directory, { recursive: true, force: true });
-  });
-  return directory;
-}
 
 function eventBody(number: number): string {
   return JSON.stringify({ number, pad: 'x'.repeat(16 * 1024 + (number % 7) * 1000) });
