@@ -93,6 +93,7 @@ const exitCodeByErrorCode: ReadonlyMap<string, number> = new Map([
   [Errors.redactMetadataEvent.code, ExitCode.metadataEvent],
   [Errors.redactNoSocket.code, ExitCode.unreachable],
   [Errors.redactNotDataDirectory.code, ExitCode.refused],
+  [Errors.redactDiskFull.code, ExitCode.io],
   [Errors.scavengeParameterInvalid.code, ExitCode.usage],
   [Errors.scavengeAlreadyRunning.code, ExitCode.scavengeRunning],
   [Errors.scavengeFailed.code, ExitCode.scavengeFailed],

@@ -544,6 +544,14 @@ export const Errors = {
     (path: string, why: string) => `${path} is not a svcdb database directory: ${why}; point --db at the directory the node serves (its --db)`,
     (path: string) => ({ path }),
   ),
+  redactDiskFull: define(
+    'SVCDB_ERR_REDACT_DISK_FULL', 507, 'the disk or quota holding the database is full: the redactor cannot write its copies of the chunks',
+    (dbPath: string, cause: string, chunksSwitched: number) =>
+      `the disk holding ${dbPath} is full (${cause}): a redaction writes a copy of each chunk it changes next to it; `
+      + (chunksSwitched === 0 ? 'nothing was redacted' : `the ${chunksSwitched} chunk(s) switched in before stay redacted, the rest were not`)
+      + ', and its copies were deleted. Free space (or raise the quota) and run svcdb redact again',
+    (dbPath: string, cause: string, chunksSwitched: number) => ({ dbPath, chunksSwitched }),
+  ),
   redactRequestInvalid: define(
     'SVCDB_ERR_REDACT_REQUEST_INVALID', 400, 'a request on the redaction socket is malformed',
     (why: string) => `redaction request refused: ${why}`,

@@ -7,7 +7,7 @@ const DISK_FULL_CODES = new Set(['ENOSPC', 'EDQUOT']);
 /** errno codes that mean "no descriptor": the open may succeed once descriptors are freed. */
 const DESCRIPTOR_CODES = new Set(['EMFILE', 'ENFILE']);
 
-function errnoCode(error: unknown): string | undefined {
+export function errnoCode(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | undefined)?.code;
   return typeof code === 'string' ? code : undefined;
 }

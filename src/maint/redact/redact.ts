@@ -10,6 +10,7 @@ import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Errors } from '../../common/errors.js';
 import type { ProgressListener } from '../../common/progress.js';
+import { errnoCode, isDiskFull } from '../../storage/file-write.js';
 import { CHUNKS_COPIED_AT_ONCE, writeRedactedCopies } from './chunk-copy.js';
 import { formatEvent, type EventReference } from './events-list.js';
 import { RedactionClient, type EventPositionReply } from './socket-client.js';
@@ -147,6 +148,7 @@ async function redactLocked(client: RedactionClient, lockId: string, options: Re
   } catch (error) {
     await switching.catch(() => undefined);
     await removeCopies(options.dbPath);
+    if (isDiskFull(error)) throw Errors.redactDiskFull.create(options.dbPath, errnoCode(error) ?? (error as Error).message, chunksSwitched.length);
     throw error;
   }
   options.onProgress?.({ phase: 'done', ...progress });
