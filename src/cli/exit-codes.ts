@@ -94,6 +94,7 @@ const exitCodeByErrorCode: ReadonlyMap<string, number> = new Map([
   [Errors.redactNoSocket.code, ExitCode.unreachable],
   [Errors.redactNotDataDirectory.code, ExitCode.refused],
   [Errors.redactDiskFull.code, ExitCode.io],
+  [Errors.redactWrongUser.code, ExitCode.refused],
   [Errors.scavengeParameterInvalid.code, ExitCode.usage],
   [Errors.scavengeAlreadyRunning.code, ExitCode.scavengeRunning],
   [Errors.scavengeFailed.code, ExitCode.scavengeFailed],

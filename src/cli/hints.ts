@@ -55,6 +55,7 @@ const hintByErrorCode: ReadonlyMap<string, string> = new Map([
   [Errors.redactChunkNotCompleted.code, 'Wait until the node has written enough events after it to complete its chunk (--chunk-size bytes per chunk), then run again; nothing was changed.'],
   [Errors.redactNoSocket.code, 'Start the node on this --db with --enable-unix-socket (EnableUnixSocket: true, SVC_ENABLE_UNIX_SOCKET=true) and run svcdb redact as the node\'s user.'],
   [Errors.redactNotDataDirectory.code, 'Point --db at the database directory the running node serves (the --db of svcdb serve).'],
+  [Errors.redactWrongUser.code, 'Run svcdb redact as the user the node runs as (sudo -u <that user> svcdb redact …); its copies of the chunks must belong to that user.'],
   [Errors.redactDiskFull.code, 'A redaction needs room on the disk holding --db for a copy of each chunk it changes, up to four at once '
     + '(four times --chunk-size). Run it again once there is: events already redacted are skipped.'],
 ]);

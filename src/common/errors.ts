@@ -552,6 +552,13 @@ export const Errors = {
       + ', and its copies were deleted. Free space (or raise the quota) and run svcdb redact again',
     (dbPath: string, cause: string, chunksSwitched: number) => ({ dbPath, chunksSwitched }),
   ),
+  redactWrongUser: define(
+    'SVCDB_ERR_REDACT_WRONG_USER', 403, 'svcdb redact runs as another user than the node',
+    (socketPath: string, runningAs: string, nodeUser: string) =>
+      `svcdb redact runs as ${runningAs}, but the node runs as ${nodeUser} (the owner of ${socketPath}): the node could not open the copies it writes; `
+      + `nothing was changed. Run it as the node's user, for example sudo -u ${nodeUser.startsWith('uid ') ? `'#${nodeUser.slice(4)}'` : nodeUser} svcdb redact …`,
+    (socketPath: string, runningAs: string, nodeUser: string) => ({ socketPath, runningAs, nodeUser }),
+  ),
   redactRequestInvalid: define(
     'SVCDB_ERR_REDACT_REQUEST_INVALID', 400, 'a request on the redaction socket is malformed',
     (why: string) => `redaction request refused: ${why}`,

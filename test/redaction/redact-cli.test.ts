@@ -1,8 +1,9 @@
 import t, { type Test } from 'tap';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ExitCode } from '../../src/cli/exit-codes.js';
+import { Errors } from '../../src/common/errors.js';
 import { SINGLE_EVENT_TYPES } from '../../src/daemon/http/streams/event-codecs.js';
 import { RedactionClient } from '../../src/maint/redact/socket-client.js';
 import { adminFetch } from '../helpers/auth.js';
@@ -14,11 +15,13 @@ import { tempFilesOf } from '../helpers/redaction.js';
  * `svcdb redact` against a real `svcdb serve --enable-unix-socket`, both as child processes:
  * redacted events read as redacted with empty data through every path, others are untouched; the
  * socket is 0600 and the HTTP port does not serve its operations; each refusal has its exit code
- * and changes nothing.
+ * and changes nothing, a run as another user than the node's included.
  */
 
 const STREAMS = ['orders-1', 'orders-2', 'invoices'];
 const SERVE_ARGS = ['--enable-unix-socket', '--chunk-size', '65536'];
+/** The user `nobody` of Debian's /etc/passwd. */
+const NOBODY_UID = 65534;
 
 async function fill(url: string): Promise<void> {
   for (let batch = 0; batch < 40; batch++) {
@@ -153,4 +156,26 @@ t.test('each refusal has its own exit code and changes nothing', async (t) => {
   t.equal(noSocket.code, ExitCode.unreachable, 'no socket');
   t.match(noSocket.stderr, /--enable-unix-socket/, 'the message says how to fix it');
   await off.process.stop('SIGTERM');
+});
+
+t.test('run as another user than the node, root included, the command is refused and changes nothing', async (t) => {
+  t.equal(process.getuid?.(), 0, 'this test runs as root, who can connect to a socket it does not own');
+  const { dbPath, server } = await startFilled(t);
+  const socketPath = join(dbPath, 'svcdb.sock');
+  const before = (await read(server.url, `/streams/$all/${'0'.repeat(32)}/forward/1000?embed=body`, 'application/vnd.svc.atom+json')).body;
+  // The node's socket as a node running as nobody would have made it.
+  chownSync(socketPath, NOBODY_UID, NOBODY_UID);
+  for (const dryRun of [[], ['--dry-run']]) {
+    const run = await runCli(['redact', '--db', dbPath, '--events', '3@orders-1', ...dryRun]);
+    t.equal(run.code, ExitCode.refused, `refused with exit 8 ${dryRun.join('')}`, { stderr: run.stderr });
+    t.match(run.stderr, Errors.redactWrongUser.code, 'with its code');
+    t.match(run.stderr, /runs as root, but the node runs as nobody .*sudo -u nobody svcdb redact/s, 'the message names both users and the fix');
+  }
+  const after = (await read(server.url, `/streams/$all/${'0'.repeat(32)}/forward/1000?embed=body`, 'application/vnd.svc.atom+json')).body;
+  t.equal(after, before, '$all reads as before');
+  t.same(tempFilesOf(join(dbPath, '..')), [], 'no .tmp file is left');
+
+  chownSync(socketPath, 0, 0);
+  const asNodeUser = await runCli(['redact', '--db', dbPath, '--events', '3@orders-1']);
+  t.equal(asNodeUser.code, 0, 'run as the node\'s user, it redacts', { stderr: asNodeUser.stderr });
 });

@@ -5,7 +5,7 @@
  * then writes redacted copies of the chunks next to them, four at a time, and has the node check
  * and switch each in. The lock is released at the end, or by the node when this process dies.
  */
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Errors } from '../../common/errors.js';
@@ -56,7 +56,31 @@ function checkDataDirectory(dbPath: string): string {
   }
   const socketPath = join(dbPath, SOCKET_FILE);
   if (!existsSync(socketPath)) throw Errors.redactNoSocket.create(socketPath, 'no socket file: the node is not running, or runs without --enable-unix-socket');
+  checkNodeUser(socketPath);
   return socketPath;
+}
+
+/**
+ * Refuses to run as another user than the node's (the owner of the socket it created). Only root
+ * can: the socket is mode 0600. The copies would then belong to root, and the node, which opens
+ * each copy to check and fsync it and serves it once switched in, could not.
+ */
+function checkNodeUser(socketPath: string): void {
+  const owner = statSync(socketPath).uid;
+  const runningAs = process.geteuid?.();
+  if (runningAs === undefined || runningAs === owner) return;
+  throw Errors.redactWrongUser.create(socketPath, userName(runningAs), userName(owner));
+}
+
+/** The user name of `uid` from /etc/passwd, or the uid where it has none. */
+function userName(uid: number): string {
+  try {
+    const line = readFileSync('/etc/passwd', 'utf8').split('\n').find((entry) => entry.split(':')[2] === String(uid));
+    if (line) return line.split(':')[0];
+  } catch {
+    // No passwd file: the uid alone names the user.
+  }
+  return `uid ${uid}`;
 }
 
 type ChunkRecords = Array<{ event: EventReference; position: EventPositionReply }>;
