@@ -42,6 +42,11 @@ async function read(url: string, path: string, accept: string): Promise<{ status
   return { status: response.status, body: await response.text() };
 }
 
+/** The first page of `$all`, forward, with the events' bodies. */
+async function readAllStream(url: string): Promise<string> {
+  return (await read(url, `/streams/$all/${'0'.repeat(32)}/forward/1000?embed=body`, 'application/vnd.svc.atom+json')).body;
+}
+
 async function startFilled(t: Test, args = SERVE_ARGS): Promise<{ directory: string; dbPath: string; server: RunningServer }> {
   const directory = tempDirectory(t);
   const dbPath = join(directory, 'db');
@@ -87,7 +92,7 @@ t.test('redacted events read as redacted through every path; the rest is untouch
   t.same({ ...entry, content: null }, { ...beforeEntry, content: null }, 'type, timestamp and links of the entry are unchanged');
   const feed = (await read(server.url, '/streams/orders-1/0/forward/20?embed=body', 'application/vnd.svc.atom+json')).body;
   t.equal((JSON.parse(feed) as { entries: Array<{ isRedacted: boolean }> }).entries.filter((e) => e.isRedacted).length, 1, 'the feed page shows one redacted event');
-  const all = (await read(server.url, `/streams/$all/${'0'.repeat(32)}/forward/1000?embed=body`, 'application/vnd.svc.atom+json')).body;
+  const all = await readAllStream(server.url);
   t.equal((JSON.parse(all) as { entries: Array<{ isRedacted: boolean }> }).entries.filter((e) => e.isRedacted).length, targets.length, '$all shows every redaction');
   t.notMatch(all, /orders-1-3"|orders-1-150"|orders-2-10"|invoices-120"/, '$all has none of the redacted data');
   t.same(await read(server.url, '/streams/orders-1/4', 'application/vnd.svc.event+json'), beforeOther, 'another event reads as before');
@@ -115,7 +120,7 @@ t.test('each refusal has its own exit code and changes nothing', async (t) => {
     body: JSON.stringify([{ eventId: randomUUID(), eventType: '$metadata', data: { $maxCount: 5000, owner: 'sales' } }]),
   });
   t.equal(written.status, 201, 'orders-1 has metadata');
-  const before = (await read(server.url, `/streams/$all/${'0'.repeat(32)}/forward/1000?embed=body`, 'application/vnd.svc.atom+json')).body;
+  const before = await readAllStream(server.url);
   const metadata = await redact('--events', '3@orders-1,0@$$orders-1', '--json');
   t.equal(metadata.code, ExitCode.metadataEvent, 'a metadata event');
   t.match(JSON.parse(metadata.stdout), { error: { code: 'SVCDB_ERR_REDACT_METADATA_EVENT', details: { event: '0@$$orders-1', stream: 'orders-1' } } });
@@ -145,7 +150,7 @@ t.test('each refusal has its own exit code and changes nothing', async (t) => {
   t.equal(dry.code, 0, 'a dry run from a file succeeds');
   t.match(dry.stdout, /3@orders-1\tchunk-000000\.000000\twould be redacted/);
 
-  const after = (await read(server.url, `/streams/$all/${'0'.repeat(32)}/forward/1000?embed=body`, 'application/vnd.svc.atom+json')).body;
+  const after = await readAllStream(server.url);
   t.equal(after, before, '$all reads as before every refused run');
   t.same(tempFilesOf(join(dbPath, '..')), [], 'no .tmp file is left');
 
@@ -162,7 +167,7 @@ t.test('run as another user than the node, root included, the command is refused
   t.equal(process.getuid?.(), 0, 'this test runs as root, who can connect to a socket it does not own');
   const { dbPath, server } = await startFilled(t);
   const socketPath = join(dbPath, 'svcdb.sock');
-  const before = (await read(server.url, `/streams/$all/${'0'.repeat(32)}/forward/1000?embed=body`, 'application/vnd.svc.atom+json')).body;
+  const before = await readAllStream(server.url);
   // The node's socket as a node running as nobody would have made it.
   chownSync(socketPath, NOBODY_UID, NOBODY_UID);
   for (const dryRun of [[], ['--dry-run']]) {
@@ -171,7 +176,7 @@ t.test('run as another user than the node, root included, the command is refused
     t.match(run.stderr, Errors.redactWrongUser.code, 'with its code');
     t.match(run.stderr, /runs as root, but the node runs as nobody .*sudo -u nobody svcdb redact/s, 'the message names both users and the fix');
   }
-  const after = (await read(server.url, `/streams/$all/${'0'.repeat(32)}/forward/1000?embed=body`, 'application/vnd.svc.atom+json')).body;
+  const after = await readAllStream(server.url);
   t.equal(after, before, '$all reads as before');
   t.same(tempFilesOf(join(dbPath, '..')), [], 'no .tmp file is left');
 

@@ -8,13 +8,14 @@
  */
 import t, { type Test } from 'tap';
 import { randomUUID } from 'node:crypto';
-import { readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ExitCode } from '../../src/cli/exit-codes.js';
 import { Errors } from '../../src/common/errors.js';
 import { adminFetch } from '../helpers/auth.js';
 import { runCli, startServer, type RunningServer } from '../helpers/cli.js';
 import { tempDirectory } from '../helpers/engine.js';
+import { chunkFilesOf, tempFilesOf } from '../helpers/redaction.js';
 import { freeBytes, mountTmpfs } from '../helpers/tmpfs.js';
 
 const MiB = 1024 * 1024;
@@ -57,9 +58,6 @@ function leaveFree(mount: string, bytesLeft: number): void {
   writeFileSync(join(mount, FILLER), Buffer.alloc(Math.max(0, freeBytes(mount) - bytesLeft)));
 }
 
-const chunkFilesOf = (dbPath: string) => readdirSync(dbPath).filter((name) => name.startsWith('chunk-')).sort();
-const copiesOf = (dbPath: string) => readdirSync(dbPath).filter((name) => name.endsWith('.tmp'));
-
 async function startOnTmpfs(t: Test): Promise<{ mount: string; dbPath: string; server: RunningServer }> {
   t.equal(process.getuid?.(), 0, 'this test mounts a tmpfs and needs root');
   const mount = mountTmpfs(t, 16 * MiB);
@@ -78,15 +76,15 @@ t.test('with no room for a copy, the run fails with its code, changes nothing, a
   const dryRun = await runCli([...redactArgs(dbPath), '--dry-run', '--json']);
   const planned = JSON.parse(dryRun.stdout) as { events: Array<{ chunkFile: string }> };
   t.equal(new Set(planned.events.map(({ chunkFile }) => chunkFile)).size, TARGETS.length, 'the events lie in five chunks');
-  const chunksBefore = chunkFilesOf(dbPath);
+  const chunksBefore = chunkFilesOf(mount);
 
   leaveFree(mount, MiB / 2);
   const full = await runCli(redactArgs(dbPath));
   t.equal(full.code, ExitCode.io, 'exit code 5', { stderr: full.stderr });
   t.match(full.stderr, Errors.redactDiskFull.code, 'the error code is shown');
   t.match(full.stderr, /is full \(ENOSPC\).*nothing was redacted.*Free space/s, 'the message says nothing changed and how to go on');
-  t.same(copiesOf(dbPath), [], 'no copy is left');
-  t.same(chunkFilesOf(dbPath), chunksBefore, 'the chunk files are the same');
+  t.same(tempFilesOf(mount), [], 'no copy is left');
+  t.same(chunkFilesOf(mount), chunksBefore, 'the chunk files are the same');
   t.same(await redactedTargets(t, server.url), [], 'no event is redacted');
 
   rmSync(join(mount, FILLER));
@@ -102,7 +100,7 @@ t.test('when the first batch fits and the next does not, the switched chunks sta
   const partial = await runCli(redactArgs(dbPath));
   t.equal(partial.code, ExitCode.io, 'exit code 5', { stderr: partial.stderr });
   t.match(partial.stderr, /the 4 chunk\(s\) switched in before stay redacted, the rest were not/, 'the message counts the chunks switched in');
-  t.same(copiesOf(dbPath), [], 'no copy is left');
+  t.same(tempFilesOf(mount), [], 'no copy is left');
   const redacted = await redactedTargets(t, server.url);
   t.equal(redacted.length, 4, `four events are redacted (${redacted.join(', ')}), the fifth keeps its data`);
 
