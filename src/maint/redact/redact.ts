@@ -55,18 +55,18 @@ function checkDataDirectory(dbPath: string): string {
     throw Errors.redactNotDataDirectory.create(dbPath, 'it holds no writer.chk and no chunk files');
   }
   const socketPath = join(dbPath, SOCKET_FILE);
-  if (!existsSync(socketPath)) throw Errors.redactNoSocket.create(socketPath, 'no socket file: the node is not running, or runs without --enable-unix-socket');
-  checkNodeUser(socketPath);
+  const socket = statSync(socketPath, { throwIfNoEntry: false });
+  if (!socket) throw Errors.redactNoSocket.create(socketPath, 'no socket file: the node is not running, or runs without --enable-unix-socket');
+  checkNodeUser(socketPath, socket.uid);
   return socketPath;
 }
 
 /**
- * Refuses to run as another user than the node's (the owner of the socket it created). Only root
- * can: the socket is mode 0600. The copies would then belong to root, and the node, which opens
- * each copy to check and fsync it and serves it once switched in, could not.
+ * Refuses to run as another user than the node's (`owner`, the owner of the socket it created).
+ * Only root can: the socket is mode 0600. The copies would then belong to root, and the node,
+ * which opens each copy to check and fsync it and serves it once switched in, could not.
  */
-function checkNodeUser(socketPath: string): void {
-  const owner = statSync(socketPath).uid;
+function checkNodeUser(socketPath: string, owner: number): void {
   const runningAs = process.geteuid?.();
   if (runningAs === undefined || runningAs === owner) return;
   throw Errors.redactWrongUser.create(socketPath, userName(runningAs), userName(owner));
