@@ -120,9 +120,15 @@ t.test('a projection is stopped, configured, started, reset and deleted', async 
   await page.click('button[name=reset]');
   t.match(await text(page, '.confirm p'), /Reset the projection 'balances'\?/);
   await page.click('.confirm button.danger');
+  // The question goes once the node has answered: a status read before would be the old run's.
+  await page.waitForSelector('.confirm', { state: 'detached' });
   await waitForStatus(page, /^Running$/);
   await showPartition(page, 'state', 'account-1', { total: 15 });
   t.same(await projectionState(url, 'balances', 'account-2'), { total: 10 }, 'after a reset the state is computed again from the start');
+  await page.click('button[name=refresh]');
+  await page.waitForSelector('[data-name=state-panel] button[type=submit]');
+  t.equal(await page.inputValue('input[name=state-partition]'), 'account-1', 'a refresh keeps the partition typed');
+  t.equal(await text(page, 'pre[aria-label=state]'), JSON.stringify({ total: 15 }, null, 2), 'and the state on show is still that partition\'s');
 
   await page.click('button[name=stop]');
   await waitForStatus(page, /^Stopped/);

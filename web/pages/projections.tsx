@@ -92,14 +92,18 @@ function pretty(text: string): string {
   }
 }
 
-function StateView({ api, name, kind }: { api: Api; name: string; kind: 'state' | 'result' }) {
+/**
+ * The state or result of one partition. A new `generation` (a command, a refresh) reads it again;
+ * the partition typed and the one on show stay as they are.
+ */
+function StateView({ api, name, kind, generation }: { api: Api; name: string; kind: 'state' | 'result'; generation: number }) {
   const [partition, setPartition] = useState('');
   const [shown, setShown] = useState('');
   const value = useLoad(async (signal) => {
     const query = shown === '' ? '' : `?partition=${encodeURIComponent(shown)}`;
     const response = await api.request(projectionPath(name, `/${kind}${query}`), { signal });
     return pretty(await response.text());
-  }, [api, name, kind, shown]);
+  }, [api, name, kind, shown, generation]);
   return (
     <div class="panel" data-name={`${kind}-panel`}>
       <h2>{kind === 'state' ? 'State' : 'Result'}</h2>
@@ -191,8 +195,8 @@ export function ProjectionPage({ api, name }: { api: Api; name: string }) {
         <button type="button" name="refresh" onClick={() => { status.reload(); setGeneration((value) => value + 1); }}>Refresh</button>
       </div>
       <Notice text={deleted} />
-      <StateView key={`state-${generation}`} api={api} name={name} kind="state" />
-      <StateView key={`result-${generation}`} api={api} name={name} kind="result" />
+      <StateView api={api} name={name} kind="state" generation={generation} />
+      <StateView api={api} name={name} kind="result" generation={generation} />
       <SourceEditor api={api} name={name} />
       <ConfigEditor api={api} name={name} />
     </section>
