@@ -20,6 +20,7 @@ interface Waiter {
 export class LongPollHub {
   private readonly waiters = new Map<string, Set<Waiter>>();
   private consumer: LogConsumer | undefined;
+  private closed = false;
   /** Turns of the event loop that woke waiters, for stats and tests. */
   wakeSlices = 0;
 
@@ -28,9 +29,10 @@ export class LongPollHub {
 
   /**
    * Resolves true when an event is written to `streamName` (any stream for ALL_STREAMS), false
-   * when `timeoutMs` passes or `abort` fires first (the client went away).
+   * when `timeoutMs` passes or `abort` fires first (the client went away), at once once closed.
    */
   wait(streamName: string, timeoutMs: number, abort?: AbortSignal): Promise<boolean> {
+    if (this.closed) return Promise.resolve(false);
     this.consumer ??= this.follow({
       name: 'long-polls', handle: (page) => this.committed(page), wanted: () => this.waiters.size > 0,
     });
@@ -79,8 +81,9 @@ export class LongPollHub {
     }
   }
 
-  /** Releases every waiter (shutdown) and stops following the log. */
+  /** Releases every waiter and any later one (shutdown), and stops following the log. */
   close(): void {
+    this.closed = true;
     this.consumer?.stop();
     for (const set of [...this.waiters.values()]) for (const waiter of [...set]) waiter.wake(false);
   }

@@ -21,5 +21,7 @@ export async function streamsRoutes(app: FastifyInstance, { service }: StreamsPl
   resource(app, '/streams/:stream/incoming/:guid', { POST: incomingRoute(service) });
   resource(app, '/streams/:stream/metadata', { GET: reads.metadata, POST: metadataWriteRoute(service) });
   for (const [url, route] of Object.entries(reads.more)) resource(app, url, { GET: route });
-  app.addHook('onClose', async () => service.longPolls.close());
+  // Before the server waits for its requests to end: a long poll is answered now, as at its
+  // timeout, rather than holding the stop for up to its 600 seconds.
+  app.addHook('preClose', async () => service.longPolls.close());
 }

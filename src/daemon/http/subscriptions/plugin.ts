@@ -90,7 +90,11 @@ export async function subscriptionsRoutes(app: FastifyInstance, { subscriptions,
   resource(app, '/subscriptions', { GET: { handler: list() } });
   resource(app, '/subscriptions/:stream', { GET: { handler: async (request, reply) => list(paramsOf(request).stream)(request, reply) } });
 
-  const consume = async (request: FastifyRequest, reply: FastifyReply) => consumeReply(subscriptions, streams, request, reply);
+  // Fires before the server waits for its requests to end: a waiting consumer is answered now,
+  // as at its timeout, rather than holding the stop for up to its 600 seconds.
+  const closing = new AbortController();
+  app.addHook('preClose', async () => closing.abort());
+  const consume = async (request: FastifyRequest, reply: FastifyReply) => consumeReply(subscriptions, streams, request, reply, closing.signal);
   resource(app, '/subscriptions/:stream/:group', {
     GET: { handler: consume },
     PUT: {
@@ -157,7 +161,7 @@ export async function subscriptionsRoutes(app: FastifyInstance, { subscriptions,
 
 /** The consume path: messages checked out to the caller, held by a long poll when there are none. */
 async function consumeReply(
-  subscriptions: SubscriptionsService, streams: StreamsService, request: FastifyRequest, reply: FastifyReply,
+  subscriptions: SubscriptionsService, streams: StreamsService, request: FastifyRequest, reply: FastifyReply, closing: AbortSignal,
 ): Promise<FastifyReply> {
   const { stream, group: groupName, count: countText } = paramsOf(request);
   const count = messageCount(countText);
@@ -169,11 +173,12 @@ async function consumeReply(
   const principal = principalOf(request);
   const identity = consumerIdentity(request);
   let delivery = subscriptions.consume(principal, stream, groupName, identity, count);
-  if (delivery.messages.length === 0 && longPollSeconds !== undefined) {
+  if (delivery.messages.length === 0 && longPollSeconds !== undefined && !closing.aborted) {
     const deadline = Date.now() + longPollSeconds * 1000;
     const abort = new AbortController();
     const onClose = () => abort.abort();
     reply.raw.once('close', onClose);
+    closing.addEventListener('abort', onClose, { once: true });
     try {
       while (delivery.messages.length === 0 && Date.now() < deadline && !abort.signal.aborted) {
         await delivery.group.waitForMessages(delivery.consumer, deadline - Date.now(), abort.signal);
@@ -181,6 +186,7 @@ async function consumeReply(
       }
     } finally {
       reply.raw.off('close', onClose);
+      closing.removeEventListener('abort', onClose);
     }
   }
   const messages = delivery.messages.map((message) => ({
