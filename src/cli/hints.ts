@@ -46,7 +46,8 @@ const hintByErrorCode: ReadonlyMap<string, string> = new Map([
   [Errors.clientTls.code, 'Pass the CA certificate that issued the node\'s certificate with --ca-file, and connect by a name or address the certificate lists (subjectAltName).'],
   [Errors.clientUnauthorized.code, 'Check --username and --password or --password-file (or SVC_USERNAME and SVC_PASSWORD or SVC_PASSWORD_FILE); the user must be in $admins or $ops. Or run with --signal on the node\'s machine.'],
   [Errors.clientUnexpectedReply.code, 'Check that --url points at a svcdb node (not a proxy or another service) and that the node is of this version.'],
-  [Errors.clientTimeout.code, 'Check the node\'s log for "reload requested" and the reload\'s outcome; raise --timeout-seconds if the node is very busy.'],
+  [Errors.clientTimeout.code, 'The node took the connection but did not answer in time: check its log for what it was doing, then run the command again; '
+    + 'raise --timeout-seconds if the node is very busy.'],
   [Errors.clientNodeNotRunning.code, 'Start the node, or pass the --db of the running node (the directory whose svcdb.lock holds its pid).'],
   [Errors.clientSignalFailed.code, 'Run svcdb cert-reload as the user that runs the node (or root), or reload over HTTP without --signal.'],
   [Errors.chunkSwitchLocked.code, 'A scavenge (or another redaction) holds the chunk-switch lock; wait for it to finish or stop it, then run the command again.'],

@@ -2,6 +2,8 @@
 // `svcdb serve` child. Start, start --wait, status and stop; each exit code; --json; and quiet
 // output off a terminal.
 import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import t from 'tap';
 import { ExitCode } from '../../src/cli/exit-codes.js';
@@ -105,6 +107,22 @@ t.test('credentials from SVC_USERNAME and SVC_PASSWORD or a password file; refus
   t.equal(unreachable.body.error.code, 'SVCDB_ERR_CLIENT_UNREACHABLE');
   const badFlag = await runCli(['scavenge', 'start', '--threads', '5', ...url]);
   t.equal(badFlag.code, ExitCode.usage, '--threads above 4 is a usage error');
+});
+
+t.test('a node that takes the connection but never answers: a timeout whose message and hint are about the request made', async (t) => {
+  const silent = createServer(() => undefined);
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => {
+    silent.closeAllConnections();
+    silent.close();
+  });
+  const { port } = silent.address() as AddressInfo;
+  const timedOut = await json(['scavenge', 'status', '--url', `http://127.0.0.1:${port}`, '--timeout-seconds', '1']);
+  t.equal(timedOut.code, ExitCode.unreachable, 'the exit code of a node without an answer');
+  t.equal(timedOut.body.error.code, 'SVCDB_ERR_CLIENT_TIMEOUT');
+  t.match(timedOut.body.error.message, /did not answer; check its log/, 'the message says the node did not answer');
+  t.match(timedOut.body.error.hint, /--timeout-seconds/, 'the hint names the flag to raise');
+  t.notMatch(timedOut.body.error.hint, /reload/, 'and speaks of no certificate reload');
 });
 
 t.test('a scavenge that fails: start --wait exits with the failed code', async (t) => {
