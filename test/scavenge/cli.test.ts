@@ -10,6 +10,7 @@ import { ExitCode } from '../../src/cli/exit-codes.js';
 import { openNodeScavenger } from '../../src/daemon/scavenge/open-scavenger.js';
 import { CliProcess, runCli, startServer } from '../helpers/cli.js';
 import { tempDirectory } from '../helpers/engine.js';
+import { pollUntilAsync } from '../helpers/wait.js';
 import { appendJson, call, completion, fillRemovable, startScavengeNode } from '../helpers/scavenge-node.js';
 
 const SERVE_ARGS = ['--chunk-size', '65536'];
@@ -60,11 +61,12 @@ t.test('start, start --wait, status and stop against a running node', async (t) 
   const follower = new CliProcess(['scavenge', 'start', '--wait', '--throttle-percent', '1', '--threshold', '-1', '--json', ...url]);
   t.teardown(() => follower.stop('SIGKILL'));
   let running: any;
-  for (let attempt = 0; attempt < 200 && !running; attempt++) {
+  // Until the usual deadline: on a loaded machine the child takes seconds to start.
+  await pollUntilAsync('the throttled scavenge to run', async () => {
     const reply = await call(server.url, 'GET', '/admin/scavenge/current');
     if (reply.body.scavengeId !== '') running = reply.body;
-    else await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+    return running !== undefined;
+  }, { intervalMs: 25 });
   t.ok(running, 'the throttled scavenge is running');
 
   const second = await json(['scavenge', 'start', ...url]);
