@@ -23,10 +23,23 @@ export function formatBytes(bytes: number): string {
   return `${value.toFixed(unit === 0 ? 0 : 1)} ${units[unit]}`;
 }
 
-export function progressDisplay(title: string, json: boolean): ProgressDisplay {
+/**
+ * An ora spinner on stderr, shown only on a terminal without --json (`shown`). A terminal that
+ * reports no columns (a pseudo-terminal not sized yet, as `script` or `docker exec -t` give) gets
+ * the title and the final line without the animation: ora divides by the width, and would clear
+ * lines without end instead of letting the command run.
+ */
+export function terminalSpinner(title: string, json: boolean): { spinner: Ora; shown: boolean } {
   const shown = !json && process.stderr.isTTY === true;
-  const spinner: Ora = ora({ text: title, stream: process.stderr, isEnabled: shown, isSilent: !shown });
+  const animated = shown && process.stderr.columns > 0;
+  // stdin is left alone: ora's discarding of it can hold the process open after the summary.
+  const spinner = ora({ text: title, stream: process.stderr, isEnabled: animated, isSilent: !shown, discardStdin: false });
   if (shown) spinner.start();
+  return { spinner, shown };
+}
+
+export function progressDisplay(title: string, json: boolean): ProgressDisplay {
+  const { spinner, shown } = terminalSpinner(title, json);
   return {
     update(progress) {
       if (!shown) return;

@@ -2,8 +2,7 @@
  * The spinner of `svcdb scavenge start --wait`: phase, chunks done and bytes reclaimed, on stderr,
  * only when stderr is a terminal and --json is off. From cron (no terminal) it prints nothing.
  */
-import ora from 'ora';
-import { formatBytes } from './progress.js';
+import { formatBytes, terminalSpinner } from './progress.js';
 
 export interface ScavengeProgressView {
   phase: string;
@@ -30,10 +29,7 @@ export function scavengeProgressText(progress: ScavengeProgressView): string {
 }
 
 export function scavengeDisplay(title: string, json: boolean): ScavengeDisplay {
-  const shown = !json && process.stderr.isTTY === true;
-  // stdin is left alone: ora's discarding of it can hold the process open after the summary.
-  const spinner = ora({ text: title, stream: process.stderr, isEnabled: shown, isSilent: !shown, discardStdin: false });
-  if (shown) spinner.start();
+  const { spinner, shown } = terminalSpinner(title, json);
   return {
     shown,
     update(progress) {
