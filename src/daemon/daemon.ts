@@ -143,6 +143,7 @@ export class Daemon {
       daemon = new Daemon(options, context, storage, security, loaded, certificates, projections);
       await daemon.scavenge.closeInterruptedRun();
     } catch (error) {
+      await projections?.close().catch((closeError: unknown) => log.error({ err: closeError }, 'stopping the projections failed'));
       await security.close();
       await storage.close().catch((closeError: unknown) => log.error({ err: closeError }, 'closing the storage failed'));
       throw fatal ?? error;
@@ -191,17 +192,38 @@ export class Daemon {
     this.logDroppedConnections();
     connections.attach(this.app.server);
     if (this.app.server instanceof tls.Server) certificates.attach(this.app.server);
-    this.app.addHook('onClose', async () => operations.stats.stop());
-    // After in-flight requests: none of them waits for a hash any more.
-    this.app.addHook('onClose', async () => security.close());
-    // After in-flight requests, before the storage: each projection finishes its page and checkpoints.
-    this.app.addHook('onClose', async () => projections?.close());
-    // Before the storage: a switch in progress finishes, and the socket file goes with a clean stop.
-    this.app.addHook('onClose', async () => this.redactionSocket?.close());
-    // A running scavenge stops at its next safe place and records that it stopped, while the storage is open.
-    this.app.addHook('onClose', async () => this.scavenge.close());
-    // fastify closes its plugins first and the storage last, after in-flight requests finished.
-    this.app.addHook('onClose', async () => this.closeStorage());
+    // One hook, so that the order below is the order they stop in: fastify runs its onClose hooks
+    // last registered first. It runs after the in-flight requests finished.
+    this.app.addHook('onClose', async () => this.closeInOrder([
+      ['the statistics', () => operations.stats.stop()],
+      // Each projection finishes its page and checkpoints.
+      ['the projections', () => projections?.close()],
+      // Each group writes its checkpoint (its HTTP plugin may have closed it already: close is idempotent).
+      ['the subscriptions', () => subscriptions.close()],
+      // A switch in progress finishes, and the socket file goes with a clean stop.
+      ['the redaction socket', () => this.redactionSocket?.close()],
+      // A running scavenge stops at its next safe place and records that it stopped.
+      ['the scavenge', () => this.scavenge.close()],
+      // No request waits for a hash any more.
+      ['the password hashing', () => security.close()],
+    ]));
+  }
+
+  /**
+   * Stops the services one after the other, each while the storage is still open (they write
+   * their checkpoints and stop records), then closes the storage. A service that fails to stop
+   * makes the stop unclean but does not keep the others or the storage from closing.
+   */
+  private async closeInOrder(services: ReadonlyArray<readonly [string, () => unknown]>): Promise<void> {
+    for (const [what, close] of services) {
+      try {
+        await close();
+      } catch (error) {
+        this.closeError ??= error as Error;
+        this.context.logger.error({ err: error }, `stopping ${what} failed`);
+      }
+    }
+    await this.closeStorage();
   }
 
   /** The web console's files, when this installation has them built. */
