@@ -1,6 +1,6 @@
 import t from 'tap';
 import { randomUUID } from 'node:crypto';
-import { EmittedEventPacker, emittedEventId } from '../../src/daemon/projections/emit-bytes.js';
+import { EmittedEventPacker, emittedEventId, isEmittedEventId } from '../../src/daemon/projections/emit-bytes.js';
 import { emitterPrefix } from '../../src/daemon/projections/emitter.js';
 import { LinkEmit } from '../../src/daemon/projections/system-projections.js';
 import { PackedEvent, bodyBytes } from '../../src/storage/packed-event.js';
@@ -47,6 +47,22 @@ t.test('emitted ids are those defined with strings, for small, large and chunk-c
     }
   }
   t.ok(checked > 1000, `${checked} ids compared`);
+});
+
+t.test('an emitted id is told from the ids of other projections, other causes and clients', async (t) => {
+  const mine = emitterPrefix('user', 0);
+  const other = emitterPrefix('other', 0);
+  for (const position of [0, 4096, 2 ** 32 + 17, 2 ** 40 + 12_345]) {
+    for (const index of [0, 3, 100, 70_000]) {
+      const id = emittedEventId(mine, position, index);
+      t.ok(isEmittedEventId(mine, position, id), `its own at ${position}#${index}`);
+      t.ok(isEmittedEventId(mine, position, id.toUpperCase()), `its own at ${position}#${index}, in capitals`);
+      t.notOk(isEmittedEventId(mine, position + 1, id), `not for another cause than ${position}#${index}`);
+      t.notOk(isEmittedEventId(mine, position, emittedEventId(other, position, index)), `not another projection's at ${position}#${index}`);
+    }
+  }
+  t.notOk(isEmittedEventId(mine, 0, randomUUID()), 'not a client\'s');
+  t.notOk(isEmittedEventId(mine, 0, 'not an id'), 'not a malformed id');
 });
 
 t.test('events packed into shared blocks hold the id, the UTF-8 data and the JSON metadata, and keep them', async (t) => {

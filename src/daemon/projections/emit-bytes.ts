@@ -99,6 +99,20 @@ export function emittedEventId(prefix: string, position: number, index: number):
   return readUuid(id, 0);
 }
 
+/**
+ * Whether `eventId` is an id emittedEventId gives the emitter of `prefix` for an event caused by
+ * the event at `position`: the index is read back from the id and the id made again from all
+ * three. Tells a projection's own emitted events from those others wrote with the same epoch and
+ * cause (another projection reacting to the same event, a client copying the metadata).
+ */
+export function isEmittedEventId(prefix: string, position: number, eventId: string): boolean {
+  const hex = eventId.replaceAll('-', '').toLowerCase();
+  if (!/^[0-9a-f]{32}$/.test(hex)) return false;
+  const byte = (at: number) => Number.parseInt(hex.slice(2 * at, 2 * at + 2), 16);
+  const index = (byte(14) << 10) | (byte(15) << 2) | ((byte(8) >>> 4) & 3);
+  return emittedEventId(prefix, position, index).toLowerCase() === eventId.toLowerCase();
+}
+
 /** The parts of an emitter's prefix its ids use: the seed of their mixed digits and four digits of their own. */
 function prefixParts(prefix: string): { seed: number; digits: number } {
   return { seed: Number.parseInt(prefix.slice(0, 8), 16), digits: Number.parseInt(prefix.slice(0, 4), 16) };

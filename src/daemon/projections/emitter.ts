@@ -5,20 +5,25 @@
  * projection's epoch in `$v`) and an id derived from the projection, the epoch, that position and
  * its place among that event's emits. A projection that resumes from its checkpoint processes
  * again the events after it, some of whose emits were written before a crash: for each target
- * stream first written after the restart, the last event tells how far it got, and emits up to
- * there are skipped (all emits of one event into one stream go in one append, so they were
- * written whole or not at all). The ids are derived from the projection, its epoch and the
- * cause, so an emit has the same id in every run.
+ * stream first written after the restart, the last event the projection wrote there tells how
+ * far it got, and emits up to there are skipped (all emits of one event into one stream go in one
+ * append, so they were written whole or not at all). Others may have written to the stream since
+ * (clients, other projections): the stream is read backwards past their events, down to where
+ * the projection resumed reading. The ids are derived from the projection, its epoch and the
+ * cause, so an emit has the same id in every run, and they tell its own events from the others'.
  */
 import { createHash } from 'node:crypto';
 import type { Engine } from '../../storage/engine.js';
 import type { EventRecord } from '../../storage/record.js';
 import { ExpectedVersion } from '../../storage/stream-metadata.js';
 import type { NewEvent } from '../../storage/writer.js';
-import { EmittedEventPacker } from './emit-bytes.js';
+import { EmittedEventPacker, isEmittedEventId } from './emit-bytes.js';
 import type { Emit } from './processor.js';
 
 export type EmitterStorage = Pick<Engine, 'append' | 'readStreamBackward'>;
+
+/** Events read at most at once, backwards from a target stream's end, looking for the projection's last emit. */
+const RECOVERY_READ_EVENTS_MAX = 1000;
 
 /** Emitted events follow from the events the projection read: appends nobody waits on to commit. */
 const FOLLOW_UP = Object.freeze({ followUp: true });
@@ -64,18 +69,23 @@ export class Emitter {
   /** Per target stream written since the start: the source position its last emitted event names. */
   private readonly lastWritten = new Map<string, number>();
   private readonly packer: EmittedEventPacker;
+  private readonly prefix: string;
 
   /**
    * @param recoveryEnd the log's end when the projection started: events after it were never
    * processed before, so their emits need no check.
+   * @param resumedFrom the log position the projection resumed reading from (its checkpoint's):
+   * the emits of the events processed again were all written after it.
    */
   constructor(
     private readonly storage: EmitterStorage,
     private readonly projection: string,
     private readonly epoch: number,
     private recoveryEnd: number,
+    private readonly resumedFrom: number,
   ) {
-    this.packer = new EmittedEventPacker(emitterPrefix(projection, epoch), epoch);
+    this.prefix = emitterPrefix(projection, epoch);
+    this.packer = new EmittedEventPacker(this.prefix, epoch);
   }
 
   /**
@@ -139,10 +149,32 @@ export class Emitter {
     return position <= last;
   }
 
+  /**
+   * The cause position of the last event this projection emitted into the stream since it resumed
+   * reading; -1 when there is none. Most streams a projection emits to are its own, and their last
+   * event settles it: the first read is of one event, the next ones of more.
+   */
   private lastEmittedPosition(streamName: string): number {
-    const page = this.storage.readStreamBackward(streamName, -1, 1);
-    const tag = page.events.length > 0 ? emittedTag(page.events[0]) : undefined;
-    return tag && tag.epoch === this.epoch ? tag.position : -1;
+    let from = -1;
+    let count = 1;
+    for (;;) {
+      const page = this.storage.readStreamBackward(streamName, from, count);
+      for (const event of page.events) {
+        if (event.logPosition < this.resumedFrom) return -1;
+        const position = this.ownEmitPosition(event);
+        if (position !== undefined) return position;
+      }
+      if (page.isEndOfStream || page.events.length === 0) return -1;
+      from = page.nextEventNumber;
+      count = Math.min(count * 10, RECOVERY_READ_EVENTS_MAX);
+    }
+  }
+
+  /** The cause position an event names when this projection emitted it in this epoch. */
+  private ownEmitPosition(event: EventRecord): number | undefined {
+    const tag = emittedTag(event);
+    if (!tag || tag.epoch !== this.epoch) return undefined;
+    return isEmittedEventId(this.prefix, tag.position, event.eventId) ? tag.position : undefined;
   }
 
   /** One append per stream. */
