@@ -3,6 +3,7 @@
  * and every partition's state then. Written as `$ProjectionCheckpoint` events of
  * `$projections-{name}-checkpoint`; the last one of the projection's epoch is where it resumes.
  */
+import { createHash } from 'node:crypto';
 import type { EventRecord } from '../../storage/record.js';
 
 export const CHECKPOINT_EVENT_TYPE = '$ProjectionCheckpoint';
@@ -17,6 +18,16 @@ export interface Checkpoint {
   shared: string | null;
   /** For a projection of named streams (a category is its $ce- stream): the last event number handled in each. */
   streams?: StreamPositions;
+  /**
+   * For a one-time query that completed: the digest (queryDigest) of the query it completed. Such
+   * a query stays Completed with its states until it is reset or its query changes.
+   */
+  completedQuery?: string;
+}
+
+/** The digest a completion checkpoint names its query by. */
+export function queryDigest(query: string): string {
+  return createHash('sha256').update(query).digest('hex');
 }
 
 /** Stream name → number of the last event handled in it (-1 before any). */

@@ -11,7 +11,7 @@ import type { LogConsumer, SystemStreamSkip } from '../../storage/log-consumers.
 import type { AllPage } from '../../storage/reader.js';
 import { eventNumberText, ExpectedVersion } from '../../storage/stream-metadata.js';
 import {
-  CHECKPOINT_EVENT_TYPE, decodeCheckpoint, emptyCheckpoint, encodeCheckpoint, positionTag, positionText, type Checkpoint, type StreamPositions,
+  CHECKPOINT_EVENT_TYPE, decodeCheckpoint, emptyCheckpoint, encodeCheckpoint, positionTag, positionText, queryDigest, type Checkpoint, type StreamPositions,
 } from './checkpoint.js';
 import { EventFlags } from '../../storage/record.js';
 import { Emitter } from './emitter.js';
@@ -183,6 +183,11 @@ export class Projection {
     }
     // Read again: a stop or a fault may have come while loading.
     if ((this.status as RunStatus) !== 'Prepared') return;
+    if (this.completedBefore()) {
+      this.readResults();
+      this.status = 'Completed';
+      return;
+    }
     this.status = 'Starting';
     const { storage } = this.deps;
     const logEnd = storage.status().writerPosition;
@@ -568,9 +573,27 @@ export class Projection {
     await this.throttleWrites();
   }
 
+  /**
+   * A one-time query that completed is not run again at its next start (a node restart, an
+   * enable): it ran over the log as it was, and more events would change its result.
+   */
+  private completedBefore(): boolean {
+    return this.definition.mode === 'OneTime' && this.checkpoint.completedQuery === queryDigest(this.definition.query);
+  }
+
+  /** A completed query's results, from its result streams: its checkpoint holds only the states. */
+  private readResults(): void {
+    if (!this.outputs.outputState) return;
+    for (const partition of this.states.keys()) {
+      const last = this.deps.storage.readStreamBackward(this.resultStreamFor(partition), -1, 1).events[0];
+      if (last?.eventType === EventTypes.result) this.results.set(partition, last.data.toString('utf8'));
+    }
+  }
+
   private async complete(): Promise<void> {
     this.unfollow();
     await this.settleWrites();
+    if (this.definition.mode === 'OneTime') this.checkpoint.completedQuery = queryDigest(this.definition.query);
     if (this.definition.checkpointsEnabled) await this.writeCheckpoint();
     await this.settleWrites();
     this.status = 'Completed';
