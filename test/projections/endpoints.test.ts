@@ -257,22 +257,29 @@ t.test('one-time projections complete; transient ones are not stored', async (t)
   t.ok(created.includes('once') && !created.includes('temp'), 'only the one-time projection is in the registry');
 });
 
-t.test('enableRunAs holds the projection to the issuing user\'s stream rights', async (t) => {
+t.test('a projection is held to the stream rights of the user who created or last enabled it', async (t) => {
   const node = await startProjectionsNode(t);
   await node.engine.append('r-1', -2, newEvents(2));
   await node.engine.setStreamMetadata('locked-1', -2, Buffer.from('{"$acl":{"$w":"$admins"}}'), crypto.randomUUID());
   const create = (name: string, source: string, auth: string, params: string) =>
     fetch(`${node.url}/projections/continuous?name=${name}&type=JS&${params}`, { method: 'POST', body: source, headers: { authorization: auth } });
-  t.equal((await create('ops-all', COUNTER, OPS_AUTH, 'enableRunAs=yes')).status, 201);
-  t.match(await waitStatus(node.url, 'ops-all', 'Faulted'), { stateReason: /ops may not read stream \$all/ }, 'ops may not read $all');
+  const command = (name: string, what: string, auth: string) =>
+    fetch(`${node.url}/projection/${name}/command/${what}`, { method: 'POST', headers: { authorization: auth } });
+  t.equal((await create('ops-all', COUNTER, OPS_AUTH, '')).status, 201);
+  t.match(await waitStatus(node.url, 'ops-all', 'Faulted'), { stateReason: /runs as user ops .*ops may not read stream \$all/ }, 'ops may not read $all');
   const emitter = 'fromStream("r-1").when({$any: function(s, e){ emit("locked-1", "T", {}); }})';
-  t.equal((await create('ops-emit', emitter, OPS_AUTH, 'enableRunAs=yes&emit=yes')).status, 201);
+  t.equal((await create('ops-emit', emitter, OPS_AUTH, 'emit=yes')).status, 201);
   t.match(await waitStatus(node.url, 'ops-emit', 'Faulted'), { stateReason: /ops may not write to stream locked-1/ });
   t.same(await readStream(node.url, 'locked-1'), [], 'nothing was written');
-  t.equal((await create('admin-emit', emitter, ADMIN_AUTH, 'enableRunAs=yes&emit=yes')).status, 201);
+  t.equal((await create('admin-emit', emitter, ADMIN_AUTH, 'emit=yes&enabled=no')).status, 201);
+  t.equal((await command('admin-emit', 'enable', OPS_AUTH)).status, 200);
+  t.match(await waitStatus(node.url, 'admin-emit', 'Faulted'), { stateReason: /ops may not write to stream locked-1/ }, 'enabled by ops, it runs as ops');
+  t.same(await readStream(node.url, 'locked-1'), [], 'nothing was written');
+  t.equal((await command('admin-emit', 'enable', ADMIN_AUTH)).status, 200);
   await waitCaughtUp(node, 'admin-emit');
-  t.equal((await readStream(node.url, 'locked-1')).length, 2, 'an admin may write it');
-  t.equal((await create('ops-system', COUNTER, OPS_AUTH, '')).status, 201);
-  await waitCaughtUp(node, 'ops-system');
-  t.same(await projectionState(node.url, 'ops-system'), { count: 4 }, 'without enableRunAs the projection has the node\'s rights');
+  t.equal((await readStream(node.url, 'locked-1')).length, 2, 'enabled by an admin, it may write it');
+  t.equal((await command('ops-all', 'disable', ADMIN_AUTH)).status, 200);
+  t.equal((await fetch(`${node.url}/projection/ops-all/command/enable?enableRunAs=yes`, { method: 'POST', headers: { authorization: ADMIN_AUTH } })).status, 200);
+  await waitCaughtUp(node, 'ops-all');
+  t.same(await projectionState(node.url, 'ops-all'), { count: 4 }, 'enabled by an admin, it may read $all');
 });

@@ -88,7 +88,6 @@ export const projectionsRoutes: FastifyPluginAsync<ProjectionsRoutesOptions> = a
       const projection = await projections.create(principalOf(request), {
         mode, name: text(query, 'name'), query: sourceOf(request), enabled: flag(query, 'enabled', true), emit: flag(query, 'emit', false),
         checkpoints: flag(query, 'checkpoints', false), trackEmittedStreams: flag(query, 'trackemittedstreams', false),
-        enableRunAs: flag(query, 'enableRunAs', false),
       });
       return json(reply.code(201).header('location', projectionUrl(request, projection.name)), { name: projection.name });
     };

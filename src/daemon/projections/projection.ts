@@ -228,6 +228,8 @@ export class Projection {
     for (const [partition, state] of Object.entries(this.checkpoint.states)) this.states.set(partition, state);
     this.shared = this.checkpoint.shared;
     this.readTracked();
+    // The run-as user may have changed (an enable sets it) and so may that user's rights.
+    this.writable.clear();
     this.status = 'Loaded';
     this.status = 'Preparing';
     this.processor?.dispose();
@@ -269,31 +271,53 @@ export class Projection {
 
   /** With a run-as user, the sources must be readable by that user ($all for fromAll and categories). */
   private checkReads(processor: Processor): void {
-    const { runAs } = this.definition;
-    if (!runAs || !this.deps.access) return;
-    const principal = { name: runAs.name, groups: runAs.roles };
     const { selects } = processor;
     const streams = selects.all ? ['$all'] : [...selects.streams];
-    for (const streamName of streams) this.deps.access.check(principal, 'read', streamName);
+    for (const streamName of streams) this.checkRunAs('read', streamName);
   }
 
-  /** Whether the projection runs as a user whose write rights it is held to. */
-  private holdsWrites(): boolean {
-    return this.definition.runAs !== null && this.deps.access !== undefined;
-  }
-
-  /** With a run-as user, every stream the code emits to must be writable by that user. */
+  /**
+   * With a run-as user, every stream the code chose to write to must be writable by that user.
+   * Checked before any write of the batch starts: a refused stream faults the projection with
+   * nothing of the batch written, and no checkpoint moves past it.
+   */
   private checkWrites(streamNames: Iterable<string>): void {
-    const { runAs } = this.definition;
-    if (!runAs || !this.deps.access) return;
-    const principal = { name: runAs.name, groups: runAs.roles };
     for (const streamName of streamNames) {
       if (this.writable.has(streamName)) continue;
-      this.deps.access.check(principal, 'write', streamName);
+      this.checkRunAs('write', streamName);
       this.writable.add(streamName);
     }
   }
 
+  /** Whether the projection runs as a user whose stream rights it is held to. */
+  private heldToRunAs(): boolean {
+    return this.definition.runAs !== null && this.deps.access !== undefined;
+  }
+
+  /** Throws, with a reason that says whose rights the projection has, when its run-as user may not do this. */
+  private checkRunAs(operation: 'read' | 'write', streamName: string): void {
+    const { runAs } = this.definition;
+    if (!runAs || !this.deps.access) return;
+    try {
+      this.deps.access.check({ name: runAs.name, groups: runAs.roles }, operation, streamName);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new Error(`the projection runs as user ${runAs.name} and has that user's stream rights: ${reason}`);
+    }
+  }
+
+  /** The streams of a batch's writes that the code chose: those it emits to, and the result streams it named. */
+  private streamsChosenByCode(output: BatchOutput): Set<string> {
+    const streams = new Set(output.emits.map((emit) => emit.streamName));
+    if (!this.outputs.outputState) return streams;
+    for (const change of output.changes) {
+      const named = change.partition === '' ? this.outputs.resultStreamName : this.outputs.partitionResultStreamPattern;
+      if (named !== undefined && change.result !== null) streams.add(this.resultStreamFor(change.partition));
+    }
+    return streams;
+  }
+
+  /** Streams the run-as user was found to be allowed to write, since the start. */
   private readonly writable = new Set<string>();
 
   private readCheckpoint(): Checkpoint | undefined {
@@ -435,6 +459,7 @@ export class Projection {
       this.counters.processed(performance.now() - startedMs);
       for (const message of output.logs) this.deps.logger.info({ projection: this.name, message }, 'projection log');
       const emits = this.outputEvents(events, output);
+      if (this.heldToRunAs()) this.checkWrites(this.streamsChosenByCode(output));
       this.startWrites(this.writeOutputs(events, output.emits, emits), emits.length);
       this.applyChanges(output);
       this.checkpoint.lastPosition = events[events.length - 1].position;
@@ -520,8 +545,7 @@ export class Projection {
   /** Emitted events, results, new partitions and tracked streams; all durable before this returns. */
   private async writeOutputs(events: readonly SourceEvent[], coded: readonly Emit[], emits: Emit[]): Promise<void> {
     const track = this.definition.trackEmittedStreams && this.definition.emitEnabled;
-    const emitted = track || this.holdsWrites() ? new Set(coded.map((emit) => emit.streamName)) : undefined;
-    if (emitted) this.checkWrites(emitted);
+    const emitted = track ? new Set(coded.map((emit) => emit.streamName)) : undefined;
     const newStreams: string[] = [];
     const writes = this.emitter!.write(emits, events, track ? (streamName) => {
       if (!emitted!.has(streamName) || this.tracked.has(streamName)) return;

@@ -41,8 +41,6 @@ export interface CreateRequest {
   emit: boolean;
   checkpoints: boolean;
   trackEmittedStreams: boolean;
-  /** Run as the creating user (its stream rights), rather than with the node's own. */
-  enableRunAs?: boolean;
 }
 
 export interface DeleteRequest {
@@ -185,7 +183,8 @@ export class ProjectionsService {
       ...defaultConfig(this.options.projectionExecutionTimeout),
       name, mode: request.mode, handlerType: 'JS', query: request.query, enabled: request.enabled,
       emitEnabled: request.emit && !transient, trackEmittedStreams: request.emit && request.trackEmittedStreams && !transient,
-      checkpointsEnabled: continuous || (request.checkpoints && !transient), runAs: request.enableRunAs === true ? runAsOf(principal) : null, epoch: 0, version: 1,
+      // A projection runs as the user who creates it: it may read and write what that user may, never more.
+      checkpointsEnabled: continuous || (request.checkpoints && !transient), runAs: runAsOf(principal), epoch: 0, version: 1,
     };
     // Compiled once before anything is stored: a source that cannot run is refused with its reason.
     (await this.compile(definition)).dispose();
@@ -246,7 +245,8 @@ export class ProjectionsService {
     await this.restarting;
     const projection = this.existing(name);
     const definition = { ...projection.definition, version: projection.definition.version + 1 };
-    if (enableRunAs) definition.runAs = runAsOf(principal);
+    // The user who enables a projection is the one it runs as from then on; enableRunAs does the same for the other commands.
+    if (enableRunAs || command === 'enable') definition.runAs = runAsOf(principal);
     if (command === 'enable') {
       if (!isSystemProjection(name) && this.options.runProjections !== 'All') throw Errors.projectionsUserDisabled.create();
       definition.enabled = true;
