@@ -175,11 +175,38 @@ t.test('delete: 204; running is refused; the flags delete the streams; the name 
   t.same(await readStream(node.url, '$projections-d-checkpoint'), [], 'checkpoint stream deleted');
   t.same(await readStream(node.url, '$projections-d-result'), [], 'state stream deleted');
   t.same(await readStream(node.url, 'd-out'), [], 'emitted stream deleted');
+  t.same(await readStream(node.url, '$projections-d-emittedstreams'), [], 'the list of emitted streams deleted');
   const registry = await readStream(node.url, '$projections-$all');
   t.same(registry.map((entry) => entry.eventType).filter((type) => type !== '$ProjectionCreated'), ['$ProjectionsInitialized', '$ProjectionDeleted']);
   await createProjection(node.url, 'continuous', 'd', COUNTER);
   await waitCaughtUp(node, 'd');
   t.same(await projectionState(node.url, 'd'), { count: 4 }, 'a new projection of the name starts afresh (a-1 and the events d-out held)');
+});
+
+t.test('a new projection of a deleted one\'s name starts afresh: its own $init, its own checkpoint, its own emits', async (t) => {
+  const node = await startProjectionsNode(t);
+  await node.engine.append('u-1', -2, newEvents(3));
+  const source = (init: string, stream: string, value: string) =>
+    `fromStream("u-1").when({$init: function(){ return {${init}: 0}; }, $any: function(s, e){ s.${init}++; emit("${stream}", "Out", {v: "${value}"}); }})`;
+  const values = async (stream: string) => (await readStream(node.url, stream)).map((entry) => (entry.data as { v: string }).v);
+  const replace = async (deleteParams: string, init: string, stream: string, value: string) => {
+    await adminFetch(`${node.url}/projection/re/command/disable`, { method: 'POST' });
+    t.equal((await adminFetch(`${node.url}/projection/re?${deleteParams}`, { method: 'DELETE' })).status, 204);
+    await createProjection(node.url, 'continuous', 're', source(init, stream, value), { emit: 'yes', trackemittedstreams: 'yes' });
+    await waitCaughtUp(node, 're');
+  };
+  await createProjection(node.url, 'continuous', 're', source('first', 'shared-out', 'A'), { emit: 'yes', trackemittedstreams: 'yes' });
+  await waitCaughtUp(node, 're');
+  await replace('', 'second', 'shared-out', 'B');
+  t.same(await projectionState(node.url, 're'), { second: 3 }, 'the deleted projection\'s checkpoint is not taken for the new one\'s');
+  t.same(await values('shared-out'), ['A', 'A', 'A', 'B', 'B', 'B'], 'the new projection\'s emits are written');
+  await replace('deleteCheckpointStream=true&deleteStateStream=true', 'third', 'third-out', 'C');
+  t.same(await projectionState(node.url, 're'), { third: 3 });
+  t.same(await values('third-out'), ['C', 'C', 'C']);
+  await adminFetch(`${node.url}/projection/re/command/disable`, { method: 'POST' });
+  t.equal((await adminFetch(`${node.url}/projection/re?deleteEmittedStreams=true`, { method: 'DELETE' })).status, 204);
+  t.same(await values('third-out'), [], 'its own emitted stream is deleted');
+  t.equal((await values('shared-out')).length, 6, 'the streams of the projections deleted before it are not its own to delete');
 });
 
 t.test('404 for unknown projections on every per-projection path', async (t) => {

@@ -2,6 +2,10 @@
  * Where projections are kept: the registry `$projections-$all` ($ProjectionsInitialized, then
  * $ProjectionCreated and $ProjectionDeleted with the name as data) and one `$projections-{name}`
  * stream per projection whose last `$ProjectionUpdated` event is its definition.
+ *
+ * A deleted projection's last epoch is kept in its $ProjectionDeleted event's metadata: a new
+ * projection of the same name starts after it, so that neither the checkpoints nor the emitted
+ * events of the deleted one, which may outlive it, are ever taken for its own.
  */
 import { ExpectedVersion } from '../../storage/stream-metadata.js';
 import type { Engine } from '../../storage/engine.js';
@@ -11,14 +15,29 @@ import { definitionStreamOf, EventTypes, REGISTRY_STREAM } from './streams.js';
 export type StoreStorage = Pick<Engine, 'append' | 'readStreamForward' | 'readStreamBackward' | 'deleteStream'>;
 
 const json = (value: unknown) => Buffer.from(JSON.stringify(value));
-const newEvent = (eventType: string, data: Buffer, isJson: boolean) => ({ eventId: crypto.randomUUID(), eventType, data, metadata: Buffer.alloc(0), isJson });
+const newEvent = (eventType: string, data: Buffer, isJson: boolean, metadata = Buffer.alloc(0)) => ({ eventId: crypto.randomUUID(), eventType, data, metadata, isJson });
+
+/** The epoch a $ProjectionDeleted event's metadata names, if any. */
+function retiredEpochOf(metadata: Buffer): number | undefined {
+  if (metadata.length === 0) return undefined;
+  try {
+    const { epoch } = JSON.parse(metadata.toString('utf8')) as { epoch?: unknown };
+    return typeof epoch === 'number' && Number.isSafeInteger(epoch) && epoch >= 0 ? epoch : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 export class ProjectionStore {
   constructor(private readonly storage: StoreStorage) {}
 
-  /** The names in the registry, and whether it was ever initialized. */
-  registry(): { initialized: boolean; names: string[] } {
+  /**
+   * The names in the registry, whether it was ever initialized, and for each name that was deleted
+   * the highest epoch a projection of that name had.
+   */
+  registry(): { initialized: boolean; names: string[]; retiredEpochs: Map<string, number> } {
     const names = new Set<string>();
+    const retiredEpochs = new Map<string, number>();
     let initialized = false;
     for (let from = 0; ;) {
       const page = this.storage.readStreamForward(REGISTRY_STREAM, from, 1000);
@@ -26,12 +45,16 @@ export class ProjectionStore {
         const name = event.data.toString('utf8');
         if (event.eventType === EventTypes.initialized) initialized = true;
         else if (event.eventType === EventTypes.created) names.add(name);
-        else if (event.eventType === EventTypes.deleted) names.delete(name);
+        else if (event.eventType === EventTypes.deleted) {
+          names.delete(name);
+          const epoch = retiredEpochOf(event.metadata);
+          if (epoch !== undefined) retiredEpochs.set(name, Math.max(epoch, retiredEpochs.get(name) ?? 0));
+        }
       }
       if (page.isEndOfStream || page.events.length === 0) break;
       from = page.nextEventNumber;
     }
-    return { initialized, names: [...names] };
+    return { initialized, names: [...names], retiredEpochs };
   }
 
   async initialize(): Promise<void> {
@@ -61,8 +84,10 @@ export class ProjectionStore {
     ]);
   }
 
-  async delete(name: string): Promise<void> {
-    await this.storage.append(REGISTRY_STREAM, ExpectedVersion.any, [newEvent(EventTypes.deleted, Buffer.from(name), false)]);
+  /** `epoch`: the deleted projection's last one. */
+  async delete(name: string, epoch: number): Promise<void> {
+    const metadata = json({ epoch });
+    await this.storage.append(REGISTRY_STREAM, ExpectedVersion.any, [newEvent(EventTypes.deleted, Buffer.from(name), false, metadata)]);
     await this.deleteQuietly(definitionStreamOf(name));
   }
 

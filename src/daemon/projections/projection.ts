@@ -563,8 +563,12 @@ export class Projection {
     })));
   }
 
-  /** The streams emitted to and tracked, for DELETE with deleteEmittedStreams. */
+  /**
+   * The streams emitted to and tracked, for DELETE with deleteEmittedStreams: read from their
+   * stream, since a projection not started since the node started has not read them.
+   */
   trackedStreams(): string[] {
+    this.readTracked();
     return [...this.tracked];
   }
 

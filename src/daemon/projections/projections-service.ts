@@ -19,7 +19,7 @@ import { ProjectionStore, type StoreStorage } from './projection-store.js';
 import type { Processor } from './processor.js';
 import { SandboxFault } from './sandbox.js';
 import { withSharedPages } from './shared-pages.js';
-import { checkpointStreamOf, orderStreamOf, resultStreamOf } from './streams.js';
+import { checkpointStreamOf, emittedStreamsStreamOf, orderStreamOf, resultStreamOf } from './streams.js';
 import { checkSystemSource, isSystemProjection, SYSTEM_PROJECTIONS, SYSTEM_SOURCES, SystemProcessor } from './system-projections.js';
 
 export type RunProjections = 'None' | 'System' | 'All';
@@ -184,7 +184,7 @@ export class ProjectionsService {
       name, mode: request.mode, handlerType: 'JS', query: request.query, enabled: request.enabled,
       emitEnabled: request.emit && !transient, trackEmittedStreams: request.emit && request.trackEmittedStreams && !transient,
       // A projection runs as the user who creates it: it may read and write what that user may, never more.
-      checkpointsEnabled: continuous || (request.checkpoints && !transient), runAs: runAsOf(principal), epoch: 0, version: 1,
+      checkpointsEnabled: continuous || (request.checkpoints && !transient), runAs: runAsOf(principal), epoch: this.firstEpochOf(name), version: 1,
     };
     // Compiled once before anything is stored: a source that cannot run is refused with its reason.
     (await this.compile(definition)).dispose();
@@ -216,6 +216,15 @@ export class ProjectionsService {
     projection.definition = next;
     await this.persist(projection);
     if (wasRunning) await projection.start();
+  }
+
+  /**
+   * A new projection's epoch: 0, or one past the last epoch of a deleted projection of the same
+   * name, whose checkpoints and emitted events would otherwise be taken for the new one's.
+   */
+  private firstEpochOf(name: string): number {
+    const retired = this.store.registry().retiredEpochs.get(name);
+    return retired === undefined ? 0 : retired + 1;
   }
 
   config(principal: Principal | undefined, name: string): ProjectionDefinition {
@@ -278,7 +287,7 @@ export class ProjectionsService {
     // Listed as Deleting until its streams are gone; then the name is free again.
     projection.status = 'Deleting';
     try {
-      await this.store.delete(name);
+      await this.store.delete(name, projection.definition.epoch);
       if (request.deleteCheckpointStream) {
         await this.store.deleteQuietly(checkpointStreamOf(name));
         await this.store.deleteQuietly(orderStreamOf(name));
@@ -287,6 +296,9 @@ export class ProjectionsService {
       if (request.deleteEmittedStreams) {
         for (const streamName of projection.trackedStreams()) await this.store.deleteQuietly(streamName);
       }
+      // The list of the streams it emitted to is the deleted projection's own: a new projection
+      // of the name would take them for its own, and delete them with its deleteEmittedStreams.
+      await this.store.deleteQuietly(emittedStreamsStreamOf(name));
     } finally {
       this.projections.delete(name);
     }
