@@ -122,7 +122,7 @@ export class ProjectionsService {
         projection.definition = { ...projection.definition, enabled: true, version: projection.definition.version + 1 };
         await this.store.save(projection.definition);
       }
-      if (projection.definition.enabled && (system || this.options.runProjections === 'All')) await projection.start();
+      if (projection.definition.enabled && this.mayRun(projection.name)) await projection.start();
     }
   }
 
@@ -257,7 +257,7 @@ export class ProjectionsService {
     // The user who enables a projection is the one it runs as from then on; enableRunAs does the same for the other commands.
     if (enableRunAs || command === 'enable') definition.runAs = runAsOf(principal);
     if (command === 'enable') {
-      if (!isSystemProjection(name) && this.options.runProjections !== 'All') throw Errors.projectionsUserDisabled.create();
+      if (!this.mayRun(name)) throw Errors.projectionsUserDisabled.create();
       definition.enabled = true;
     } else if (command === 'reset') {
       // A new epoch: what the projection emitted before is never taken for what it emits now.
@@ -270,7 +270,13 @@ export class ProjectionsService {
     projection.definition = definition;
     await this.persist(projection);
     if (command === 'reset') await projection.reset();
-    if (definition.enabled && (command === 'enable' || command === 'reset')) await projection.start();
+    // A reset of an enabled projection starts it again, unless the node runs only the system projections.
+    if (definition.enabled && (command === 'enable' || command === 'reset') && this.mayRun(name)) await projection.start();
+  }
+
+  /** Whether the node runs this projection: the system ones always, user ones with --run-projections All. */
+  private mayRun(name: string): boolean {
+    return isSystemProjection(name) || this.options.runProjections === 'All';
   }
 
   async delete(principal: Principal | undefined, name: string, request: DeleteRequest): Promise<void> {
