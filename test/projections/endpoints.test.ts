@@ -158,6 +158,28 @@ t.test('commands: disable, enable, abort, reset rebuilds the state from the star
   t.equal((await projectionInfo(node.url, 'cmd')).epoch, 1, 'a reset starts a new epoch');
 });
 
+t.test('concurrent commands take effect one after the other: each bumps the version, the status agrees with enabled', async (t) => {
+  const node = await startProjectionsNode(t);
+  await node.engine.append('a-1', -2, newEvents(3));
+  await createProjection(node.url, 'continuous', 'race', COUNTER, { enabled: 'no' });
+  const commands = Array.from({ length: 12 }, (_, round) => ['enable', 'disable', 'reset', 'abort', 'enable', 'disable'][round % 6]);
+  for (const last of ['enable', 'disable']) {
+    const before = await projectionInfo(node.url, 'race');
+    const sent = [...commands, last];
+    const statuses = await Promise.all(sent.map(async (command) =>
+      (await adminFetch(`${node.url}/projection/race/command/${command}`, { method: 'POST' })).status));
+    t.same(statuses, sent.map(() => 200), 'every command is accepted');
+    // The last one sent may run before others: what holds is that the status agrees with the stored definition.
+    const after = await projectionInfo(node.url, 'race');
+    const definition = await readStream(node.url, '$projections-race');
+    const stored = definition[definition.length - 1].data as { enabled: boolean; version: number };
+    t.equal(after.version, Number(before.version) + sent.length, 'the version counts every command');
+    t.same([stored.version, stored.enabled], [after.version, after.enabled], 'the stored definition is the last one');
+    t.equal(after.epoch, Number(before.epoch) + sent.filter((command) => command === 'reset').length, 'each reset starts a new epoch');
+    t.equal(after.status === 'Running', after.enabled, `status ${String(after.status)} agrees with enabled ${String(after.enabled)}`);
+  }
+});
+
 t.test('delete: 204; running is refused; the flags delete the streams; the name is free again', async (t) => {
   const node = await startProjectionsNode(t, { startStandardProjections: true }); // categories are read through $by_category's $ce- streams
   await node.engine.append('a-1', -2, newEvents(2));

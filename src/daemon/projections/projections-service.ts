@@ -10,6 +10,7 @@ import type { Logger } from '../../common/logger.js';
 import { isAdmin } from '../security/stream-acl.js';
 import { OPS_GROUP } from '../security/user-record.js';
 import type { Principal, StreamAccess } from '../services/stream-access.js';
+import { ChangeQueue } from './change-queue.js';
 import { DefinitionError } from './definition.js';
 import { JsProcessor } from './js-processor.js';
 import { defaultConfig, updatedConfig, type ProjectionConfig, type ProjectionDefinition, type ProjectionMode } from './projection-config.js';
@@ -73,6 +74,8 @@ function checkName(name: string): void {
 export class ProjectionsService {
   private readonly projections = new Map<string, Projection>();
   private readonly store: ProjectionStore;
+  /** Commands, query and config updates and deletes of one projection run one after the other. */
+  private readonly changes = new ChangeQueue();
   /** What projections read and write through: one read of the log serves all that follow it together. */
   private readonly projectionStorage: ProjectionStorage;
 
@@ -128,6 +131,7 @@ export class ProjectionsService {
 
   async close(): Promise<void> {
     await this.restarting;
+    await this.changes.settled();
     for (const projection of this.projections.values()) {
       await projection.stop('disable');
       projection.dispose();
@@ -154,6 +158,8 @@ export class ProjectionsService {
   private restarting: Promise<void> | undefined;
 
   private async restartAll(): Promise<void> {
+    // The changes under way finish first; those that come meanwhile wait for the restart.
+    await this.changes.settled();
     const stopping = [...this.projections.values()];
     for (const projection of stopping) await projection.stop('disable');
     for (const projection of stopping) projection.dispose();
@@ -206,6 +212,10 @@ export class ProjectionsService {
   async updateQuery(principal: Principal | undefined, name: string, query: string, emit: boolean | undefined): Promise<void> {
     requireOperator(principal, `change the query of projection ${name}`);
     await this.restarting;
+    await this.changes.run(name, () => this.changeQuery(name, query, emit));
+  }
+
+  private async changeQuery(name: string, query: string, emit: boolean | undefined): Promise<void> {
     const projection = this.existing(name);
     const wasRunning = this.isRunning(projection);
     const next = { ...projection.definition, query, version: projection.definition.version + 1 };
@@ -236,6 +246,10 @@ export class ProjectionsService {
   async updateConfig(principal: Principal | undefined, name: string, bodyText: string): Promise<void> {
     requireOperator(principal, `change the config of projection ${name}`);
     await this.restarting;
+    await this.changes.run(name, () => this.changeConfig(name, bodyText));
+  }
+
+  private async changeConfig(name: string, bodyText: string): Promise<void> {
     const projection = this.existing(name);
     let body: unknown;
     try {
@@ -252,6 +266,10 @@ export class ProjectionsService {
   async command(principal: Principal | undefined, name: string, command: ProjectionCommand, enableRunAs: boolean): Promise<void> {
     requireOperator(principal, `${command} projection ${name}`);
     await this.restarting;
+    await this.changes.run(name, () => this.runCommand(principal, name, command, enableRunAs));
+  }
+
+  private async runCommand(principal: Principal | undefined, name: string, command: ProjectionCommand, enableRunAs: boolean): Promise<void> {
     const projection = this.existing(name);
     const definition = { ...projection.definition, version: projection.definition.version + 1 };
     // The user who enables a projection is the one it runs as from then on; enableRunAs does the same for the other commands.
@@ -282,6 +300,10 @@ export class ProjectionsService {
   async delete(principal: Principal | undefined, name: string, request: DeleteRequest): Promise<void> {
     requireOperator(principal, `delete projection ${name}`);
     await this.restarting;
+    await this.changes.run(name, () => this.deleteProjection(name, request));
+  }
+
+  private async deleteProjection(name: string, request: DeleteRequest): Promise<void> {
     const projection = this.existing(name);
     if (isSystemProjection(name)) throw Errors.projectionSystem.create(name);
     if (this.isRunning(projection)) throw Errors.projectionRunning.create(name, 'delete it');
