@@ -4,7 +4,7 @@
  * `$projections-{name}-checkpoint`; the last one of the projection's epoch is where it resumes.
  */
 import { createHash } from 'node:crypto';
-import type { EventRecord } from '../../storage/record.js';
+import { RECORD_PAYLOAD_BYTES_MAX, type EventRecord } from '../../storage/record.js';
 
 export const CHECKPOINT_EVENT_TYPE = '$ProjectionCheckpoint';
 
@@ -38,6 +38,18 @@ export const emptyCheckpoint = (epoch: number): Checkpoint => ({ epoch, nextPosi
 export function encodeCheckpoint(checkpoint: Checkpoint): { data: Buffer; metadata: Buffer } {
   const tag = { $v: String(checkpoint.epoch), $c: checkpoint.lastPosition, $p: checkpoint.lastPosition, $s: checkpoint.nextPosition };
   return { data: Buffer.from(JSON.stringify(checkpoint)), metadata: Buffer.from(JSON.stringify(tag)) };
+}
+
+/**
+ * Why a checkpoint could not be written when the storage refused it as larger than one event may
+ * be: it holds every partition's state, so the states together are what must shrink.
+ */
+export function checkpointTooLargeReason(projection: string, checkpoint: Checkpoint, dataBytes: number): string {
+  const partitions = Object.keys(checkpoint.states).length;
+  const held = partitions === 1 ? 'its state' : `the states of its ${partitions} partitions`;
+  return `the checkpoint of projection ${projection} cannot be written: it holds ${held} in one event of ${dataBytes} bytes, ` +
+    `over the limit of ${RECORD_PAYLOAD_BYTES_MAX} bytes for an event; make the states smaller (keep only what the result ` +
+    'needs) or partition by fewer keys, then reset the projection';
 }
 
 /** The checkpoint an event holds, or undefined when it is not one this version wrote. */

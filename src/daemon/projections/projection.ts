@@ -5,13 +5,15 @@
  * wrong in the projection's code or its writes faults this projection alone, with the reason in
  * `stateReason`.
  */
+import { Errors } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import type { Engine } from '../../storage/engine.js';
 import type { LogConsumer, SystemStreamSkip } from '../../storage/log-consumers.js';
 import type { AllPage } from '../../storage/reader.js';
 import { eventNumberText, ExpectedVersion } from '../../storage/stream-metadata.js';
 import {
-  CHECKPOINT_EVENT_TYPE, decodeCheckpoint, emptyCheckpoint, encodeCheckpoint, positionTag, positionText, queryDigest, type Checkpoint, type StreamPositions,
+  CHECKPOINT_EVENT_TYPE, checkpointTooLargeReason, decodeCheckpoint, emptyCheckpoint, encodeCheckpoint, positionTag, positionText, queryDigest,
+  type Checkpoint, type StreamPositions,
 } from './checkpoint.js';
 import { EventFlags } from '../../storage/record.js';
 import { Emitter } from './emitter.js';
@@ -590,7 +592,10 @@ export class Projection {
     const { data, metadata } = encodeCheckpoint(checkpoint);
     const written = this.deps.storage.append(checkpointStreamOf(this.name), ExpectedVersion.any, [
       { eventId: crypto.randomUUID(), eventType: CHECKPOINT_EVENT_TYPE, data, metadata, isJson: true },
-    ], { followUp: true }).then(() => {
+    ], { followUp: true }).catch((error: unknown) => {
+      if (!Errors.eventTooLarge.is(error)) throw error;
+      throw new Error(checkpointTooLargeReason(this.name, checkpoint, data.length));
+    }).then(() => {
       this.lastCheckpointTag = checkpoint.lastPosition;
       this.lastCheckpointStreams = streams;
     });
