@@ -106,6 +106,8 @@ export class Engine {
       options.clock,
     );
     this.chaserPosition = log.readableEnd;
+    // A failed flush or merge of the index stops the engine now, not at the next append.
+    index.onFailure((error) => this.fail(error));
     this.events.setMaxListeners(0);
     this.consumers = new LogConsumers({
       readAllForward: (position, maxCount, skipSystemStreams) => this.guardRead(() => this.reader.readAllForward(position, maxCount, systemStreamFilter(skipSystemStreams))),

@@ -339,7 +339,16 @@ export class Writer {
       this.pendingWrites.clear();
       this.pendingMetadata.clear();
     }
-    if (durable.length > 0) this.onDurable(durable.flatMap((plan) => plan.writes), this.log.writerPosition);
+    if (durable.length > 0) {
+      try {
+        this.onDurable(durable.flatMap((plan) => plan.writes), this.log.writerPosition);
+      } catch (error) {
+        // The records are durable but could not be indexed: they are refused, not acknowledged
+        // (a retry with the same event ids finds them after the restart), and the writer stops.
+        this.fail(error as Error, [...durable, ...repeats].map((plan) => plan.pending));
+        return;
+      }
+    }
     for (const plan of [...durable, ...repeats]) plan.pending.resolve(plan.result);
   }
 

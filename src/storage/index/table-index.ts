@@ -69,7 +69,8 @@ export interface TableIndexStats {
  * name against the log).
  *
  * Nothing on the write path waits for the disk. A background failure is kept and thrown by every
- * later call, so the engine stops instead of running with an index that no longer persists.
+ * later call, and told to the listener given to onFailure (the engine, which stops at once instead
+ * of running with an index that no longer persists).
  */
 export class TableIndex {
   private readonly directory: string;
@@ -88,6 +89,7 @@ export class TableIndex {
   private working = false;
   private loop: Promise<void> = Promise.resolve();
   private failure: Error | undefined;
+  private failureListener: ((error: Error) => void) | undefined;
   private retryTimer: NodeJS.Timeout | undefined;
   /** Files retired but maybe not yet deleted (a lookup may still hold one). */
   private retired: IndexFile[] = [];
@@ -308,6 +310,11 @@ export class TableIndex {
     });
   }
 
+  /** Tells `listener` of a background failure, when it happens: the index is unusable from then on. */
+  onFailure(listener: (error: Error) => void): void {
+    this.failureListener = listener;
+  }
+
   /** Resolves when nothing is queued or running; rejects with the background failure, if any. */
   async waitForBackgroundWork(): Promise<void> {
     while (this.working) await this.loop;
@@ -433,6 +440,7 @@ export class TableIndex {
     this.failure = failure;
     this.logger.error({ err: failure, code: failure.code }, 'index background work failed; the index stops');
     for (const request of this.requests.splice(0)) request.reject(failure);
+    this.failureListener?.(failure);
     return failure;
   }
 
