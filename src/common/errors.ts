@@ -249,6 +249,12 @@ export const Errors = {
     'SVCDB_ERR_EVENT_ID_MISSING', 400, 'an event was sent without an event id where one is required',
     (where: string) => `Empty eventId provided (${where}); send a UUID`,
   ),
+  eventIdNil: define(
+    'SVCDB_ERR_EVENT_ID_NIL', 400, 'an event id is the nil UUID (all zeros), which cannot tell one event from another',
+    (where: string) => `Empty eventId provided (${where}): 00000000-0000-0000-0000-000000000000 is the nil UUID, and every event `
+      + 'sent with it would count as a repeat of the first; give each event its own UUID (a random one, version 4)',
+    (where: string) => ({ where }),
+  ),
   // Authentication and authorization: every denial is a 401 (the reference never answers 403).
   authRequired: define(
     'SVCDB_ERR_AUTH_REQUIRED', 401, 'the resource needs credentials and the request had none',

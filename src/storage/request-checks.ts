@@ -1,5 +1,5 @@
 import { Errors } from '../common/errors.js';
-import { isUuid } from './uuid.js';
+import { isNilUuid, isUuid } from './uuid.js';
 import { RECORD_PAYLOAD_BYTES_MAX } from './record.js';
 import { framedEventBytes, type NewEvent } from './writer.js';
 import { PackedEvent, bodyBytes } from './packed-event.js';
@@ -48,6 +48,7 @@ export function checkEvents(streamName: string, events: NewEvent[], chunkSizeByt
     // A packed event's id is 16 bytes and its bodies are bytes by construction.
     const packed = event instanceof PackedEvent;
     if (!packed && (typeof event.eventId !== 'string' || !isUuid(event.eventId))) throw Errors.invalidEvent.create(`event id ${String(event.eventId)} is not a UUID`);
+    if (!packed && isNilUuid(event.eventId)) throw Errors.eventIdNil.create('an event of the append');
     if (typeof event.eventType !== 'string' || event.eventType.length === 0) throw Errors.invalidEvent.create('event type must be a non-empty string');
     const typeBytes = Buffer.byteLength(event.eventType);
     if (typeBytes > EVENT_TYPE_BYTES_MAX) throw Errors.invalidEvent.create(`event type is longer than ${EVENT_TYPE_BYTES_MAX} bytes`);

@@ -27,6 +27,17 @@ export function isUuid(text: string): boolean {
   return true;
 }
 
+/**
+ * Whether a text already checked with isUuid is the nil UUID (all zeros). It identifies
+ * no event: idempotency would take every event sent with it for a repeat of the first.
+ */
+export function isNilUuid(text: string): boolean {
+  for (const offset of BYTE_OFFSETS) {
+    if ((hexAt(text, offset) | hexAt(text, offset + 1)) !== 0) return false;
+  }
+  return true;
+}
+
 /** Writes a UUID already checked with isUuid as 16 bytes. */
 export function writeUuid(buffer: Buffer, offset: number, uuid: string): void {
   for (let i = 0; i < 16; i++) {

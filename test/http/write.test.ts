@@ -332,3 +332,32 @@ t.test('long stream names and deeply nested data are handled, not 5xx', async (t
   t.equal(nested.status, 201, 'nesting at any depth is stored, as sent');
   t.equal(node.engine.readEvent('deep', 0).event!.data.toString(), `${'['.repeat(20_000)}${']'.repeat(20_000)}`);
 });
+
+// Regression: the nil id was accepted, and every later event sent with it was taken for a repeat
+// of the first, answered 201 and never written.
+t.test('the nil event id (all zeros) is refused in every form, and nothing is written', async (t) => {
+  const node = await startNode(t);
+  const nil = '00000000-0000-0000-0000-000000000000';
+  const batch = (stream: string, body: string, type = 'application/vnd.svc.events+json') =>
+    adminFetch(`${node.url}/streams/${stream}`, { method: 'POST', body, headers: { 'content-type': type } });
+  const refusals: Array<[string, Promise<Response>]> = [
+    ['raw event, Svc-EventId', postEvent(`${node.url}/streams/nil`, '{}', { ...JSON_EVENT, 'svc-eventid': nil })],
+    ['incoming path', postEvent(`${node.url}/streams/nil/incoming/${nil}`, '{}', JSON_EVENT)],
+    ['JSON batch of one', batch('nil', JSON.stringify([{ eventId: nil, eventType: 'T', data: {} }]))],
+    ['JSON batch, second entry', batch('nil', JSON.stringify([{ eventId: randomUUID(), eventType: 'T' }, { eventId: nil, eventType: 'T' }]))],
+    ['XML batch', batch('nil', `<Events><event><eventId>${nil}</eventId><eventType>T</eventType></event></Events>`, 'application/vnd.svc.events+xml')],
+    ['metadata, Svc-EventId', adminFetch(`${node.url}/streams/nil/metadata`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json', 'svc-eventid': nil } })],
+    ['metadata batch', batch('nil/metadata', JSON.stringify([{ eventId: nil, eventType: '$metadata', data: {} }]))],
+  ];
+  for (const [form, pending] of refusals) {
+    const response = await pending;
+    t.equal(response.status, 400, form);
+    const body = (await response.json()) as { code: string; message: string };
+    t.equal(body.code, Errors.eventIdNil.code, form);
+    t.match(body.message, /nil UUID/, `${form}: the message says what is wrong`);
+  }
+  t.equal(node.engine.readStreamForward('nil', 0, 10).status, 'notFound', 'nothing written');
+  t.equal(node.engine.readStreamForward('$$nil', 0, 10).status, 'notFound', 'no metadata written');
+  await t.rejects(node.engine.append('nil', -2, [{ eventId: nil, eventType: 'T', data: Buffer.alloc(0), metadata: Buffer.alloc(0), isJson: false }]),
+    { code: Errors.eventIdNil.code }, 'the engine refuses it too');
+});

@@ -8,7 +8,7 @@
  */
 import { Errors } from '../../../common/errors.js';
 import { arrayElements, lastMember, objectMembers, type Span } from '../../../common/json-scan.js';
-import { isUuid } from '../../../storage/uuid.js';
+import { isNilUuid, isUuid } from '../../../storage/uuid.js';
 import type { NewEvent } from '../../../storage/writer.js';
 import { parseXmlRoot } from '../xml-body.js';
 import { MediaType } from './media-types.js';
@@ -120,6 +120,7 @@ function batchEntry(entry: unknown, index: number, source: BatchSource | undefin
   const { eventId, eventType, data, metadata } = entry as Record<string, unknown>;
   if (eventId === undefined || eventId === null || eventId === '') throw Errors.eventIdMissing.create(`entry ${index}`);
   if (typeof eventId !== 'string' || !isUuid(eventId)) throw Errors.invalidEvent.create(`eventId of entry ${index} is not a UUID`);
+  if (isNilUuid(eventId)) throw Errors.eventIdNil.create(`entry ${index}`);
   if (typeof eventType !== 'string' || eventType === '') throw Errors.invalidEvent.create(`Empty eventType provided (entry ${index})`);
   const encodedData = encodeValue(data, source && (() => source.of(index, 'data')));
   const encodedMetadata = encodeValue(metadata, source && (() => source.of(index, 'metadata')));

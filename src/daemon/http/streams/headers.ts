@@ -5,7 +5,7 @@
 import type { FastifyRequest } from 'fastify';
 import { Errors } from '../../../common/errors.js';
 import { parseInt64 } from '../../../storage/stream-metadata.js';
-import { isUuid } from '../../../storage/uuid.js';
+import { isNilUuid, isUuid } from '../../../storage/uuid.js';
 
 export const Header = {
   expectedVersion: 'svc-expectedversion',
@@ -81,8 +81,10 @@ export function longPollSeconds(request: FastifyRequest): number | undefined {
 export function eventIdHeader(request: FastifyRequest): string | undefined {
   const text = single(request, Header.eventId);
   if (text === undefined) return undefined;
-  if (!isUuid(text.trim())) throw Errors.httpHeaderInvalid.create('Svc-EventId', `'${text}' is not a UUID`);
-  return text.trim().toLowerCase();
+  const eventId = text.trim();
+  if (!isUuid(eventId)) throw Errors.httpHeaderInvalid.create('Svc-EventId', `'${text}' is not a UUID`);
+  if (isNilUuid(eventId)) throw Errors.eventIdNil.create('Svc-EventId header');
+  return eventId.toLowerCase();
 }
 
 export function eventTypeHeader(request: FastifyRequest): string | undefined {

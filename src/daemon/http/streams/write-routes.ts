@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Errors } from '../../../common/errors.js';
 import { isMetadataStream, METADATA_EVENT_TYPE } from '../../../storage/stream-metadata.js';
-import { isUuid } from '../../../storage/uuid.js';
+import { isNilUuid, isUuid } from '../../../storage/uuid.js';
 import type { NewEvent, WriteResult } from '../../../storage/writer.js';
 import type { StreamsService } from '../../services/streams.js';
 import { batchEvents, checkDataSize, isBatchType, isRawType, rawEvent } from './append-body.js';
@@ -79,6 +79,7 @@ export function incomingRoute(service: StreamsService): MethodRoute {
     handler: async (request, reply) => {
       const { stream, guid } = request.params as StreamParams & { guid: string };
       if (!isUuid(guid)) throw Errors.httpPathInvalid.create(guid, 'the event id in the path must be a UUID');
+      if (isNilUuid(guid)) throw Errors.eventIdNil.create('the event id in the path');
       headers.checkRequireLeader(request);
       const expectedVersion = headers.expectedVersion(request);
       const mediaType = bodyMediaType(request.headers['content-type']);
