@@ -9,7 +9,7 @@ import type { ExistenceFilter } from './existence-filter.js';
 import type { TableIndex } from './index/table-index.js';
 import { DatabaseLock } from './lock.js';
 import { Reader, systemStreamFilter, type AllFilter, type AllPage, type EventRead, type StreamPage } from './reader.js';
-import { checkEvents, checkExpectedVersion, checkStreamName, checkCount, checkPosition } from './request-checks.js';
+import { checkEvents, checkExpectedVersion, checkStreamName, checkCount, checkPosition, checkWritableStream } from './request-checks.js';
 import { StreamLookup } from './stream-info.js';
 import {
   DELETED_EVENT_NUMBER, ExpectedVersion, METADATA_EVENT_TYPE, TOMBSTONE_EVENT_TYPE, isMetadataStream, metadataStreamOf,
@@ -272,6 +272,7 @@ export class Engine {
   async append(streamName: string, expectedVersion: number, events: NewEvent[], options?: AppendOptions): Promise<WriteResult> {
     this.checkOpen();
     checkStreamName(streamName);
+    checkWritableStream(streamName, 'appended to');
     checkExpectedVersion(expectedVersion);
     const framedBytes = checkEvents(streamName, events, this.chunkSizeBytes);
     return this.writer.submit({ kind: 'append', streamName, expectedVersion, events, framedBytes, followUp: options?.followUp === true });
@@ -292,6 +293,7 @@ export class Engine {
   async deleteStream(streamName: string, expectedVersion: number, hard: boolean): Promise<WriteResult> {
     this.checkOpen();
     checkStreamName(streamName);
+    checkWritableStream(streamName, 'deleted');
     checkExpectedVersion(expectedVersion);
     if (isMetadataStream(streamName)) throw Errors.invalidStreamName.create('a metadata stream cannot be deleted; delete its stream');
     if (!hard) return this.writer.submit({ kind: 'softDelete', streamName, expectedVersion, events: [] });

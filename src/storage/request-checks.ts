@@ -17,6 +17,21 @@ export function checkStreamName(streamName: unknown): asserts streamName is stri
   }
 }
 
+/** The name under which the log of every stream is read: `$all`. */
+export const ALL_STREAM_NAME = '$all';
+
+/**
+ * `$all` is read, never written: an event appended under that name could not be read back (a
+ * read of `$all` is a read of the log), and a delete would write `$tb` or a tombstone that
+ * governs the `$all` feed itself, a hard one forbidding its metadata (its ACL) for ever.
+ */
+export function checkWritableStream(streamName: string, operation: 'appended to' | 'deleted'): void {
+  if (streamName === ALL_STREAM_NAME) {
+    throw Errors.invalidStreamName.create(`$all is the log of every stream and cannot be ${operation}; `
+      + `write to the streams it holds instead (the metadata of $all stays writable)`);
+  }
+}
+
 export function checkExpectedVersion(expectedVersion: number): void {
   const valid = Number.isSafeInteger(expectedVersion) && (expectedVersion >= -2 || expectedVersion === -4);
   if (!valid) throw Errors.invalidExpectedVersion.create(String(expectedVersion));

@@ -361,3 +361,31 @@ t.test('the nil event id (all zeros) is refused in every form, and nothing is wr
   await t.rejects(node.engine.append('nil', -2, [{ eventId: nil, eventType: 'T', data: Buffer.alloc(0), metadata: Buffer.alloc(0), isJson: false }]),
     { code: Errors.eventIdNil.code }, 'the engine refuses it too');
 });
+
+// Regression: $all took appends (an event no read could reach) and deletes, and after a hard
+// delete the metadata of $all, its ACL among it, could never be written again.
+t.test('$all refuses appends and deletes with a 400 and stays unchanged; its metadata stays writable', async (t) => {
+  const node = await startNode(t);
+  const all = `${node.url}/streams/%24all`;
+  const batch = JSON.stringify([{ eventId: randomUUID(), eventType: 'T', data: {} }]);
+  const refusals: Array<[string, Promise<Response>]> = [
+    ['batch append', adminFetch(all, { method: 'POST', body: batch, headers: { 'content-type': 'application/vnd.svc.events+json' } })],
+    ['raw append', postEvent(all, '{}', { ...JSON_EVENT, 'svc-eventid': randomUUID() })],
+    ['incoming append', postEvent(`${all}/incoming/${randomUUID()}`, '{}', JSON_EVENT)],
+    ['soft delete', adminFetch(all, { method: 'DELETE' })],
+    ['hard delete', adminFetch(all, { method: 'DELETE', headers: { 'svc-harddelete': 'true' } })],
+  ];
+  for (const [what, pending] of refusals) {
+    const response = await pending;
+    t.equal(response.status, 400, what);
+    const body = (await response.json()) as { code: string; message: string };
+    t.equal(body.code, Errors.invalidStreamName.code, what);
+    t.match(body.message, /\$all is the log of every stream and cannot be/, `${what}: the message says why`);
+  }
+  t.equal(node.engine.readStreamForward('$all', 0, 10).status, 'notFound', 'no stream named $all was written');
+  t.equal(node.engine.readStreamForward('$$$all', 0, 10).status, 'notFound', 'no $tb or tombstone was written for $all');
+  const metadata = await adminFetch(`${all}/metadata`, { method: 'POST', body: '{"$acl":{"$r":"$admins"}}', headers: { 'content-type': 'application/json', 'svc-eventid': randomUUID() } });
+  t.equal(metadata.status, 201, 'the metadata of $all is written');
+  t.equal(metadata.headers.get('location'), `${node.url}/streams/%24%24%24all/0`);
+  t.equal(node.engine.getStreamMetadata('$all').metadata.text, '{"$acl":{"$r":"$admins"}}');
+});
