@@ -355,6 +355,15 @@ export class Engine {
     return this.guardRead(() => this.reader.readForward(streamName, fromEventNumber, maxCount));
   }
 
+  /** The visible events of the range `fromEventNumber` .. `fromEventNumber + maxCount - 1`: a page of a feed. */
+  readStreamForwardRange(streamName: string, fromEventNumber: number, maxCount: number): StreamPage {
+    this.checkOpen();
+    checkStreamName(streamName);
+    checkPosition('event number', fromEventNumber, 0);
+    checkCount(maxCount);
+    return this.guardRead(() => this.reader.readForwardRange(streamName, fromEventNumber, maxCount));
+  }
+
   /** From `fromEventNumber` down; -1 starts at the last event. */
   readStreamBackward(streamName: string, fromEventNumber: number, maxCount: number): StreamPage {
     this.checkOpen();

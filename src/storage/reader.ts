@@ -141,6 +141,24 @@ export class Reader {
     };
   }
 
+  /**
+   * The visible events among `fromEventNumber` .. `fromEventNumber + maxCount - 1`, as a page of a
+   * feed holds them: pages that follow one another never share an event, and a range that
+   * `$tb`, `$maxCount` or `$maxAge` hides entirely is an empty page that is not the end of the
+   * stream (readForward, by contrast, moves past hidden events to return up to maxCount).
+   */
+  readForwardRange(streamName: string, fromEventNumber: number, maxCount: number): StreamPage {
+    const view = this.visibility(streamName);
+    if (view.status !== 'success') return this.emptyPage(view, fromEventNumber);
+    const start = Math.max(fromEventNumber, view.firstVisible);
+    const end = Math.min(fromEventNumber + maxCount - 1, view.last);
+    const events = start <= end ? this.visibleEvents(streamName, start, end, view) : [];
+    return {
+      status: 'success', events, lastEventNumber: view.last, metadata: view.metadata,
+      nextEventNumber: Math.max(end + 1, start), isEndOfStream: end >= view.last,
+    };
+  }
+
   /** Reads backwards from `fromEventNumber` (-1: from the end). */
   readBackward(streamName: string, fromEventNumber: number, maxCount: number): StreamPage {
     const view = this.visibility(streamName);

@@ -3,7 +3,7 @@
 import t from 'tap';
 import { newEvents } from '../helpers/engine.js';
 import { startNode } from '../helpers/node.js';
-import { ATOM_XML, get, getFeed, linksOf, parseXml, titlesOf } from '../helpers/read.js';
+import { ATOM_XML, followLinks, get, getFeed, linksOf, parseXml, titlesOf } from '../helpers/read.js';
 
 const node = await startNode(t);
 await node.engine.append('s25', -2, newEvents(25));
@@ -175,4 +175,26 @@ t.test('links honour X-Forwarded-* headers', async (t) => {
   });
   t.equal(feed.id, 'https://db.example.com:8443/svc/streams/s25');
   t.equal(feed.entries[0].id, 'https://db.example.com:8443/svc/streams/s25/4');
+});
+
+// Regression: a forward page of a stream with $maxCount or $tb moved its window to the first
+// visible event while its links kept the requested range, so each page repeated the same events;
+// and the pages, changing with each append under $maxCount, were cacheable for a year.
+t.test('$maxCount and $tb: forward pages followed from 0 show each event once', async (t) => {
+  await node.engine.append('mc', -2, newEvents(26));
+  await node.engine.setStreamMetadata('mc', -2, { $maxCount: 3 });
+  await node.engine.append('tb', -2, newEvents(26));
+  await node.engine.setStreamMetadata('tb', -2, { $tb: 23 });
+  for (const stream of ['mc', 'tb']) {
+    const pages = await followLinks(node, `/streams/${stream}/0/forward/5`, 'previous');
+    const seen = pages.flatMap((page) => titlesOf(page).reverse());
+    t.same(seen, ['23', '24', '25'].map((n) => `${n}@${stream}`), `${stream}: the visible events, each once, in order`);
+    t.same(titlesOf(pages[0]), [], `${stream}: the page of events 0 to 4, all hidden, is empty`);
+    t.equal(linksOf(node, pages[0].links).previous, `/streams/${stream}/5/forward/5`, `${stream}: and it is not the caught-up end`);
+    t.same(titlesOf(await getFeed(node, `/streams/${stream}/20/forward/5`)), [`24@${stream}`, `23@${stream}`], `${stream}: a page holds only its own range`);
+  }
+  const capped = await getFeed(node, '/streams/mc/0/forward/5');
+  t.equal(capped.reply.headers.get('cache-control'), 'max-age=0, no-cache, must-revalidate', 'under $maxCount an append changes a full page: revalidated');
+  t.equal((await getFeed(node, '/streams/mc/15/backward/5')).reply.headers.get('cache-control'), 'max-age=0, no-cache, must-revalidate', 'backward too');
+  t.equal((await getFeed(node, '/streams/tb/0/forward/5')).reply.headers.get('cache-control'), 'max-age=31536000, private', 'under $tb alone a full page changes only with the metadata');
 });

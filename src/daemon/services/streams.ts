@@ -15,7 +15,7 @@ export const LINK_EVENT_TYPE = '$>';
 
 /** The engine surface the streams service uses. */
 export type StreamStorage = Pick<Engine,
-  'append' | 'deleteStream' | 'setStreamMetadata' | 'getStreamMetadata' | 'readEvent' | 'readStreamForward' |
+  'append' | 'deleteStream' | 'setStreamMetadata' | 'getStreamMetadata' | 'readEvent' | 'readStreamForward' | 'readStreamForwardRange' |
   'readStreamBackward' | 'readAllForward' | 'readAllBackward' | 'beforeAcknowledge' | 'follow' | 'status'>;
 
 /** An event as a reader sees it: the event, and the link it was reached through if resolved. */
@@ -75,6 +75,12 @@ export class StreamsService {
   readForward(principal: Principal | undefined, streamName: string, from: number, count: number, resolveLinks: boolean): ResolvedPage {
     this.check(principal, 'read', streamName);
     return this.resolvePage(principal, this.storage.readStreamForward(streamName, from, count), resolveLinks);
+  }
+
+  /** A forward page of a feed: only the events of its range, so that pages never overlap. */
+  readForwardPage(principal: Principal | undefined, streamName: string, from: number, count: number, resolveLinks: boolean): ResolvedPage {
+    this.check(principal, 'read', streamName);
+    return this.resolvePage(principal, this.storage.readStreamForwardRange(streamName, from, count), resolveLinks);
   }
 
   readBackward(principal: Principal | undefined, streamName: string, from: number, count: number, resolveLinks: boolean): ResolvedPage {

@@ -5,6 +5,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Errors } from '../../../common/errors.js';
+import type { StreamMetadata } from '../../../storage/stream-metadata.js';
 import type { ResolvedPage, StreamsService } from '../../services/streams.js';
 import { etagValue, matchesIfNoneMatch, sendNotModified, setImmutable, setRevalidated } from './caching.js';
 import { descriptionDocument } from './description.js';
@@ -32,6 +33,20 @@ export interface StreamRead {
   count: number;
   /** Links resolve by default in stream feeds, not in metadata feeds. */
   resolveByDefault: boolean;
+}
+
+/** A page whose range is written in full: no append adds to it (a page at the head is never complete). */
+function isComplete(read: StreamRead, page: ResolvedPage): boolean {
+  if (read.direction === 'backward') return read.from !== HEAD && page.lastEventNumber >= read.from;
+  return page.lastEventNumber >= read.from + read.count - 1;
+}
+
+/**
+ * Under `$maxCount` an append pushes the oldest events out of every page, and under `$maxAge`
+ * time does: such a page changes while no one writes to its range, and is never cached for long.
+ */
+function expiresWithoutWrite(metadata: StreamMetadata): boolean {
+  return metadata.maxCount !== undefined || metadata.maxAgeSeconds !== undefined;
 }
 
 /** The cache headers of a stream page: a year when it cannot change, else its ETag. */
@@ -71,16 +86,17 @@ export async function streamFeedReply(
 
   const readPage = (): ResolvedPage => direction === 'backward'
     ? service.readBackward(principal, streamName, from, count, resolveLinks)
-    : service.readForward(principal, streamName, from, count, resolveLinks);
+    : service.readForwardPage(principal, streamName, from, count, resolveLinks);
   const stateOf = (page: ResolvedPage): PageState => ({
     lastEventNumber: page.lastEventNumber,
     contentEpoch: service.contentEpoch,
-    immutable: direction === 'backward' ? from !== HEAD && page.lastEventNumber >= from : page.lastEventNumber >= from + count - 1,
+    immutable: isComplete(read, page) && !expiresWithoutWrite(page.metadata),
     cacheControlSeconds: page.metadata.cacheControlSeconds,
   });
   let page = readPage();
+  // An empty page before the end (its range hidden by $tb or $maxCount) is news: the client moves on.
   const nothingNew = page.status === 'notFound'
-    || (page.status === 'success' && (page.events.length === 0 || isNotModified(request, type, stateOf(page))));
+    || (page.status === 'success' && ((page.events.length === 0 && page.isEndOfStream) || isNotModified(request, type, stateOf(page))));
   if (longPollSeconds !== undefined && nothingNew) {
     await waitForEvent(service, reply, streamName, longPollSeconds);
     page = readPage();
