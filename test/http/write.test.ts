@@ -1,6 +1,7 @@
 import t from 'tap';
-import { adminFetch } from '../helpers/auth.js';
+import { ADMIN_AUTH, adminFetch } from '../helpers/auth.js';
 import { randomUUID } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import { Errors } from '../../src/common/errors.js';
 import { EventFlags } from '../../src/storage/record.js';
 import { postEvent, startNode } from '../helpers/node.js';
@@ -388,4 +389,40 @@ t.test('$all refuses appends and deletes with a 400 and stays unchanged; its met
   t.equal(metadata.status, 201, 'the metadata of $all is written');
   t.equal(metadata.headers.get('location'), `${node.url}/streams/%24%24%24all/0`);
   t.equal(node.engine.getStreamMetadata('$all').metadata.text, '{"$acl":{"$r":"$admins"}}');
+});
+
+/** A raw append whose header values go out as the UTF-8 bytes of their text (fetch sends only Latin-1). */
+function postWithUtf8Headers(url: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
+  const latin1 = Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, Buffer.from(value).toString('latin1')]));
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(url, { method: 'POST', headers: { authorization: ADMIN_AUTH, ...latin1 } }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode!, body: Buffer.concat(chunks).toString('utf8') }));
+    });
+    request.on('error', reject);
+    // A Buffer body: a string body would carry the header block out in its own encoding (UTF-8).
+    request.end(Buffer.from('{}'));
+  });
+}
+
+// Regression: a header's UTF-8 bytes were read one character per byte, so `café` was stored as `cafÃ©`.
+t.test('Svc-EventType is read as UTF-8: the event type is stored as sent; bytes that are not UTF-8 are refused', async (t) => {
+  const node = await startNode(t);
+  const sent = await postWithUtf8Headers(`${node.url}/streams/typed`, { ...JSON_EVENT, 'svc-eventtype': 'café ☕', 'svc-eventid': randomUUID() });
+  t.equal(sent.status, 201, sent.body);
+  const event = node.engine.readEvent('typed', 0).event!;
+  t.equal(event.eventType, 'café ☕');
+  t.same(Buffer.from(event.eventType), Buffer.from('café ☕'), 'the bytes the client sent');
+  const batch = JSON.stringify([{ eventId: randomUUID(), eventType: 'café ☕', data: {} }]);
+  await adminFetch(`${node.url}/streams/typed`, { method: 'POST', body: batch, headers: { 'content-type': 'application/vnd.svc.events+json' } });
+  t.equal(node.engine.readEvent('typed', 1).event!.eventType, event.eventType, 'the same type as sent in a batch body');
+
+  // 'caf\xe9' is Latin-1 é: one byte 0xE9, which is no UTF-8.
+  const latin1 = await postEvent(`${node.url}/streams/typed`, '{}', { ...JSON_EVENT, 'svc-eventtype': 'caf\u00e9', 'svc-eventid': randomUUID() });
+  t.equal(latin1.status, 400);
+  const body = (await latin1.json()) as { code: string; message: string };
+  t.equal(body.code, Errors.httpHeaderInvalid.code);
+  t.match(body.message, /Svc-EventType.*not UTF-8/);
+  t.equal(node.engine.readStreamForward('typed', 0, 10).events.length, 2, 'nothing written by the refused append');
 });

@@ -1,6 +1,7 @@
 // Svc-TrustedAuth: the principal a trusted proxy asserts, believed only with --enable-trusted-auth,
 // checked against endpoint access and stream ACLs like any user, and ignored otherwise.
 import { randomUUID } from 'node:crypto';
+import { get as httpGet } from 'node:http';
 import t from 'tap';
 import { parseTrustedAuth } from '../../src/daemon/security/trusted-auth.js';
 import { ADMIN_AUTH, basicAuth } from '../helpers/auth.js';
@@ -56,4 +57,25 @@ t.test('with trusted auth off, the header is ignored', async (t) => {
     'an assertion alone authenticates no one');
   t.match(await get(node, '/streams/%24all', { 'svc-trustedauth': 'root;$admins', authorization: basicAuth('nobody', 'x') }),
     { status: 401, code: 'SVCDB_ERR_AUTH_CREDENTIALS_INVALID' }, 'and does not stand in for wrong credentials');
+});
+
+/** GET with header values sent as the UTF-8 bytes of their text (fetch sends only Latin-1). */
+function getWithUtf8Headers(node: TestNode, path: string, headers: Record<string, string>): Promise<number> {
+  const latin1 = Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, Buffer.from(value).toString('latin1')]));
+  return new Promise((resolve, reject) => {
+    httpGet(node.url + path, { headers: { accept: 'application/json', ...latin1 } }, (response) => {
+      response.resume();
+      resolve(response.statusCode!);
+    }).on('error', reject);
+  });
+}
+
+// Regression: header bytes were read one character per byte, so a login with non-ASCII letters
+// asserted by the proxy never matched the same login in an ACL.
+t.test('the asserted login is read as UTF-8', async (t) => {
+  const node = await startNode(t, { access: { enableTrustedAuth: true } });
+  await append(node, 'zoes', ADMIN_AUTH);
+  await append(node, 'zoes', ADMIN_AUTH, { $acl: { $r: ['zoë'] } });
+  t.equal(await getWithUtf8Headers(node, '/streams/zoes/0', { 'svc-trustedauth': 'zoë' }), 200, 'zoë reads her stream');
+  t.equal(await getWithUtf8Headers(node, '/streams/zoes/0', { 'svc-trustedauth': 'zoe' }), 401, 'zoe is someone else');
 });

@@ -10,6 +10,7 @@ import type { Authenticator } from '../security/authenticator.js';
 import { parseTrustedAuth, TRUSTED_AUTH_HEADER } from '../security/trusted-auth.js';
 import { ADMINS_GROUP, OPS_GROUP } from '../security/user-record.js';
 import type { Principal } from '../services/stream-access.js';
+import { decodeHeaderText } from './header-text.js';
 import { decoratePrincipal, setPrincipal } from './principal.js';
 
 /**
@@ -86,7 +87,7 @@ function authenticationHook(access: EndpointAccess, authenticator: Authenticator
     let result: Principal | Promise<Principal>;
     try {
       // A trusted proxy's assertion comes before credentials: the proxy already checked them.
-      result = typeof asserted === 'string' ? parseTrustedAuth(asserted) : authenticator.authenticate(header!, request.raw.socket, request.raw.socket.remoteAddress);
+      result = typeof asserted === 'string' ? parseTrustedAuth(decodeHeaderText(asserted, 'Svc-TrustedAuth')) : authenticator.authenticate(header!, request.raw.socket, request.raw.socket.remoteAddress);
     } catch (error) {
       done(error as Error);
       return;

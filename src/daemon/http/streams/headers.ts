@@ -1,22 +1,24 @@
 /**
  * The request headers of the streams API, each parsed once with a coded error that names the
- * header. The reference's product-prefixed names are spelled with our `Svc-` prefix.
+ * header, their bytes read as UTF-8. The reference's product-prefixed names are spelled with our
+ * `Svc-` prefix.
  */
 import type { FastifyRequest } from 'fastify';
 import { Errors } from '../../../common/errors.js';
 import { parseInt64 } from '../../../storage/stream-metadata.js';
 import { isNilUuid, isUuid } from '../../../storage/uuid.js';
+import { headerText } from '../header-text.js';
 
 export const Header = {
-  expectedVersion: 'svc-expectedversion',
-  eventType: 'svc-eventtype',
-  eventId: 'svc-eventid',
-  hardDelete: 'svc-harddelete',
-  longPoll: 'svc-longpoll',
-  resolveLinkTos: 'svc-resolvelinktos',
-  requireLeader: 'svc-requireleader',
-  requireMaster: 'svc-requiremaster',
-  requiresMaster: 'svc-requiresmaster',
+  expectedVersion: 'Svc-ExpectedVersion',
+  eventType: 'Svc-EventType',
+  eventId: 'Svc-EventId',
+  hardDelete: 'Svc-HardDelete',
+  longPoll: 'Svc-LongPoll',
+  resolveLinkTos: 'Svc-ResolveLinkTos',
+  requireLeader: 'Svc-RequireLeader',
+  requireMaster: 'Svc-RequireMaster',
+  requiresMaster: 'Svc-RequiresMaster',
   currentVersion: 'Svc-CurrentVersion',
   position: 'Svc-Position',
 } as const;
@@ -24,14 +26,9 @@ export const Header = {
 /** Svc-LongPoll may hold a request at most this long. */
 export const LONG_POLL_SECONDS_MAX = 600;
 
-function single(request: FastifyRequest, name: string): string | undefined {
-  const value = request.headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
-
 /** -2 (any) when absent; -1, -4 or an event number otherwise. */
 export function expectedVersion(request: FastifyRequest): number {
-  const text = single(request, Header.expectedVersion);
+  const text = headerText(request, Header.expectedVersion);
   if (text === undefined) return -2;
   // Exact to 64 bits: a version above 2^53 - 1 is past every event, and never matches.
   const value = parseInt64(text.trim());
@@ -41,20 +38,20 @@ export function expectedVersion(request: FastifyRequest): number {
   return value;
 }
 
-function booleanHeader(request: FastifyRequest, name: string, label: string): boolean | undefined {
-  const text = single(request, name);
+function booleanHeader(request: FastifyRequest, name: string): boolean | undefined {
+  const text = headerText(request, name);
   if (text === undefined) return undefined;
   const lowered = text.trim().toLowerCase();
-  if (lowered !== 'true' && lowered !== 'false') throw Errors.httpHeaderInvalid.create(label, `'${text}'; use True or False`);
+  if (lowered !== 'true' && lowered !== 'false') throw Errors.httpHeaderInvalid.create(name, `'${text}'; use True or False`);
   return lowered === 'true';
 }
 
 export function hardDelete(request: FastifyRequest): boolean {
-  return booleanHeader(request, Header.hardDelete, 'Svc-HardDelete') ?? false;
+  return booleanHeader(request, Header.hardDelete) ?? false;
 }
 
 export function resolveLinkTos(request: FastifyRequest, byDefault: boolean): boolean {
-  return booleanHeader(request, Header.resolveLinkTos, 'Svc-ResolveLinkTos') ?? byDefault;
+  return booleanHeader(request, Header.resolveLinkTos) ?? byDefault;
 }
 
 /**
@@ -62,14 +59,14 @@ export function resolveLinkTos(request: FastifyRequest, byDefault: boolean): boo
  * node is always the leader, so a valid value changes nothing.
  */
 export function checkRequireLeader(request: FastifyRequest): void {
-  booleanHeader(request, Header.requireLeader, 'Svc-RequireLeader');
-  booleanHeader(request, Header.requireMaster, 'Svc-RequireMaster');
-  booleanHeader(request, Header.requiresMaster, 'Svc-RequiresMaster');
+  booleanHeader(request, Header.requireLeader);
+  booleanHeader(request, Header.requireMaster);
+  booleanHeader(request, Header.requiresMaster);
 }
 
 /** Seconds to hold a forward read waiting for events; undefined when absent. */
 export function longPollSeconds(request: FastifyRequest): number | undefined {
-  const text = single(request, Header.longPoll);
+  const text = headerText(request, Header.longPoll);
   if (text === undefined) return undefined;
   const value = Number(text.trim());
   if (!Number.isSafeInteger(value) || value < 1 || value > LONG_POLL_SECONDS_MAX) {
@@ -79,7 +76,7 @@ export function longPollSeconds(request: FastifyRequest): number | undefined {
 }
 
 export function eventIdHeader(request: FastifyRequest): string | undefined {
-  const text = single(request, Header.eventId);
+  const text = headerText(request, Header.eventId);
   if (text === undefined) return undefined;
   const eventId = text.trim();
   if (!isUuid(eventId)) throw Errors.httpHeaderInvalid.create('Svc-EventId', `'${text}' is not a UUID`);
@@ -88,6 +85,6 @@ export function eventIdHeader(request: FastifyRequest): string | undefined {
 }
 
 export function eventTypeHeader(request: FastifyRequest): string | undefined {
-  const text = single(request, Header.eventType);
+  const text = headerText(request, Header.eventType);
   return text === undefined || text.trim() === '' ? undefined : text.trim();
 }

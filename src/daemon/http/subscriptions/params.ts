@@ -8,6 +8,7 @@ import { Errors } from '../../../common/errors.js';
 import { isUuid } from '../../../storage/uuid.js';
 import type { ConsumerIdentity } from '../../subscriptions/consumers.js';
 import type { NackAction } from '../../subscriptions/group.js';
+import { decodeHeaderText } from '../header-text.js';
 import { principalOf } from '../principal.js';
 
 /** Messages one request may take at most, as the wire note says. */
@@ -80,7 +81,7 @@ export function consumerIdentity(request: FastifyRequest): ConsumerIdentity {
   const { remoteAddress = 'unknown', remotePort = 0 } = request.raw.socket;
   const from = `${remoteAddress}:${remotePort}`;
   const header = request.headers[CONNECTION_NAME_HEADER];
-  const named = typeof header === 'string' ? header.trim().slice(0, CONNECTION_NAME_LENGTH_MAX) : '';
+  const named = typeof header === 'string' ? decodeHeaderText(header, 'Svc-ConnectionName').trim().slice(0, CONNECTION_NAME_LENGTH_MAX) : '';
   const username = principalOf(request)?.name ?? 'anonymous';
   return { key: named === '' ? `connection ${from}` : `named ${username} ${named}`, from, username, connectionName: named };
 }
