@@ -426,3 +426,38 @@ t.test('Svc-EventType is read as UTF-8: the event type is stored as sent; bytes 
   t.match(body.message, /Svc-EventType.*not UTF-8/);
   t.equal(node.engine.readStreamForward('typed', 0, 10).events.length, 2, 'nothing written by the refused append');
 });
+
+/** A request on the path exactly as given: fetch would resolve `%2E%2E` as a parent directory. */
+function rawRequest(url: string, method: string, headers: Record<string, string>, body = ''): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+  return new Promise((resolve, reject) => {
+    // Host and port from the URL; the path as written, after them.
+    const [, hostAndPort, path] = /^http:\/\/([^/]+)(\/.*)$/.exec(url)!;
+    const [host, port] = hostAndPort.split(':');
+    const request = httpRequest({ host, port, path, method, headers: { authorization: ADMIN_AUTH, ...headers } }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, body: Buffer.concat(chunks).toString('utf8') }));
+    });
+    request.on('error', reject);
+    request.end(Buffer.from(body));
+  });
+}
+
+// Regression: the names went into URLs as they are, and `/streams/../0` is `/0` to a URL client.
+t.test('streams named . and ..: the Location and the feed links escape the dots', async (t) => {
+  const node = await startNode(t);
+  for (const [name, segment] of [['.', '%2E'], ['..', '%2E%2E']]) {
+    const batch = JSON.stringify([{ eventId: randomUUID(), eventType: 'T', data: {} }]);
+    const created = await rawRequest(`${node.url}/streams/${segment}`, 'POST', { 'content-type': 'application/vnd.svc.events+json' }, batch);
+    t.equal(created.status, 201, name);
+    t.equal(created.headers.location, `${node.url}/streams/${segment}/0`, `${name}: the Location keeps the name`);
+    t.equal(node.engine.readEvent(name, 0).status, 'success', `${name}: written under its name`);
+    const event = await rawRequest(created.headers.location as string, 'GET', { accept: 'application/vnd.svc.event+json' });
+    t.equal(event.status, 200, `${name}: the Location leads to the event`);
+    const feed = JSON.parse((await rawRequest(`${node.url}/streams/${segment}`, 'GET', { accept: 'application/vnd.svc.atom+json' })).body) as
+      { links: Array<{ uri: string }>; entries: Array<{ id: string }> };
+    for (const uri of [...feed.links.map((link) => link.uri), ...feed.entries.map((entry) => entry.id)]) {
+      t.ok(uri.startsWith(`${node.url}/streams/${segment}`) && !uri.includes('/.'), `${name}: ${uri}`);
+    }
+  }
+});

@@ -4,6 +4,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import type { Projection } from '../projections/projection.js';
+import { pathSegment } from './path-segment.js';
 import { baseUrl } from './streams/urls.js';
 
 export function statusText(projection: Projection): string {
@@ -13,7 +14,7 @@ export function statusText(projection: Projection): string {
 }
 
 export function projectionUrl(request: FastifyRequest, name: string): string {
-  return `${baseUrl(request)}/projection/${encodeURIComponent(name)}`;
+  return `${baseUrl(request)}/projection/${pathSegment(name)}`;
 }
 
 function progressOf(projection: Projection, logEnd: number): number {
@@ -40,6 +41,6 @@ export function projectionView(request: FastifyRequest, projection: Projection, 
     enableCommandUrl: `${url}/command/enable`, disableCommandUrl: `${url}/command/disable`,
   };
   const resultStream = projection.resultStream;
-  if (resultStream !== undefined) view.resultStreamUrl = `${baseUrl(request)}/streams/${encodeURIComponent(resultStream)}`;
+  if (resultStream !== undefined) view.resultStreamUrl = `${baseUrl(request)}/streams/${pathSegment(resultStream)}`;
   return view;
 }

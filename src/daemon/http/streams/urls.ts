@@ -5,6 +5,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import { eventNumberText } from '../../../storage/stream-metadata.js';
+import { pathSegment } from '../path-segment.js';
 
 // A DNS name or IPv4 address, or an IPv6 address in brackets; an optional port.
 const HOST = /^(?:[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*\.?|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
@@ -53,9 +54,9 @@ export function baseUrl(request: FastifyRequest): string {
   return `${protocolOf(request)}://${hostOf(request)}${prefixOf(request)}`;
 }
 
-/** A stream name as a path segment: everything escaped, `$` included (`$$x` → `%24%24x`). */
+/** A stream name as a path segment: everything escaped, `$` included (`$$x` → `%24%24x`), `.` and `..` too. */
 export function escapeStream(streamName: string): string {
-  return encodeURIComponent(streamName).replace(/\$/g, '%24');
+  return pathSegment(streamName);
 }
 
 export function streamUrl(base: string, streamName: string): string {
