@@ -146,9 +146,11 @@ export const Errors = {
   // Stream operations: the client's request cannot be carried out as sent.
   wrongExpectedVersion: define(
     'SVCDB_ERR_STREAM_WRONG_EXPECTED_VERSION', 400, 'the stream is not at the expected version',
-    (stream: string, expected: number, current: number) =>
-      `stream ${stream} is at version ${current}, not the expected ${expected}; read the stream and retry with its current version`,
-    (stream: string, expected: number, current: number) => ({ stream, expected, current }),
+    (stream: string, expected: number, current: number, repeatedEvents: number = 0) => repeatedEvents > 0
+      ? `the batch starts with ${repeatedEvents} event(s) already written to stream ${stream} and goes on with new ones; `
+        + 'send only the new events, or the original batch unchanged (a repeat of it is answered with its first result)'
+      : `stream ${stream} is at version ${current}, not the expected ${expected}; read the stream and retry with its current version`,
+    (stream: string, expected: number, current: number, repeatedEvents: number = 0) => ({ stream, expected, current, repeatedEvents }),
   ),
   streamDeleted: define(
     'SVCDB_ERR_STREAM_DELETED', 410, 'the stream was deleted',
@@ -218,7 +220,8 @@ export const Errors = {
   ),
   httpMediaType: define(
     'SVCDB_ERR_HTTP_MEDIA_TYPE', 415, 'the Content-Type is missing or not supported by this route',
-    (contentType: string) => `Invalid or missing Content-Type: ${contentType || '(none)'}`,
+    (contentType: string, accepted?: readonly string[]) => `Invalid or missing Content-Type: ${contentType || '(none)'}`
+      + (accepted ? `; send one of ${accepted.join(', ')}` : ''),
   ),
   httpHeaderInvalid: define(
     'SVCDB_ERR_HTTP_HEADER_INVALID', 400, 'a request header has a value that is not allowed',

@@ -451,7 +451,7 @@ export class Writer {
     if (matching === events.length) {
       return { firstEventNumber: first, lastEventNumber: first + events.length - 1, logPosition: stored[0].logPosition, idempotent: true };
     }
-    return matching > 0 ? Errors.wrongExpectedVersion.create(streamName, expectedVersion, current) : undefined;
+    return matching > 0 ? Errors.wrongExpectedVersion.create(streamName, expectedVersion, current, matching) : undefined;
   }
 
   /**

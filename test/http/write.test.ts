@@ -461,3 +461,32 @@ t.test('streams named . and ..: the Location and the feed links escape the dots'
     }
   }
 });
+
+// Regression: these refusals said what was not wrong: a numeric eventType was "empty", a batch
+// repeating a written event before new ones told the client to retry (which writes the repeat
+// again), and a 415 did not say which types are accepted.
+t.test('append refusals say what to fix', async (t) => {
+  const node = await startNode(t);
+  const post = (body: string, type = 'application/vnd.svc.events+json') =>
+    adminFetch(`${node.url}/streams/told`, { method: 'POST', body, headers: { 'content-type': type } });
+  const messageOf = async (response: Response) => ((await response.json()) as { message: string }).message;
+
+  const numeric = await post(JSON.stringify([{ eventId: randomUUID(), eventType: 5, data: {} }]));
+  t.equal(numeric.status, 400);
+  t.match(await messageOf(numeric), /eventType of entry 0 is a number; it must be a non-empty string/);
+
+  const written = { eventId: randomUUID(), eventType: 'T', data: {} };
+  t.equal((await post(JSON.stringify([written]))).status, 201);
+  const mixed = await post(JSON.stringify([written, { eventId: randomUUID(), eventType: 'T', data: {} }]));
+  t.equal(mixed.status, 400);
+  const mixedMessage = await messageOf(mixed);
+  t.match(mixedMessage, /starts with 1 event\(s\) already written to stream told and goes on with new ones; send only the new events/);
+  t.notMatch(mixedMessage, /retry with its current version/, 'no advice to send the repeat again');
+
+  const plain = await post('x', 'text/plain');
+  t.equal(plain.status, 415);
+  t.match(await messageOf(plain), /Invalid or missing Content-Type: text\/plain; send one of .*application\/vnd\.svc\.events\+json.*application\/octet-stream/);
+  const incoming = await adminFetch(`${node.url}/streams/told/incoming/${randomUUID()}`, { method: 'POST', body: '[]', headers: { 'content-type': 'application/vnd.svc.events+json' } });
+  t.match(await messageOf(incoming), /send one of application\/json, .*application\/octet-stream$/, 'incoming/{guid} lists the single-event types');
+  t.equal(node.engine.readStreamForward('told', 0, 10).events.length, 1, 'only the first event was written');
+});

@@ -24,6 +24,11 @@ const RAW_TYPES = new Map<string, boolean>([
 ]);
 const EMPTY = Buffer.alloc(0);
 
+/** What a 415 lists: the types an append, a single raw event, and a metadata write accept. */
+export const APPEND_MEDIA_TYPES: readonly string[] = [...BATCH_TYPES, ...XML_BATCH_TYPES, ...RAW_TYPES.keys()];
+export const RAW_MEDIA_TYPES: readonly string[] = [...RAW_TYPES.keys()];
+export const METADATA_MEDIA_TYPES: readonly string[] = [MediaType.json, ...BATCH_TYPES, ...XML_BATCH_TYPES];
+
 /** Event data and metadata of one request, together, may not exceed this. */
 export const APPEND_DATA_BYTES_MAX = 4 * 1024 * 1024;
 
@@ -121,7 +126,10 @@ function batchEntry(entry: unknown, index: number, source: BatchSource | undefin
   if (eventId === undefined || eventId === null || eventId === '') throw Errors.eventIdMissing.create(`entry ${index}`);
   if (typeof eventId !== 'string' || !isUuid(eventId)) throw Errors.invalidEvent.create(`eventId of entry ${index} is not a UUID`);
   if (isNilUuid(eventId)) throw Errors.eventIdNil.create(`entry ${index}`);
-  if (typeof eventType !== 'string' || eventType === '') throw Errors.invalidEvent.create(`Empty eventType provided (entry ${index})`);
+  if (eventType === undefined || eventType === null || eventType === '') throw Errors.invalidEvent.create(`Empty eventType provided (entry ${index})`);
+  if (typeof eventType !== 'string') {
+    throw Errors.invalidEvent.create(`eventType of entry ${index} is a ${Array.isArray(eventType) ? 'array' : typeof eventType}; it must be a non-empty string`);
+  }
   const encodedData = encodeValue(data, source && (() => source.of(index, 'data')));
   const encodedMetadata = encodeValue(metadata, source && (() => source.of(index, 'metadata')));
   return {

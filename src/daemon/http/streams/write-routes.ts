@@ -9,7 +9,9 @@ import { isMetadataStream, METADATA_EVENT_TYPE } from '../../../storage/stream-m
 import { isNilUuid, isUuid } from '../../../storage/uuid.js';
 import type { NewEvent, WriteResult } from '../../../storage/writer.js';
 import type { StreamsService } from '../../services/streams.js';
-import { batchEvents, checkDataSize, isBatchType, isRawType, rawEvent } from './append-body.js';
+import {
+  APPEND_MEDIA_TYPES, batchEvents, checkDataSize, isBatchType, isRawType, METADATA_MEDIA_TYPES, RAW_MEDIA_TYPES, rawEvent,
+} from './append-body.js';
 import * as headers from './headers.js';
 import { bodyMediaType, MediaType } from './media-types.js';
 import { principalOf } from '../principal.js';
@@ -64,7 +66,7 @@ export function appendRoutes(service: StreamsService): MethodRoute {
         if (!eventId) return redirectToIncoming(request, reply);
         events = [rawEvent(mediaType, bodyOf(request), eventId, eventType)];
       } else {
-        throw Errors.httpMediaType.create(request.headers['content-type'] ?? '');
+        throw Errors.httpMediaType.create(request.headers['content-type'] ?? '', APPEND_MEDIA_TYPES);
       }
       const result = await service.append(principalOf(request), stream, expectedVersion, checkDataSize(events));
       return created(request, reply, stream, result);
@@ -83,7 +85,7 @@ export function incomingRoute(service: StreamsService): MethodRoute {
       headers.checkRequireLeader(request);
       const expectedVersion = headers.expectedVersion(request);
       const mediaType = bodyMediaType(request.headers['content-type']);
-      if (!isRawType(mediaType)) throw Errors.httpMediaType.create(request.headers['content-type'] ?? '');
+      if (!isRawType(mediaType)) throw Errors.httpMediaType.create(request.headers['content-type'] ?? '', RAW_MEDIA_TYPES);
       const eventType = headers.eventTypeHeader(request);
       if (!eventType) throw Errors.eventTypeMissing.create();
       const event = rawEvent(mediaType, bodyOf(request), guid.toLowerCase(), eventType);
@@ -137,7 +139,7 @@ export function metadataWriteRoute(service: StreamsService): MethodRoute {
         if (entries.length !== 1) throw Errors.invalidEvent.create('a metadata write holds exactly one event');
         write = { metadata: entries[0].data, eventId: entries[0].eventId, eventType: entries[0].eventType };
       } else {
-        throw Errors.httpMediaType.create(request.headers['content-type'] ?? '');
+        throw Errors.httpMediaType.create(request.headers['content-type'] ?? '', METADATA_MEDIA_TYPES);
       }
       const result = await service.writeMetadata(principalOf(request), stream, expectedVersion, write.metadata, write.eventId, write.eventType);
       return created(request, reply, service.metadataStreamOf(stream), result);
