@@ -113,4 +113,9 @@ t.test('64-bit expected versions and event numbers are accepted at the edge', as
   t.equal((await append(node, 'wide', '9223372036854775808')).status, 400, 'beyond 64 bits is a malformed header');
   const read = await adminFetch(`${node.url}/streams/wide/9223372036854775807`, { headers: { accept: 'application/json' } });
   t.equal(read.status, 404, 'an event number past the end is not found, not malformed');
+  // Regression: 16-digit numbers above 2^53 - 1 were refused as "not an integer" while longer ones were accepted.
+  for (const number of ['9007199254740992', '9007199254740993', '10000000000000000']) {
+    const page = await adminFetch(`${node.url}/streams/wide/${number}/backward/2`, { headers: { accept: 'application/vnd.svc.atom+json' } });
+    t.equal(page.status, 200, `${number}: an event number, as every int64 is`);
+  }
 });

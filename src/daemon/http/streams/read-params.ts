@@ -22,9 +22,11 @@ function digits(text: string): number | undefined {
   return Number.isSafeInteger(value) ? value : undefined;
 }
 
-/** Event numbers go up to 9223372036854775807 (a tombstone's); those above 2^53 - 1 are past every event. */
+/**
+ * Event numbers go up to 9223372036854775807 (a tombstone's), whatever their number of digits;
+ * those above 2^53 - 1 are past every event.
+ */
 function eventNumberDigits(text: string): number | undefined {
-  if (text.length <= 16) return digits(text);
   return /^[0-9]+$/.test(text) ? parseInt64(text) : undefined;
 }
 
