@@ -96,6 +96,28 @@ t.test('create: 201 with Location, idempotent with the same password, 409 with a
   t.match(read.body.data, { loginName: login, fullName: 'New User', groups: ['readers'], disabled: false }, 'PascalCase fields were read');
 });
 
+// Regression: the requests that lost the race to create a login got the storage's expected-version
+// error about $user-<login> instead of the users API's answer to a second create.
+t.test('concurrent creates of one login: the same password all succeed, another password is a 409', async (t) => {
+  const createMany = (login: string, passwordOf: (index: number) => string) => Promise.all(
+    Array.from({ length: 6 }, (_, index) => call('POST', '/users/', ADMIN_AUTH, { loginName: login, password: passwordOf(index) })));
+  const same = unique('same');
+  const retries = await createMany(same, () => 'same-pw');
+  t.same(retries.map((reply) => reply.status), [201, 201, 201, 201, 201, 201], 'every retry of the same create succeeds');
+  t.ok(retries.every((reply) => reply.body.success === true));
+  t.equal(node.engine.readStreamForward(`$user-${same}`, 0, 10).events.length, 1, 'one $UserCreated, nothing else');
+
+  const raced = unique('race');
+  const replies = await createMany(raced, (index) => `pw-${index}`);
+  const winners = replies.flatMap((reply, index) => (reply.status === 201 ? [index] : []));
+  t.equal(winners.length, 1, 'one create wins');
+  for (const reply of replies.filter((reply) => reply.status !== 201)) {
+    t.equal(reply.status, 409);
+    t.match(reply.body, { code: 'SVCDB_ERR_USER_CONFLICT', success: false, error: 'Conflict' });
+  }
+  t.equal((await call('GET', '/users/$current', basicAuth(raced, `pw-${winners[0]}`))).status, 200, 'the winner\'s password holds');
+});
+
 t.test('bad bodies are coded 400s and create nothing', async (t) => {
   const login = unique('bad');
   for (const [body, what] of [

@@ -70,11 +70,17 @@ export class UsersService {
     requireAdmin(principal, 'create users');
     const login = checkLoginName(user.loginName);
     const found = this.store.find(login);
-    if (found !== undefined) {
-      if (await this.hasher.verify(user.password, found.user.password)) return 'unchanged';
-      throw Errors.userConflict.create(login);
+    if (found !== undefined) return this.createAgain(login, user.password, found.user);
+    const password = await this.hasher.hash(user.password);
+    try {
+      await this.store.create({ ...user, loginName: login, disabled: false, password });
+    } catch (error) {
+      // Another request created the login between the check and the write (a client retrying a
+      // create does this): answer as if that request had come first, not with the storage error.
+      const winner = Errors.wrongExpectedVersion.is(error) ? this.store.find(login) : undefined;
+      if (winner === undefined) throw error;
+      return this.createAgain(login, user.password, winner.user);
     }
-    await this.store.create({ ...user, loginName: login, disabled: false, password: await this.hasher.hash(user.password) });
     return 'created';
   }
 
@@ -107,6 +113,12 @@ export class UsersService {
       if (!(await this.hasher.verify(currentPassword, user.password))) throw Errors.userPasswordWrong.create(login);
       return { ...user, password };
     }, true);
+  }
+
+  /** A create of a login that exists: the same password succeeds and changes nothing, another is a conflict. */
+  private async createAgain(login: string, password: string, existing: UserRecord): Promise<CreateOutcome> {
+    if (await this.hasher.verify(password, existing.password)) return 'unchanged';
+    throw Errors.userConflict.create(login);
   }
 
   private existing(login: string): UserRecord {
