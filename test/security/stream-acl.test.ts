@@ -138,6 +138,22 @@ t.test('defaults come from $settings, per right, and a change to $settings holds
   t.equal(await allowed('$r', alice, plain), true, 'back to the built-in defaults');
 });
 
+// Regression: a stream without metadata of its own answered its metadata read with "may not read
+// stream" when the default ACL gave the caller $mr but not $r.
+t.test('reading the metadata of a stream without any needs $mr only, not $r', async (t) => {
+  const settings = (body: unknown) => request(node, 'POST', '/streams/%24settings', ADMIN_AUTH, JSON_EVENT('$settings'), JSON.stringify(body));
+  t.teardown(() => settings({}));
+  t.equal((await settings({ $userStreamAcl: { $r: 'readers', $mr: 'writers' } })).status, 201, 'settings written');
+  const bare = `bare-${randomUUID().slice(0, 8)}`;
+  await node.engine.append(bare, -2, newEvents(1));
+  t.equal(await allowed('$r', alice, bare), false, 'alice may not read the stream');
+  const metadata = await fetch(`${node.url}/streams/${bare}/metadata`, { headers: { accept: 'application/json', authorization: alice } });
+  t.equal(metadata.status, 200, 'but reads its metadata');
+  t.same(await metadata.json(), {}, 'which is empty');
+  t.equal((await rights.$mr(alice, `missing-${randomUUID().slice(0, 8)}`)).status, 404, 'a stream that does not exist has none');
+  t.equal((await rights.$mr(bob, bare)).code, 'SVCDB_ERR_ACCESS_DENIED', 'without $mr, $r is not enough');
+});
+
 t.test('anonymous stream access: off by default, and then only where $all is granted', async (t) => {
   const open = await startNode(t, { access: { allowAnonymousStreamAccess: true } });
   await open.engine.append('public', -2, newEvents(1));

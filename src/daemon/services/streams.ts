@@ -12,6 +12,8 @@ import { ALL_STREAMS, LongPollHub } from './long-poll.js';
 import type { Principal, StreamAccess, StreamOperation } from './stream-access.js';
 
 export const LINK_EVENT_TYPE = '$>';
+// The event number that reads a stream's last event.
+const HEAD_EVENT = -1;
 
 /** The engine surface the streams service uses. */
 export type StreamStorage = Pick<Engine,
@@ -96,6 +98,16 @@ export class StreamsService {
   readAllBackward(principal: Principal | undefined, position: number, count: number, filter?: AllFilter): AllPage {
     this.access.check(principal, 'read', ALL_STREAMS);
     return this.storage.readAllBackward(position, count, filter);
+  }
+
+  /**
+   * Whether `streamName` exists, asked by a reader of its metadata: only the metadata read right
+   * is checked, as it governs metadata reads, and the answer tells no more than the metadata
+   * stream's own 404 would.
+   */
+  existenceForMetadata(principal: Principal | undefined, streamName: string): ResolvedRead['status'] {
+    this.access.check(principal, 'metadataRead', streamName);
+    return this.storage.readEvent(streamName, HEAD_EVENT).status;
   }
 
   /** The metadata of `streamName` as it takes effect, without an access check: for the node's own use. */

@@ -59,9 +59,9 @@ export async function metadataReply(service: StreamsService, request: FastifyReq
   const { type } = chooseType(request, SINGLE_EVENT_TYPES);
   // The log ($all) always exists; another stream must, to have (empty) metadata.
   if (streamName !== ALL) {
-    const stream = service.readEvent(principalOf(request), streamName, HEAD, false);
-    if (stream.status === 'deleted') throw Errors.streamDeleted.create(streamName);
-    if (stream.status !== 'success') throw Errors.streamNotFound.create(streamName);
+    const status = service.existenceForMetadata(principalOf(request), streamName);
+    if (status === 'deleted') throw Errors.streamDeleted.create(streamName);
+    if (status !== 'success') throw Errors.streamNotFound.create(streamName);
   }
   setRevalidated(reply, read.lastEventNumber, type, service.contentEpoch);
   return sendAs(reply, type, emptyRepresentation(type));
