@@ -2,7 +2,7 @@
 // shapes, both spellings of body fields, and changes that hold from the very next request.
 import { randomUUID } from 'node:crypto';
 import t, { type Test } from 'tap';
-import { ADMIN_AUTH, basicAuth, createUser as createTestUser } from '../helpers/auth.js';
+import { ADMIN_AUTH, OPS_AUTH, basicAuth, createUser as createTestUser } from '../helpers/auth.js';
 import { startNode } from '../helpers/node.js';
 
 const node = await startNode(t);
@@ -133,6 +133,25 @@ t.test('bad bodies are coded 400s and create nothing', async (t) => {
   const broken = await fetch(`${node.url}/users/`, { method: 'POST', headers: { authorization: ADMIN_AUTH, 'content-type': 'application/json' }, body: '{"loginName":' });
   t.equal(broken.status, 400, 'malformed JSON');
   t.equal((await call('GET', `/users/${login}`, ADMIN_AUTH)).status, 404, 'nothing was created');
+});
+
+// Regression: a JSON body sent as text/plain was refused with "the body must be a JSON object",
+// which sent the user looking at the body instead of the header.
+t.test('a body sent as text/plain is a 415 naming the Content-Type, like any type the users API does not speak', async (t) => {
+  const login = unique('plain');
+  const send = (path: string, body: unknown) => fetch(node.url + path, {
+    method: 'POST', headers: { authorization: ADMIN_AUTH, 'content-type': 'text/plain' }, body: JSON.stringify(body),
+  });
+  for (const [path, body] of [['/users/', { loginName: login, password: 'pw' }], ['/users/ops/command/reset-password', { newPassword: 'x' }]] as const) {
+    const reply = await send(path, body);
+    t.equal(reply.status, 415, `${path}: 415`);
+    const error = await reply.json() as { code: string; message: string; success: boolean };
+    t.equal(error.code, 'SVCDB_ERR_HTTP_MEDIA_TYPE', path);
+    t.match(error.message, /text\/plain/, `${path}: the message names the type`);
+    t.equal(error.success, false);
+  }
+  t.equal((await call('GET', `/users/${login}`, ADMIN_AUTH)).status, 404, 'nothing was created');
+  t.equal((await call('GET', '/users/$current', OPS_AUTH)).status, 200, 'the password was not reset');
 });
 
 t.test('read: admin or self; $current; 404 for an unknown user', async (t) => {

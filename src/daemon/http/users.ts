@@ -54,6 +54,9 @@ const success = (fields: Record<string, unknown>) => ({ ...fields, success: true
 
 export const usersRoutes: FastifyPluginAsync<UsersRoutesOptions> = async (app, { users }) => {
   app.setErrorHandler(errorHandlerWith(errorFields));
+  // The users codecs are JSON and XML only: a body sent as text/plain (which fastify would parse as
+  // a string) gets the 415 of every other unsupported type, naming the Content-Type to fix.
+  app.removeContentTypeParser('text/plain');
   // Commands such as enable often come with a JSON content type and no body at all.
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
