@@ -181,6 +181,19 @@ t.test('update changes full name and groups, and the groups hold from the next r
   t.equal((await call('PUT', `/users/${login}`, ADMIN_AUTH, { groups: 'x' })).status, 400);
 });
 
+// Regression: a PUT without a body was refused with "the body must be a JSON object".
+t.test('update without a body is an empty change: 200, nothing changed; 404 for an unknown user', async (t) => {
+  const login = unique('nobody');
+  await createUser(login, 'pw', ['team']);
+  const bare = await call('PUT', `/users/${login}`, ADMIN_AUTH);
+  t.equal(bare.status, 200, 'no body, no Content-Type');
+  t.same(bare.body, { loginName: login, success: true, error: 'Success' });
+  const typed = await fetch(`${node.url}/users/${login}`, { method: 'PUT', headers: { authorization: ADMIN_AUTH, 'content-type': 'application/json' } });
+  t.equal(typed.status, 200, 'a JSON Content-Type and no body');
+  t.match((await call('GET', `/users/${login}`, ADMIN_AUTH)).body.data, { fullName: `Full ${login}`, groups: ['team'] }, 'unchanged');
+  t.equal((await call('PUT', '/users/nobody-here', ADMIN_AUTH)).status, 404);
+});
+
 t.test('disable refuses the user at once; enable lets it back; PUT and POST both work', async (t) => {
   const login = unique('dis');
   const auth = await createUser(login, 'pw');

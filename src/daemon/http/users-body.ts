@@ -51,7 +51,9 @@ export function newUserOf(raw: unknown): NewUser {
   };
 }
 
+/** The body of PUT /users/{login} is optional: none at all changes nothing, as `{}` does. */
 export function userChangeOf(raw: unknown): UserChange {
+  if (raw === undefined) return {};
   const body = objectOf(raw);
   const change: UserChange = {};
   const fullName = optionalText(body, 'fullName');
