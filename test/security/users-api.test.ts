@@ -123,6 +123,8 @@ t.test('bad bodies are coded 400s and create nothing', async (t) => {
   for (const [body, what] of [
     [{ password: 'p' }, 'no login name'], [{ loginName: login }, 'no password'], [{ loginName: login, password: '' }, 'empty password'],
     [{ loginName: 'a:b', password: 'p' }, 'a colon'], [{ loginName: 'a/b', password: 'p' }, 'a slash'], [{ loginName: '$x', password: 'p' }, 'a leading $'],
+    // Dot segments: URL resolvers remove them, so no link or request could reach such a user.
+    [{ loginName: '.', password: 'p' }, 'a dot'], [{ loginName: '..', password: 'p' }, 'two dots'],
     [{ loginName: login, password: 'p', groups: 'g' }, 'groups not a list'], [{ loginName: login, password: 'p', groups: [1] }, 'a group not a string'],
     [{ loginName: 5, password: 'p' }, 'a number as login'], [[1, 2], 'not an object'],
   ] as Array<[unknown, string]>) {
@@ -133,6 +135,7 @@ t.test('bad bodies are coded 400s and create nothing', async (t) => {
   const broken = await fetch(`${node.url}/users/`, { method: 'POST', headers: { authorization: ADMIN_AUTH, 'content-type': 'application/json' }, body: '{"loginName":' });
   t.equal(broken.status, 400, 'malformed JSON');
   t.equal((await call('GET', `/users/${login}`, ADMIN_AUTH)).status, 404, 'nothing was created');
+  t.equal(node.engine.readEvent('$user-..', -1).status, 'notFound', 'no user ".." either');
 });
 
 // Regression: a JSON body sent as text/plain was refused with "the body must be a JSON object",

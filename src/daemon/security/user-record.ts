@@ -75,8 +75,9 @@ export function decodeUser(data: Buffer): UserRecord | undefined {
 const LOGIN_NAME_MAX = 200;
 
 /**
- * Login names travel in Basic credentials (no ':'), in URL paths (no '/') and in stream names;
- * a leading '$' is kept for the API's own names such as `$current`.
+ * Login names travel in Basic credentials (no ':'), in URL paths (no '/', and not the dot
+ * segments '.' and '..', which every URL resolver removes) and in stream names; a leading '$'
+ * is kept for the API's own names such as `$current`.
  */
 export function checkLoginName(login: unknown): string {
   if (typeof login !== 'string' || login.trim() === '') throw Errors.userInvalid.create('loginName must be a non-empty string');
@@ -84,5 +85,6 @@ export function checkLoginName(login: unknown): string {
   // eslint-disable-next-line no-control-regex
   if (/[:/\u0000-\u001f\u007f]/.test(login)) throw Errors.userInvalid.create('loginName must not contain ":", "/" or control characters');
   if (login.startsWith('$')) throw Errors.userInvalid.create('loginName must not start with "$"');
+  if (login === '.' || login === '..') throw Errors.userInvalid.create(`loginName must not be "${login}", which a URL path cannot address; choose another name`);
   return login;
 }
