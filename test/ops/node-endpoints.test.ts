@@ -229,11 +229,18 @@ t.test('POST /gossip validates the update and keeps this node leader', async (t)
   t.equal(accepted.body.members.length, 1, 'the answer is this node\'s own view');
   t.equal(accepted.body.members[0].state, 'Leader');
   t.not(accepted.body.members[0].instanceId, other.instanceId);
+  for (const serverIp of ['fe80::1%eth0', 'node-2.cluster.example', '[::1]']) {
+    const reply = await getJson('/gossip', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ members: [other], serverIp, serverPort: 2113 }) });
+    t.equal(reply.status, 200, `${serverIp} is an address`);
+  }
 
   for (const body of [{ serverIp: 'x', serverPort: 1 }, { members: [{ ...other, instanceId: 'not-a-uuid' }], serverIp: 'x', serverPort: 1 },
-    { members: [{ ...other, state: 'Boss' }], serverIp: 'x', serverPort: 1 }]) {
+    { members: [{ ...other, state: 'Boss' }], serverIp: 'x', serverPort: 1 },
+    // The sender's address is logged: an unbounded or free-text one must not reach the log.
+    { members: [other], serverIp: 'X'.repeat(500), serverPort: 1 }, { members: [other], serverIp: '1.2.3.4\n{"level":40}', serverPort: 1 },
+    { members: [{ ...other, httpEndPointIp: 'a host' }], serverIp: 'x', serverPort: 1 }]) {
     const rejected = await getJson('/gossip', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    t.equal(rejected.status, 400, JSON.stringify(body));
+    t.equal(rejected.status, 400, JSON.stringify(body).slice(0, 200));
     t.equal(rejected.body.code, 'SVCDB_ERR_HTTP_REQUEST_INVALID');
   }
 });

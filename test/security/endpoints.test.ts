@@ -1,5 +1,6 @@
 // Who may call which endpoint on a whole node (the daemon in process, real engine, port 0): the
 // default policy, the anonymous-access options, and the default users of a first start.
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import t, { type Test } from 'tap';
@@ -73,6 +74,24 @@ t.test('user, operator and stream endpoints: no, wrong and right credentials', a
   const shutdown = await node.call('POST', '/admin/shutdown', CAROL);
   t.same([shutdown.status, shutdown.code], [401, 'SVCDB_ERR_ACCESS_DENIED'], 'a plain user cannot stop the node');
   t.equal(node.daemon.state, 'leader', 'and it runs on');
+});
+
+// Regression: anyone could post gossip, and the node logged the sender's address at WARN.
+t.test('POST /gossip is for operators; reading it stays open', async (t) => {
+  const update = JSON.stringify({ members: [{ instanceId: randomUUID(), state: 'Leader', isAlive: true, httpEndPointIp: '127.0.0.2', httpEndPointPort: 1 }], serverIp: '127.0.0.2', serverPort: 1 });
+  const post = async (auth?: string) => {
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (auth !== undefined) headers.authorization = auth;
+    const response = await fetch(`http://127.0.0.1:${node.daemon.address.port}/gossip`, { method: 'POST', headers, body: update });
+    return { status: response.status, code: (await response.json() as { code?: string }).code };
+  };
+  const warnings = () => node.lines.filter((line) => line.level === 40 && /gossip/.test(line.msg)).length;
+  const before = warnings();
+  t.same(await post(), { status: 401, code: 'SVCDB_ERR_AUTH_REQUIRED' }, 'anonymous');
+  t.same(await post(CAROL), { status: 401, code: 'SVCDB_ERR_ACCESS_DENIED' }, 'a plain user');
+  t.equal(warnings(), before, 'a refused update logs nothing');
+  t.equal((await post(OPS_AUTH)).status, 200, 'ops');
+  t.equal((await node.call('GET', '/gossip')).status, 200, 'GET stays anonymous');
 });
 
 t.test('malformed Authorization headers are coded 401s', async (t) => {

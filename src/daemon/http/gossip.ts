@@ -1,4 +1,4 @@
-/** `GET /gossip` (this node's view of the cluster) and `POST /gossip` (another node's view). */
+/** `GET /gossip` (this node's view of the cluster, for anyone) and `POST /gossip` (another node's view, from an operator). */
 import type { FastifyPluginAsync } from 'fastify';
 import type { GossipService, GossipUpdate } from '../services/gossip.js';
 
@@ -12,12 +12,15 @@ const memberStates = [
   'Manager', 'ShuttingDown', 'Shutdown', 'ReadOnlyLeaderless', 'PreReadOnlyReplica', 'ReadOnlyReplica', 'ResigningLeader',
 ];
 const port = { type: 'integer', minimum: 0, maximum: 65_535 } as const;
+// An IP address (v4, v6 with an optional zone) or a host name: the node logs it, so it is bounded
+// and can carry no spaces, quotes or line breaks.
+const address = { type: 'string', minLength: 1, maxLength: 253, pattern: '^[0-9A-Za-z.:%_\\[\\]-]+$' } as const;
 
 const updateSchema = {
   type: 'object',
   required: ['members', 'serverIp', 'serverPort'],
   properties: {
-    serverIp: { type: 'string', minLength: 1 },
+    serverIp: address,
     serverPort: port,
     members: {
       type: 'array',
@@ -29,7 +32,7 @@ const updateSchema = {
           instanceId: { type: 'string', pattern: uuid },
           state: { type: 'string', enum: memberStates },
           isAlive: { type: 'boolean' },
-          httpEndPointIp: { type: 'string', minLength: 1 },
+          httpEndPointIp: address,
           httpEndPointPort: port,
           epochNumber: { type: 'integer', minimum: -1 },
           writerCheckpoint: { type: 'integer', minimum: -1 },
