@@ -47,6 +47,7 @@ const exitCodeByErrorCode: ReadonlyMap<string, number> = new Map([
   [Errors.optionInvalid.code, ExitCode.usage],
   [Errors.optionUnknown.code, ExitCode.usage],
   [Errors.optionConflict.code, ExitCode.usage],
+  [Errors.optionRequires.code, ExitCode.usage],
   [Errors.optionConfigFile.code, ExitCode.usage],
   [Errors.storageLocked.code, ExitCode.locked],
   [Errors.storageChecksum.code, ExitCode.corrupt],

@@ -15,6 +15,7 @@ const hintByErrorCode: ReadonlyMap<string, string> = new Map([
   [Errors.optionInvalid.code, 'Run the command with --help for its options and their allowed values.'],
   [Errors.optionUnknown.code, 'Config file keys are the PascalCase option names (HttpPort); svcdb serve --help lists the options.'],
   [Errors.optionConflict.code, 'Change one of the two options the message names.'],
+  [Errors.optionRequires.code, 'Add the options the message says are required, or leave out the option that requires them.'],
   [Errors.optionConfigFile.code, 'Check the path given with --config (or SVC_CONFIG) and that the file is a YAML mapping such as "HttpPort: 2113".'],
   [Errors.httpListen.code, 'Choose a free port with --http-port (0 picks any free port), or stop the process that uses it.'],
   [Errors.storageChecksum.code, corruptHint],

@@ -365,6 +365,11 @@ export const Errors = {
     (first: string, second: string, why: string) => `options ${first} and ${second} conflict: ${why}`,
     (first: string, second: string) => ({ options: [first, second] }),
   ),
+  optionRequires: define(
+    'SVCDB_ERR_OPTION_REQUIRES', 400, 'an option needs other options that were not given',
+    (option: string, required: string[], why: string) => `option ${option} requires ${required.join(' and ')}: ${why}`,
+    (option: string, required: string[]) => ({ option, requires: required }),
+  ),
   cliUsage: define(
     'SVCDB_ERR_CLI_USAGE', 400, 'the command line is wrong: an unknown command or flag, a missing or extra argument, a bad or repeated flag value',
     (problem: string, command?: string) => (command === undefined ? problem : `${command}: ${problem}`),

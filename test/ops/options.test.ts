@@ -9,6 +9,7 @@ import { configKey, environmentVariable, flagName } from '../../src/common/optio
 import { loadOptions, type OptionInputs } from '../../src/common/options/load.js';
 import { optionKeys, optionSchema } from '../../src/common/options/schema.js';
 import { engineOptionsOf } from '../../src/daemon/options.js';
+import { hintFor } from '../../src/cli/hints.js';
 import { runCli } from '../helpers/cli.js';
 
 function load(dir: string, inputs: Partial<OptionInputs> = {}) {
@@ -151,9 +152,12 @@ t.test('conflicting pairs stop the start, naming both options', async (t) => {
   }, 'a non-loopback address over plain HTTP needs --insecure');
   t.equal(load(dir, { flags: { httpIp: '0.0.0.0', insecure: true } }).values.httpIp, '0.0.0.0');
   t.equal(load(dir, { flags: { httpIp: '::1' } }).values.httpIp, '::1', 'IPv6 loopback is fine');
+  // Regression: this said the options "conflict" although --cert-file was not given at all.
   t.throws(() => load(dir, { env: { SVC_ENABLE_TRUSTED_AUTH: 'true' } }), {
-    code: 'SVCDB_ERR_OPTION_CONFLICT', details: { options: ['--enable-trusted-auth', '--cert-file'] }, message: /TLS/,
+    code: 'SVCDB_ERR_OPTION_REQUIRES', details: { option: '--enable-trusted-auth', requires: ['--cert-file', '--cert-private-key-file'] },
+    message: /^option --enable-trusted-auth requires --cert-file and --cert-private-key-file: .*TLS/,
   }, 'trusted auth needs TLS');
+  t.match(hintFor('SVCDB_ERR_OPTION_REQUIRES'), /Add the options/, 'the hint says to add them');
   t.equal(load(dir, { flags: { enableTrustedAuth: true, certFile: 'node.crt', certPrivateKeyFile: 'node.key' } }).values.enableTrustedAuth, true);
 });
 

@@ -227,8 +227,8 @@ function checkCombinations(options: NodeOptions): void {
   }
   checkCertificateOptions(options);
   if (options.enableTrustedAuth && options.certFile === '') {
-    throw Errors.optionConflict.create('--enable-trusted-auth', '--cert-file',
-      'a node that believes Svc-TrustedAuth headers must only be reached over TLS; serve HTTPS with --cert-file and --cert-private-key-file, or leave trusted auth off');
+    throw Errors.optionRequires.create('--enable-trusted-auth', ['--cert-file', '--cert-private-key-file'],
+      'a node that believes Svc-TrustedAuth headers must only be reached over TLS; add both to serve HTTPS, or leave trusted auth off');
   }
   if (!isLoopback(options.httpIp) && !options.insecure && options.certFile === '') {
     throw Errors.optionConflict.create('--http-ip', '--insecure',
