@@ -4,7 +4,7 @@
 import t from 'tap';
 import { adminFetch, createUser, OPS_AUTH } from '../helpers/auth.js';
 import { startNode } from '../helpers/node.js';
-import { createGroup, groupUrl, info, mustCreateGroup } from '../helpers/subscriptions.js';
+import { appendEvents, createGroup, groupUrl, info, mustCreateGroup, take, takeResponse } from '../helpers/subscriptions.js';
 import { SubscriptionsService } from '../../src/daemon/subscriptions/service.js';
 import { SystemStreams } from '../../src/daemon/subscriptions/system-streams.js';
 import pino from 'pino';
@@ -146,6 +146,36 @@ t.test('definitions are kept in $persistentSubscriptionConfig and come back afte
   restarted.start();
   t.teardown(() => restarted.close());
   t.same(restarted.list().map((group) => [group.definition.group, group.settings.maxRetryCount, group.settings.namedConsumerStrategy]), [['kept', 4, 'Pinned']]);
+});
+
+// Regression: groups were kept under `{stream}::{group}`, so `sec/ret::g` found the group of
+// stream `sec::ret`, and its messages were served after a read check on stream `sec`.
+t.test('a group is its (stream, group) pair: names with :: never reach the group of another stream', async (t) => {
+  const node = await startNode(t);
+  await adminFetch(`${node.url}/streams/${encodeURIComponent('sec::ret')}/metadata`, {
+    method: 'POST', headers: { 'content-type': 'application/json', 'svc-eventid': '11111111-1111-4111-8111-111111111111' },
+    body: JSON.stringify({ $acl: { $r: '$admins' } }),
+  });
+  await appendEvents(node.url, 'sec::ret', 2);
+  await mustCreateGroup(node.url, 'sec::ret', 'g');
+  const user = await createUser(node.url, { loginName: 'u1', password: 'pw1' });
+  const other = await takeResponse(node.url, 'sec', 'ret::g', 10, { auth: user });
+  t.equal(other.status, 404, 'group ret::g on stream sec does not exist');
+  t.equal((await other.json() as { code: string }).code, 'SVCDB_ERR_SUBSCRIPTION_NOT_FOUND');
+  t.equal((await takeResponse(node.url, 'sec', 'ret::g', 10)).status, 404, 'not for an admin either');
+  t.equal((await adminFetch(`${groupUrl(node.url, 'sec', 'ret::g')}/info`)).status, 404);
+  t.equal((await adminFetch(groupUrl(node.url, 'sec', 'ret::g'), { method: 'DELETE' })).status, 404);
+  t.equal((await adminFetch(groupUrl(node.url, 'sec', 'ret::g'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status, 404);
+  // Both would be named `sec::ret::g` in their checkpoint and parked streams: the second is refused.
+  const clash = await createGroup(node.url, 'sec', 'ret::g');
+  t.equal(clash.status, 400);
+  const error = await clash.json() as { code: string; message: string };
+  t.equal(error.code, 'SVCDB_ERR_SUBSCRIPTION_PARAMETER_INVALID');
+  t.match(error.message, 'would share its checkpoint and parked streams');
+  t.same((await info(node.url, 'sec::ret', 'g')).eventStreamId, 'sec::ret', 'the group of sec::ret is still there');
+  t.same((await take(node.url, 'sec::ret', 'g', 10)).numbers, [0, 1]);
+  t.equal((await createGroup(node.url, 'sec', 'ret::h')).status, 201, 'other names with :: are fine');
+  t.same((await take(node.url, 'sec', 'ret::h', 10)).numbers, [], 'stream sec has no events');
 });
 
 t.test('a stream and group whose checkpoint stream name would be too long are refused', async (t) => {

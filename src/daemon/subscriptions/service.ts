@@ -39,8 +39,11 @@ export interface Delivery {
 }
 
 export class SubscriptionsService {
-  private readonly groups = new Map<string, SubscriptionGroup>();
-  private readonly byStream = new Map<string, Set<SubscriptionGroup>>();
+  /**
+   * The groups by stream, then by group name. A group is the (stream, group) pair: the names are
+   * never joined into one key, as any separator may occur in either name.
+   */
+  private readonly groups = new Map<string, Map<string, SubscriptionGroup>>();
   private readonly config: ConfigStore;
   /** The service's clock, in ms. */
   readonly now: () => number;
@@ -89,44 +92,48 @@ export class SubscriptionsService {
     this.consumer ??= this.options.follow({ name: 'persistent-subscriptions', handle: (page) => this.committed(page), wanted: () => this.groups.size > 0 });
     const group = new SubscriptionGroup(definition, this.context(), checkpoint);
     group.appended(this.options.system.lastEventNumber(definition.stream));
-    this.groups.set(groupKey(definition.stream, definition.group), group);
-    let set = this.byStream.get(definition.stream);
-    if (set === undefined) {
-      set = new Set();
-      this.byStream.set(definition.stream, set);
+    let ofStream = this.groups.get(definition.stream);
+    if (ofStream === undefined) {
+      ofStream = new Map();
+      this.groups.set(definition.stream, ofStream);
     }
-    set.add(group);
+    ofStream.set(definition.group, group);
     return group;
   }
 
   private remove(group: SubscriptionGroup): void {
     const { stream, group: name } = group.definition;
-    this.groups.delete(groupKey(stream, name));
-    const set = this.byStream.get(stream);
-    set?.delete(group);
-    if (set?.size === 0) this.byStream.delete(stream);
+    const ofStream = this.groups.get(stream);
+    if (ofStream?.get(name) !== group) return;
+    ofStream.delete(name);
+    if (ofStream.size === 0) this.groups.delete(stream);
   }
 
   private definitions(): GroupDefinition[] {
-    return [...this.groups.values()].map((group) => group.definition);
+    return this.list().map((group) => group.definition);
+  }
+
+  private find(stream: string, group: string): SubscriptionGroup | undefined {
+    return this.groups.get(stream)?.get(group);
   }
 
   /** The group, or SVCDB_ERR_SUBSCRIPTION_NOT_FOUND. */
   get(stream: string, group: string): SubscriptionGroup {
-    const found = this.groups.get(groupKey(stream, group));
+    const found = this.find(stream, group);
     if (found === undefined) throw Errors.subscriptionNotFound.create(stream, group);
     return found;
   }
 
   list(stream?: string): SubscriptionGroup[] {
-    if (stream === undefined) return [...this.groups.values()];
-    return [...(this.byStream.get(stream) ?? [])];
+    if (stream !== undefined) return [...(this.groups.get(stream)?.values() ?? [])];
+    return [...this.groups.values()].flatMap((ofStream) => [...ofStream.values()]);
   }
 
   async create(principal: Principal | undefined, stream: string, group: string, body: unknown): Promise<void> {
     checkNames(stream, group);
     const settings = settingsOf(body);
-    if (this.groups.has(groupKey(stream, group))) throw Errors.subscriptionExists.create(stream, group);
+    if (this.find(stream, group) !== undefined) throw Errors.subscriptionExists.create(stream, group);
+    this.checkOwnStreamsFree(stream, group);
     const definition = { stream, group, settings };
     const checkpoint = this.startOf(definition);
     const created = this.add(definition, checkpoint);
@@ -139,6 +146,21 @@ export class SubscriptionsService {
       this.remove(created);
       throw error;
     }
+  }
+
+  /**
+   * The group's checkpoint and parked streams are named `{stream}::{group}`, as the wire note
+   * has them, so `a::b`/`c` and `a`/`b::c` would share them (and their name in stats). The
+   * second of two such groups is refused rather than given the other's checkpoints.
+   */
+  private checkOwnStreamsFree(stream: string, group: string): void {
+    const checkpointStream = checkpointStreamOf(stream, group);
+    const other = this.list().find((existing) => existing.checkpointStream === checkpointStream);
+    if (other === undefined) return;
+    const { stream: otherStream, group: otherGroup } = other.definition;
+    throw Errors.subscriptionParameterInvalid.create(
+      `group ${group} on stream ${stream} would share its checkpoint and parked streams (${checkpointStream}) with group ${otherGroup} on stream ${otherStream}; choose another group name`,
+    );
   }
 
   /**
@@ -193,8 +215,8 @@ export class SubscriptionsService {
   /** Per group figures for /stats and /metrics, by `{stream}::{group}`. */
   stats(): Record<string, SubscriptionGroupFields> {
     const fields: Record<string, SubscriptionGroupFields> = {};
-    for (const [key, group] of this.groups) {
-      fields[key] = {
+    for (const group of this.list()) {
+      fields[groupKey(group.definition.stream, group.definition.group)] = {
         inFlight: group.inFlightCount,
         parked: group.parked.count(),
         processedRate: group.measure().averageItemsPerSecond,
@@ -208,14 +230,14 @@ export class SubscriptionsService {
 
   /** Message timeouts, idle consumers and timed checkpoints of every group. */
   tick(): void {
-    for (const group of this.groups.values()) group.tick();
+    for (const group of this.list()) group.tick();
   }
 
   private committed(page: AllPage): void {
     for (const event of page.events) {
-      const groups = this.byStream.get(event.streamName);
+      const groups = this.groups.get(event.streamName);
       if (groups === undefined) continue;
-      for (const group of groups) group.appended(event.eventNumber);
+      for (const group of groups.values()) group.appended(event.eventNumber);
     }
   }
 
@@ -225,7 +247,7 @@ export class SubscriptionsService {
     this.closed = true;
     clearInterval(this.timer);
     this.consumer?.stop();
-    await Promise.all([...this.groups.values()].map((group) => group.stop()));
+    await Promise.all(this.list().map((group) => group.stop()));
   }
 }
 
