@@ -99,6 +99,28 @@ t.test('invalid settings are coded 400s with the reference\'s messages, and crea
   t.equal((await all.json() as { code: string }).code, 'SVCDB_ERR_SUBSCRIPTION_PARAMETER_INVALID');
 });
 
+// Regression: `"namedConsumerStrategy": null` reached the strategy lookup and answered a 500.
+t.test('null is refused for every field but startPosition, on create and on update', async (t) => {
+  const node = await startNode(t);
+  await mustCreateGroup(node.url, 's', 'existing');
+  for (const field of Object.keys(DEFAULTS)) {
+    for (const method of ['PUT', 'POST']) {
+      const group = method === 'PUT' ? 'new' : 'existing';
+      const response = await adminFetch(groupUrl(node.url, 's', group), {
+        method, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ [field]: null }),
+      });
+      t.equal(response.status, 400, `${method} ${field}`);
+      const error = await response.json() as { code: string; message: string };
+      t.equal(error.code, 'SVCDB_ERR_SUBSCRIPTION_SETTINGS_INVALID', `${method} ${field}`);
+      t.equal(error.message, `${field} must not be null; leave it out for the default`);
+    }
+  }
+  t.same((await (await adminFetch(`${node.url}/subscriptions`)).json() as unknown[]).length, 1, 'nothing was created');
+  t.match((await info(node.url, 's', 'existing')).config, DEFAULTS, 'nothing was changed');
+  t.equal((await createGroup(node.url, 's', 'null-start', { startPosition: null, startFrom: 3 })).status, 201, 'startPosition null: startFrom decides');
+  t.match((await info(node.url, 's', 'null-start')).config, { startFrom: 3 });
+});
+
 t.test('an XML body sets the fields too', async (t) => {
   const node = await startNode(t);
   const response = await adminFetch(groupUrl(node.url, 's', 'x'), {

@@ -60,13 +60,17 @@ const FIELD_KINDS: Record<keyof SubscriptionSettings, Kind> = {
   minCheckPointCount: 'integer', maxCheckPointCount: 'integer', maxSubscriberCount: 'integer', namedConsumerStrategy: 'string',
 };
 
+/** The one field whose null means something: the wire note's default body has `"startPosition": null`. */
+const NULLABLE_FIELDS: ReadonlySet<keyof SubscriptionSettings> = new Set(['startPosition']);
+
 const FIELDS_BY_LOWER_NAME = new Map(Object.keys(FIELD_KINDS).map((name) => [name.toLowerCase(), name as keyof SubscriptionSettings]));
 
 const invalid = (why: string) => Errors.subscriptionSettingsInvalid.create(why);
 
-function valueOf(name: string, kind: Kind, value: unknown): unknown {
+function valueOf(name: string, field: keyof SubscriptionSettings, value: unknown): unknown {
+  const kind = FIELD_KINDS[field];
   if (value === null) {
-    if (kind === 'string') return null;
+    if (NULLABLE_FIELDS.has(field)) return null;
     throw invalid(`${name} must not be null; leave it out for the default`);
   }
   if (kind === 'boolean') {
@@ -92,7 +96,7 @@ export function settingsOf(body: unknown, base: Readonly<SubscriptionSettings> =
     const name = FIELDS_BY_LOWER_NAME.get(key.toLowerCase());
     // Fields of other versions of the protocol are ignored, as its clients send them.
     if (name === undefined || value === undefined) continue;
-    settings[name] = valueOf(key, FIELD_KINDS[name], value);
+    settings[name] = valueOf(key, name, value);
   }
   return checked(settings as unknown as SubscriptionSettings);
 }
