@@ -113,6 +113,27 @@ t.test('bad counts, ids and actions are coded 400s and change nothing', async (t
   t.equal((await post(`${base}/ack`)).status, 202, 'no ids: nothing to do');
 });
 
+// Regression: a JSON or XML body that did not parse was refused with the settings error and a
+// hint to send settings, which these endpoints do not take.
+t.test('acks, nacks and replays take no body: whatever is sent with them is not read', async (t) => {
+  const node = await startNode(t);
+  await mustCreateGroup(node.url, 'orders', 'g');
+  await appendEvents(node.url, 'orders', 3);
+  const taken = await take(node.url, 'orders', 'g', 3);
+  const base = groupUrl(node.url, 'orders', 'g');
+  const bodies: Array<[string, string]> = [['application/json', 'not json'], ['text/xml', '<a>'], ['text/plain', 'anything']];
+  const requests: Array<[string, number]> = [
+    [`/ack/${taken.ids[0]}`, 202], [`/nack/${taken.ids[1]}?action=park`, 202], [`/ack?ids=${taken.ids[2]}`, 202], ['/replayParked', 200],
+  ];
+  for (const [index, [path, status]] of requests.entries()) {
+    const [contentType, body] = bodies[index % bodies.length];
+    const response = await adminFetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': contentType }, body });
+    t.equal(response.status, status, `${path} with ${contentType}`);
+  }
+  const info = await (await adminFetch(`${base}/info`)).json() as { totalItemsProcessed: number; totalInFlightMessages: number };
+  t.match(info, { totalItemsProcessed: 2, totalInFlightMessages: 0 }, 'the acks and the nack were done');
+});
+
 t.test('consuming and acknowledging need the read right on the stream', async (t) => {
   const node = await startNode(t);
   await adminFetch(`${node.url}/streams/secret/metadata`, {

@@ -121,6 +121,34 @@ t.test('null is refused for every field but startPosition, on create and on upda
   t.match((await info(node.url, 's', 'null-start')).config, { startFrom: 3 });
 });
 
+// Regression: a settings body of any other type was dropped, and the group created or
+// "updated" with the defaults, answered as Success.
+t.test('settings in a body that is neither JSON nor XML are a 415, and change nothing', async (t) => {
+  const node = await startNode(t);
+  await mustCreateGroup(node.url, 's', 'existing', { maxRetryCount: 2 });
+  const body = '{"maxRetryCount":0,"bufferSize":0}';
+  const cases: Array<[string, Record<string, string>, string | Uint8Array]> = [
+    ['a form', { 'content-type': 'application/x-www-form-urlencoded' }, body],
+    ['text', { 'content-type': 'text/plain' }, body],
+    ['no Content-Type', {}, new TextEncoder().encode(body)],
+  ];
+  for (const [what, headers, sent] of cases) {
+    for (const [method, group] of [['PUT', 'new'], ['POST', 'existing']]) {
+      const response = await adminFetch(groupUrl(node.url, 's', group), { method, headers, body: sent });
+      t.equal(response.status, 415, `${method} with ${what}`);
+      t.equal((await response.json() as { code: string }).code, 'SVCDB_ERR_HTTP_MEDIA_TYPE', `${method} with ${what}`);
+    }
+  }
+  t.equal((await adminFetch(`${groupUrl(node.url, 's', 'new')}/info`)).status, 404, 'nothing was created');
+  t.match((await info(node.url, 's', 'existing')).config, { maxRetryCount: 2, bufferSize: 500 }, 'nothing was changed');
+  const empty = await adminFetch(groupUrl(node.url, 's', 'no-body'), { method: 'PUT' });
+  t.equal(empty.status, 201, 'no body at all: the defaults');
+  t.match((await info(node.url, 's', 'no-body')).config, DEFAULTS);
+  const charset = await adminFetch(groupUrl(node.url, 's', 'charset'), { method: 'PUT', headers: { 'content-type': 'application/json; charset=utf-8' }, body: '{"maxRetryCount":3}' });
+  t.equal(charset.status, 201);
+  t.match((await info(node.url, 's', 'charset')).config, { maxRetryCount: 3 });
+});
+
 t.test('an XML body sets the fields too', async (t) => {
   const node = await startNode(t);
   const response = await adminFetch(groupUrl(node.url, 's', 'x'), {

@@ -9,7 +9,6 @@ import type { StreamsService } from '../../services/streams.js';
 import type { SubscriptionsService } from '../../subscriptions/service.js';
 import { principalOf } from '../principal.js';
 import { resource } from '../routing.js';
-import { parseXmlRoot } from '../xml-body.js';
 import { Errors } from '../../../common/errors.js';
 import { randomUUID } from 'node:crypto';
 import { EntryUrls } from '../streams/entry.js';
@@ -23,6 +22,7 @@ import { jsonChildren } from '../streams/xml-text.js';
 import { competingFeed } from './competing-feed.js';
 import { groupInfo, groupSummary } from './info.js';
 import { consumerIdentity, messageCount, messageIds, nackAction, stopAtParam } from './params.js';
+import { settingsBody } from './settings-body.js';
 import { groupUrl } from './urls.js';
 import { viewParkedRoute } from './view-parked.js';
 
@@ -58,25 +58,14 @@ function sendDocument(request: FastifyRequest, reply: FastifyReply, root: string
 
 const result = () => ({ correlationId: randomUUID(), reason: '', result: 'Success' });
 
+/**
+ * Bodies are kept as text whatever their type: create and update read theirs as settings by
+ * the Content-Type; acks and replays take no body, and whatever a client sends with them is not
+ * read.
+ */
 function bodyParsers(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser(['application/json', 'application/vnd.svc.events+json'], { parseAs: 'string' }, (_request, body, done) => {
-    try {
-      done(null, (body as string).trim() === '' ? undefined : JSON.parse(body as string));
-    } catch {
-      done(Errors.subscriptionSettingsInvalid.create('the body is not valid JSON; send a JSON object of settings'));
-    }
-  });
-  app.addContentTypeParser(['text/xml', 'application/xml'], { parseAs: 'string' }, (_request, body, done) => {
-    try {
-      const text = body as string;
-      done(null, text.trim() === '' ? undefined : parseXmlRoot(text, (why) => Errors.subscriptionSettingsInvalid.create(why)) || undefined);
-    } catch (error) {
-      done(error as Error);
-    }
-  });
-  // Acks and replays carry no body; whatever a client sends with them is not read.
-  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, _body, done) => done(null, undefined));
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
 }
 
 export async function subscriptionsRoutes(app: FastifyInstance, { subscriptions, streams }: SubscriptionsPluginOptions): Promise<void> {
@@ -100,7 +89,7 @@ export async function subscriptionsRoutes(app: FastifyInstance, { subscriptions,
     PUT: {
       handler: async (request, reply) => {
         const { stream, group } = paramsOf(request);
-        await subscriptions.create(principalOf(request), stream, group, request.body);
+        await subscriptions.create(principalOf(request), stream, group, settingsBody(request));
         reply.code(201).header('Location', groupUrl(baseUrl(request), stream, group));
         return sendDocument(request, reply, 'result', result());
       },
@@ -108,7 +97,7 @@ export async function subscriptionsRoutes(app: FastifyInstance, { subscriptions,
     POST: {
       handler: async (request, reply) => {
         const { stream, group } = paramsOf(request);
-        await subscriptions.update(principalOf(request), stream, group, request.body);
+        await subscriptions.update(principalOf(request), stream, group, settingsBody(request));
         return sendDocument(request, reply, 'result', result());
       },
     },
