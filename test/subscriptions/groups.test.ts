@@ -1,10 +1,10 @@
 // Subscription groups over HTTP: create (201 with Location, 409 twice, 401 for non-operators),
 // every SubscriptionItem field with its default, camelCase and PascalCase, the reference's
 // validation messages as coded 400s, update, delete, and definitions that survive a restart.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { adminFetch, createUser, OPS_AUTH } from '../helpers/auth.js';
-import { startNode } from '../helpers/node.js';
-import { appendEvents, createGroup, groupUrl, info, mustCreateGroup, take, takeResponse } from '../helpers/subscriptions.js';
+import { requestBody, startNode, type TestNode } from '../helpers/node.js';
+import { ack, appendEvents, createGroup, groupUrl, info, mustCreateGroup, take, takeResponse } from '../helpers/subscriptions.js';
 import { SubscriptionsService } from '../../src/daemon/subscriptions/service.js';
 import { SystemStreams } from '../../src/daemon/subscriptions/system-streams.js';
 import pino from 'pino';
@@ -127,10 +127,10 @@ t.test('settings in a body that is neither JSON nor XML are a 415, and change no
   const node = await startNode(t);
   await mustCreateGroup(node.url, 's', 'existing', { maxRetryCount: 2 });
   const body = '{"maxRetryCount":0,"bufferSize":0}';
-  const cases: Array<[string, Record<string, string>, string | Uint8Array]> = [
+  const cases: Array<[string, Record<string, string>, string | Uint8Array<ArrayBuffer>]> = [
     ['a form', { 'content-type': 'application/x-www-form-urlencoded' }, body],
     ['text', { 'content-type': 'text/plain' }, body],
-    ['no Content-Type', {}, new TextEncoder().encode(body)],
+    ['no Content-Type', {}, requestBody(Buffer.from(body))],
   ];
   for (const [what, headers, sent] of cases) {
     for (const [method, group] of [['PUT', 'new'], ['POST', 'existing']]) {
@@ -175,6 +175,48 @@ t.test('update changes the settings; update and delete of a missing group are 40
   t.equal((await adminFetch(groupUrl(node.url, 's', 'g'), { method: 'DELETE' })).status, 404);
   t.equal((await adminFetch(`${groupUrl(node.url, 's', 'g')}/info`)).status, 404);
   t.equal((await createGroup(node.url, 's', 'g')).status, 201, 'a deleted group can be created again');
+});
+
+/** A service over the node's streams, as the node builds it at its next start. */
+function restartedService(t: Test, node: TestNode): SubscriptionsService {
+  const restarted = new SubscriptionsService({
+    system: new SystemStreams(node.streams), access: node.security.access, follow: (options) => node.engine.follow(options),
+    logger: pino({ level: 'silent' }), tickIntervalMs: 0,
+  });
+  restarted.start();
+  t.teardown(() => restarted.close());
+  return restarted;
+}
+
+// Regression: an update stops the group and writes its checkpoint before replacing it; a second
+// update or a delete arriving meanwhile worked on the old group, so one update's fields were lost,
+// the list held ghost copies of the group, and a delete could be undone.
+t.test('updates and deletes of one group sent together end as if sent one after the other', async (t) => {
+  const node = await startNode(t);
+  const admin = { name: 'admin', groups: ['$admins'] };
+  await appendEvents(node.url, 's', 20);
+  for (const group of ['updated', 'deleted']) {
+    await mustCreateGroup(node.url, 's', group);
+    // Handled, and not yet checkpointed: the update's stop has a checkpoint to write.
+    const taken = await take(node.url, 's', group, 5);
+    t.equal((await ack(node.url, 's', group, taken.ids)).status, 202);
+  }
+  // Called in one turn of the event loop, so they are started in this order.
+  await Promise.all([
+    node.subscriptions.update(admin, 's', 'updated', { maxRetryCount: 1 }),
+    node.subscriptions.update(admin, 's', 'updated', { bufferSize: 50 }),
+    node.subscriptions.update(admin, 's', 'updated', { maxRetryCount: 3 }),
+  ]);
+  const raced = await Promise.allSettled([
+    node.subscriptions.update(admin, 's', 'deleted', { maxRetryCount: 1 }),
+    node.subscriptions.delete(admin, 's', 'deleted'),
+  ]);
+  t.same(raced.map((outcome) => outcome.status), ['fulfilled', 'fulfilled']);
+  const listed = await (await adminFetch(`${node.url}/subscriptions/s`)).json() as Array<{ groupName: string }>;
+  t.same(listed.map((entry) => entry.groupName), ['updated'], 'one group, and the deleted one is gone');
+  t.match((await info(node.url, 's', 'updated')).config, { maxRetryCount: 3, bufferSize: 50 }, 'every update applied, the last one last');
+  t.equal((await adminFetch(`${groupUrl(node.url, 's', 'deleted')}/info`)).status, 404);
+  t.same(restartedService(t, node).list().map((group) => group.definition.group), ['updated'], 'the config says the same');
 });
 
 t.test('definitions are kept in $persistentSubscriptionConfig and come back after a restart', async (t) => {

@@ -45,6 +45,8 @@ export class SubscriptionsService {
    */
   private readonly groups = new Map<string, Map<string, SubscriptionGroup>>();
   private readonly config: ConfigStore;
+  /** The last create, update or delete of each group, by `groupOperationKey`: the next one waits for it. */
+  private readonly operations = new Map<string, Promise<void>>();
   /** The service's clock, in ms. */
   readonly now: () => number;
   private consumer: LogConsumer | undefined;
@@ -129,7 +131,27 @@ export class SubscriptionsService {
     return [...this.groups.values()].flatMap((ofStream) => [...ofStream.values()]);
   }
 
-  async create(principal: Principal | undefined, stream: string, group: string, body: unknown): Promise<void> {
+  /**
+   * Runs `operation` once the operations queued before it on the same group are done. An update
+   * stops the group and waits for its checkpoint before it replaces it: a second update or a
+   * delete meanwhile would work on the old group, add a second one or undo the delete.
+   */
+  private serialised(stream: string, group: string, operation: () => Promise<void>): Promise<void> {
+    const key = groupOperationKey(stream, group);
+    const run = (this.operations.get(key) ?? Promise.resolve()).then(operation);
+    const done = run.catch(() => undefined);
+    this.operations.set(key, done);
+    void done.then(() => {
+      if (this.operations.get(key) === done) this.operations.delete(key);
+    });
+    return run;
+  }
+
+  create(principal: Principal | undefined, stream: string, group: string, body: unknown): Promise<void> {
+    return this.serialised(stream, group, () => this.createNow(principal, stream, group, body));
+  }
+
+  private async createNow(principal: Principal | undefined, stream: string, group: string, body: unknown): Promise<void> {
     checkNames(stream, group);
     const settings = settingsOf(body);
     if (this.find(stream, group) !== undefined) throw Errors.subscriptionExists.create(stream, group);
@@ -168,7 +190,11 @@ export class SubscriptionsService {
    * dropped and every message they had checked out is released; the group starts again from
    * what it has handled, so nothing is lost (a message may come again).
    */
-  async update(principal: Principal | undefined, stream: string, group: string, body: unknown): Promise<void> {
+  update(principal: Principal | undefined, stream: string, group: string, body: unknown): Promise<void> {
+    return this.serialised(stream, group, () => this.updateNow(principal, stream, group, body));
+  }
+
+  private async updateNow(principal: Principal | undefined, stream: string, group: string, body: unknown): Promise<void> {
     const current = this.get(stream, group);
     const settings: SubscriptionSettings = settingsOf(body, current.settings);
     await current.stop();
@@ -179,7 +205,11 @@ export class SubscriptionsService {
   }
 
   /** Removes the group; its checkpoint and parked streams are deleted with it. */
-  async delete(principal: Principal | undefined, stream: string, group: string): Promise<void> {
+  delete(principal: Principal | undefined, stream: string, group: string): Promise<void> {
+    return this.serialised(stream, group, () => this.deleteNow(principal, stream, group));
+  }
+
+  private async deleteNow(principal: Principal | undefined, stream: string, group: string): Promise<void> {
     const found = this.get(stream, group);
     this.remove(found);
     await found.stop(false);
@@ -259,6 +289,11 @@ function checkpointValueOf(text: string): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** One key per (stream, group) pair: JSON quotes both names, so no two pairs share a key. */
+function groupOperationKey(stream: string, group: string): string {
+  return JSON.stringify([stream, group]);
 }
 
 function checkNames(stream: string, group: string): void {
