@@ -7,7 +7,7 @@ import { adminFetch, createUser } from '../helpers/auth.js';
 import { startNode } from '../helpers/node.js';
 import { withDeadline } from '../helpers/wait.js';
 import {
-  ack, appendEvents, COMPETING_JSON, groupUrl, mustCreateGroup, post, take, takeResponse, type CompetingFeed,
+  ack, appendEvents, COMPETING_JSON, groupUrl, info, mustCreateGroup, post, take, takeResponse, type CompetingFeed,
 } from '../helpers/subscriptions.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -231,4 +231,30 @@ t.test('deleted and truncated events are skipped', async (t) => {
   const taken = await take(node.url, 's', 'g', 10);
   t.same(taken.numbers, [3, 4]);
   await ack(node.url, 's', 'g', taken.ids);
+});
+
+// Regression: events already read ahead into the group's buffer were still delivered after
+// their stream was deleted or truncated, and a hard delete's tombstone number became the
+// group's lastKnownEventNumber.
+t.test('events read ahead and then deleted or truncated are not delivered', async (t) => {
+  const node = await startNode(t);
+  const metadata = (stream: string, body: Record<string, unknown>) => adminFetch(`${node.url}/streams/${stream}/metadata`, {
+    method: 'POST', headers: { 'content-type': 'application/json', 'svc-eventid': crypto.randomUUID() }, body: JSON.stringify(body),
+  });
+  for (const stream of ['soft', 'truncated', 'hard']) {
+    await appendEvents(node.url, stream, 10);
+    await mustCreateGroup(node.url, stream, 'g');
+    const first = await take(node.url, stream, 'g', 1);
+    t.same(first.numbers, [0], `${stream}: the take read the stream ahead`);
+    t.equal((await ack(node.url, stream, 'g', first.ids)).status, 202);
+  }
+  t.equal((await adminFetch(`${node.url}/streams/soft`, { method: 'DELETE' })).status, 204);
+  t.equal((await metadata('truncated', { $tb: 8 })).status, 201);
+  t.equal((await adminFetch(`${node.url}/streams/hard`, { method: 'DELETE', headers: { 'svc-harddelete': 'true' } })).status, 204);
+  t.same((await take(node.url, 'soft', 'g', 20)).numbers, [], 'a deleted stream delivers nothing');
+  t.same((await take(node.url, 'truncated', 'g', 20)).numbers, [8, 9], 'only the events after $tb');
+  t.same((await take(node.url, 'hard', 'g', 20)).numbers, [], 'a hard-deleted stream delivers nothing');
+  const hard = await info(node.url, 'hard', 'g');
+  t.match(hard, { lastKnownEventNumber: 9, status: 'Live' }, 'the tombstone is not an event of the stream');
+  t.equal(node.subscriptions.stats()['hard::g'].lag, 0, 'the lag in /stats: nothing is left to deliver');
 });

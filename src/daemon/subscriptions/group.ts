@@ -8,6 +8,7 @@
  * restart.
  */
 import type { Logger } from '../../common/logger.js';
+import { DELETED_EVENT_NUMBER } from '../../storage/stream-metadata.js';
 import { Consumers, CONSUMER_IDLE_MS_MIN, type Consumer, type ConsumerIdentity } from './consumers.js';
 import type { GroupDefinition } from './config-store.js';
 import { messageOf, type Message } from './message.js';
@@ -122,6 +123,11 @@ export class SubscriptionGroup {
     let index = 0;
     for (; index < queue.length && taken.length < count; index++) {
       const message = queue[index];
+      if (this.isGone(message)) {
+        // Handled as skipped: the checkpoint may pass it, as the read ahead passes such events.
+        this.pending.delete(message.eventNumber);
+        continue;
+      }
       // A second event with the id of one in flight waits: ids are what consumers acknowledge.
       if (!this.inFlight.has(message.id) && !taken.some((other) => other.id === message.id) && this.strategy.accepts(consumer, message, live)) {
         taken.push(message);
@@ -131,6 +137,17 @@ export class SubscriptionGroup {
     }
     if (kept === index) return;
     queue.splice(kept, index - kept);
+  }
+
+  /**
+   * Whether the message's event was deleted or truncated, or expired by the stream's metadata,
+   * since it was read ahead: such an event is no longer delivered. A parked message being
+   * replayed was read when the replay began.
+   */
+  private isGone(message: Message): boolean {
+    if (message.parkedNumber !== undefined) return false;
+    const read = this.context.system.readEvent(this.definition.stream, message.eventNumber);
+    return read.status !== 'success' || read.event === undefined;
   }
 
   /** Reads the stream ahead into the buffer, up to bufferSize messages. */
@@ -301,6 +318,8 @@ export class SubscriptionGroup {
 
   /** Events were written to the stream: waiting consumers look again. */
   appended(lastEventNumber: number): void {
+    // A hard delete's tombstone is not an event of the stream: nothing is there to be delivered.
+    if (lastEventNumber === DELETED_EVENT_NUMBER) return;
     this.lastKnownEventNumber = Math.max(this.lastKnownEventNumber, lastEventNumber);
     this.wake();
   }
