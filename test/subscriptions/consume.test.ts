@@ -258,3 +258,19 @@ t.test('events read ahead and then deleted or truncated are not delivered', asyn
   t.match(hard, { lastKnownEventNumber: 9, status: 'Live' }, 'the tombstone is not an event of the stream');
   t.equal(node.subscriptions.stats()['hard::g'].lag, 0, 'the lag in /stats: nothing is left to deliver');
 });
+
+// Regression: these answered 404 "create it with PUT", and a PUT on $all is refused.
+t.test('every group route on $all says that $all is not served over HTTP', async (t) => {
+  const node = await startNode(t);
+  const base = groupUrl(node.url, '$all', 'g');
+  const requests: Array<[string, string]> = [
+    ['GET', base], ['GET', `${base}/info`], ['POST', base], ['DELETE', base], ['POST', `${base}/ack?ids=`], ['POST', `${base}/replayParked`],
+  ];
+  for (const [method, url] of requests) {
+    const response = await adminFetch(url, { method, headers: { accept: method === 'GET' && url === base ? COMPETING_JSON : 'application/json' } });
+    t.equal(response.status, 400, `${method} ${url}`);
+    const error = await response.json() as { code: string; message: string };
+    t.equal(error.code, 'SVCDB_ERR_SUBSCRIPTION_PARAMETER_INVALID', `${method} ${url}`);
+    t.match(error.message, 'not served over HTTP');
+  }
+});

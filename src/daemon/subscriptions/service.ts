@@ -121,6 +121,8 @@ export class SubscriptionsService {
 
   /** The group, or SVCDB_ERR_SUBSCRIPTION_NOT_FOUND. */
   get(stream: string, group: string): SubscriptionGroup {
+    // Not a missing group: advising to create it would send the client to a refused PUT.
+    if (stream === '$all') throw Errors.subscriptionParameterInvalid.create(ALL_NOT_SERVED);
     const found = this.find(stream, group);
     if (found === undefined) throw Errors.subscriptionNotFound.create(stream, group);
     return found;
@@ -291,13 +293,15 @@ function checkpointValueOf(text: string): number | undefined {
   }
 }
 
+const ALL_NOT_SERVED = 'subscriptions to $all are not served over HTTP; subscribe to a stream';
+
 /** One key per (stream, group) pair: JSON quotes both names, so no two pairs share a key. */
 function groupOperationKey(stream: string, group: string): string {
   return JSON.stringify([stream, group]);
 }
 
 function checkNames(stream: string, group: string): void {
-  if (stream === '$all') throw Errors.subscriptionParameterInvalid.create('subscriptions to $all are not served over HTTP; subscribe to a stream');
+  if (stream === '$all') throw Errors.subscriptionParameterInvalid.create(ALL_NOT_SERVED);
   if (group.trim() === '') throw Errors.subscriptionParameterInvalid.create('the group name must not be empty');
   // The group's own streams are named after it, and must be valid stream names too.
   if (Buffer.byteLength(checkpointStreamOf(stream, group)) > STREAM_NAME_BYTES_MAX) {
