@@ -8,7 +8,7 @@ import { writeEpoch } from './epoch.js';
 import type { ExistenceFilter } from './existence-filter.js';
 import type { TableIndex } from './index/table-index.js';
 import { DatabaseLock } from './lock.js';
-import { Reader, systemStreamFilter, type AllFilter, type AllPage, type EventRead, type StreamPage } from './reader.js';
+import { Reader, systemStreamFilter, type AllFilter, type AllPage, type EventRead, type ForwardPages, type StreamPage } from './reader.js';
 import { checkEvents, checkExpectedVersion, checkStreamName, checkCount, checkPosition, checkWritableStream } from './request-checks.js';
 import { StreamLookup } from './stream-info.js';
 import {
@@ -347,21 +347,13 @@ export class Engine {
     return this.guardRead(() => this.reader.readEvent(streamName, eventNumber));
   }
 
-  readStreamForward(streamName: string, fromEventNumber: number, maxCount: number): StreamPage {
+  /** Up to `maxCount` visible events from `fromEventNumber` on; `pages` as in Reader.readForward. */
+  readStreamForward(streamName: string, fromEventNumber: number, maxCount: number, pages: ForwardPages = 'skipHidden'): StreamPage {
     this.checkOpen();
     checkStreamName(streamName);
     checkPosition('event number', fromEventNumber, 0);
     checkCount(maxCount);
-    return this.guardRead(() => this.reader.readForward(streamName, fromEventNumber, maxCount));
-  }
-
-  /** The visible events of the range `fromEventNumber` .. `fromEventNumber + maxCount - 1`: a page of a feed. */
-  readStreamForwardRange(streamName: string, fromEventNumber: number, maxCount: number): StreamPage {
-    this.checkOpen();
-    checkStreamName(streamName);
-    checkPosition('event number', fromEventNumber, 0);
-    checkCount(maxCount);
-    return this.guardRead(() => this.reader.readForwardRange(streamName, fromEventNumber, maxCount));
+    return this.guardRead(() => this.reader.readForward(streamName, fromEventNumber, maxCount, pages));
   }
 
   /** From `fromEventNumber` down; -1 starts at the last event. */

@@ -65,6 +65,9 @@ export const SKIP_SYSTEM_STREAMS_BUT_METADATA: AllFilter = Object.freeze({
 /** Which system streams' events a reader of all streams passes over: none, all, or all but metadata streams'. */
 export type SystemStreamSkip = boolean | 'butMetadata';
 
+/** How a forward read treats hidden events: moves past them, or keeps to its range (readForward). */
+export type ForwardPages = 'skipHidden' | 'range';
+
 export function systemStreamFilter(skip: SystemStreamSkip): AllFilter | undefined {
   if (skip === 'butMetadata') return SKIP_SYSTEM_STREAMS_BUT_METADATA;
   return skip ? SKIP_SYSTEM_STREAMS : undefined;
@@ -129,29 +132,18 @@ export class Reader {
     return event ? { status: 'success', event, lastEventNumber } : { status: 'notFound', lastEventNumber };
   }
 
-  readForward(streamName: string, fromEventNumber: number, maxCount: number): StreamPage {
-    const view = this.visibility(streamName);
-    if (view.status !== 'success') return this.emptyPage(view, fromEventNumber);
-    const start = Math.max(fromEventNumber, view.firstVisible);
-    const end = Math.min(start + maxCount - 1, view.last);
-    const events = start <= end ? this.visibleEvents(streamName, start, end, view) : [];
-    return {
-      status: 'success', events, lastEventNumber: view.last, metadata: view.metadata,
-      nextEventNumber: Math.max(end + 1, start), isEndOfStream: end >= view.last,
-    };
-  }
-
   /**
-   * The visible events among `fromEventNumber` .. `fromEventNumber + maxCount - 1`, as a page of a
-   * feed holds them: pages that follow one another never share an event, and a range that
-   * `$tb`, `$maxCount` or `$maxAge` hides entirely is an empty page that is not the end of the
-   * stream (readForward, by contrast, moves past hidden events to return up to maxCount).
+   * Up to `maxCount` visible events from `fromEventNumber` on. With `pages: 'skipHidden'` the read
+   * moves past the events `$tb`, `$maxCount` or `$maxAge` hide to return up to maxCount of them.
+   * With `'range'` it holds only the visible events of `fromEventNumber` .. `fromEventNumber +
+   * maxCount - 1`, as a page of a feed: pages that follow one another never share an event, and a
+   * range hidden entirely is an empty page that is not the end of the stream.
    */
-  readForwardRange(streamName: string, fromEventNumber: number, maxCount: number): StreamPage {
+  readForward(streamName: string, fromEventNumber: number, maxCount: number, pages: ForwardPages = 'skipHidden'): StreamPage {
     const view = this.visibility(streamName);
     if (view.status !== 'success') return this.emptyPage(view, fromEventNumber);
     const start = Math.max(fromEventNumber, view.firstVisible);
-    const end = Math.min(fromEventNumber + maxCount - 1, view.last);
+    const end = Math.min((pages === 'range' ? fromEventNumber : start) + maxCount - 1, view.last);
     const events = start <= end ? this.visibleEvents(streamName, start, end, view) : [];
     return {
       status: 'success', events, lastEventNumber: view.last, metadata: view.metadata,

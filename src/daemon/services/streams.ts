@@ -17,7 +17,7 @@ const HEAD_EVENT = -1;
 
 /** The engine surface the streams service uses. */
 export type StreamStorage = Pick<Engine,
-  'append' | 'deleteStream' | 'setStreamMetadata' | 'getStreamMetadata' | 'readEvent' | 'readStreamForward' | 'readStreamForwardRange' |
+  'append' | 'deleteStream' | 'setStreamMetadata' | 'getStreamMetadata' | 'readEvent' | 'readStreamForward' |
   'readStreamBackward' | 'readAllForward' | 'readAllBackward' | 'beforeAcknowledge' | 'follow' | 'status'>;
 
 /** An event as a reader sees it: the event, and the link it was reached through if resolved. */
@@ -82,7 +82,7 @@ export class StreamsService {
   /** A forward page of a feed: only the events of its range, so that pages never overlap. */
   readForwardPage(principal: Principal | undefined, streamName: string, from: number, count: number, resolveLinks: boolean): ResolvedPage {
     this.check(principal, 'read', streamName);
-    return this.resolvePage(principal, this.storage.readStreamForwardRange(streamName, from, count), resolveLinks);
+    return this.resolvePage(principal, this.storage.readStreamForward(streamName, from, count, 'range'), resolveLinks);
   }
 
   readBackward(principal: Principal | undefined, streamName: string, from: number, count: number, resolveLinks: boolean): ResolvedPage {
