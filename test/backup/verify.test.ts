@@ -1,6 +1,6 @@
 // svcdb backup verify: passes an intact backup, folder or archive, and finds damage in a chunk,
 // in the ongoing last chunk and in an index file, naming each file.
-import { cpSync, openSync, readFileSync, readdirSync, writeSync, closeSync } from 'node:fs';
+import { cpSync, existsSync, openSync, readFileSync, readdirSync, writeFileSync, writeSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { CHUNK_HEADER_BYTES } from '../../src/storage/chunk-format.js';
@@ -64,6 +64,34 @@ t.test('backup verify', async (t) => {
       t.equal(run.code, 0, `${source} verifies ${run.exit.stderr}`);
       t.equal(run.json.chunks, chunks.length, 'every chunk checked');
     }
+  });
+
+  // Regression: cleaning up the scratch folder raced the still-running extraction, so a truncated
+  // archive failed with a raw ENOTEMPTY (exit 1) and left the scratch folder and a stale lock.
+  await t.test('a truncated archive is corrupt for verify and restore, and nothing is left behind', async (t) => {
+    const truncatedDirectory = join(directory, 'truncated');
+    const bytes = readFileSync(archive);
+    await t.test('verify', async (t) => {
+      const truncated = join(directory, 'truncated-verify.tar.gz');
+      writeFileSync(truncated, bytes.subarray(0, Math.floor(bytes.length * 0.6)));
+      const run = await runJson(['backup', 'verify', truncated]);
+      t.equal(run.code, 4, `exit code 4: corrupt ${run.exit.stderr}`);
+      t.equal(run.json.error?.code, 'SVCDB_ERR_BACKUP_CORRUPT');
+      t.match(run.json.error?.message, /damaged or truncated/);
+      t.notOk(readdirSync(directory).some((name) => name.startsWith('.svcdb-verify-')), 'no scratch folder is left');
+    });
+    await t.test('restore', async (t) => {
+      const truncated = join(directory, 'truncated-restore.tar.gz');
+      writeFileSync(truncated, bytes.subarray(0, Math.floor(bytes.length * 0.6)));
+      for (const attempt of ['first', 'second']) {
+        const run = await runJson(['restore', truncated, ...dataArgs(truncatedDirectory)]);
+        t.equal(run.code, 4, `${attempt} restore: exit code 4: corrupt ${run.exit.stderr}`);
+        t.equal(run.json.error?.code, 'SVCDB_ERR_BACKUP_CORRUPT');
+        const left = readdirSync(join(truncatedDirectory, 'db'));
+        t.notOk(left.some((name) => name.startsWith('.svcdb-restore-')), 'no scratch folder is left');
+        t.notOk(existsSync(join(truncatedDirectory, 'db', 'svcdb.lock')), 'the lock is released');
+      }
+    });
   });
 
   const damaged = async (t: Test, name: string, damage: (copy: string) => string): Promise<ProblemList> => {

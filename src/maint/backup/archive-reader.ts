@@ -1,12 +1,13 @@
 /**
  * Reading a backup archive (archive-writer.ts) back: its manifest, which is the first entry, and
- * its files, extracted into a folder laid out as a backup folder. tar does the extracting; only
- * the names a backup holds are let through, and tar itself keeps every path inside the folder.
+ * its files, extracted into a folder laid out as a backup folder. Only the names a backup holds are
+ * written (isBackupEntry), which keeps every path inside the folder.
  */
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { Parser, extract, type ReadEntry } from 'tar';
+import { Parser, type ReadEntry } from 'tar';
 import { Errors } from '../../common/errors.js';
+import { ArchiveExtraction } from './archive-extraction.js';
 import { BACKUP_DB_DIRECTORY, BACKUP_INDEX_DIRECTORY, MANIFEST_FILE } from './layout.js';
 import { decodeManifest, type BackupManifest } from './manifest.js';
 
@@ -63,11 +64,15 @@ function isBackupEntry(path: string): boolean {
   return (top === BACKUP_DB_DIRECTORY || top === BACKUP_INDEX_DIRECTORY) && rest.length > 0 && !rest.includes('..');
 }
 
-/** Extracts a backup archive into `folder`; a damaged or truncated archive fails. */
+/**
+ * Extracts a backup archive into `folder`; a damaged or truncated archive fails, and only once
+ * every file write into `folder` has ended.
+ */
 export async function extractArchive(path: string, folder: string): Promise<void> {
   try {
-    await extract({ file: path, cwd: folder, strict: true, filter: (entryPath) => isBackupEntry(entryPath) });
+    await new ArchiveExtraction(folder, isBackupEntry).run(path);
   } catch (error) {
-    throw Errors.backupCorrupt.create(path, [{ file: path, problem: `the archive cannot be read to its end: ${(error as Error).message}` }]);
+    const problem = `the archive is damaged or truncated: it cannot be read to its end: ${(error as Error).message}`;
+    throw Errors.backupCorrupt.create(path, [{ file: path, problem }]);
   }
 }

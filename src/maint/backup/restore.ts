@@ -113,8 +113,11 @@ export async function restore(request: RestoreRequest): Promise<RestoreResult> {
     await durability.syncAll();
     return resultOf(request, source, archive, manifest, db, index, tally, checkpointValue(chaser));
   } finally {
-    if (scratch) await rm(scratch, { recursive: true, force: true });
-    lock.release();
+    try {
+      if (scratch) await rm(scratch, { recursive: true, force: true });
+    } finally {
+      lock.release();
+    }
   }
 }
 
