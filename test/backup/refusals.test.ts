@@ -111,6 +111,19 @@ t.test('a destination holding other files is refused', async (t) => {
   t.equal(readFileSync(join(directory, 'photos', 'cat.jpg'), 'utf8'), 'not a backup', 'its files are untouched');
 });
 
+// Regression: a destination that is a regular file failed with a raw EEXIST and exit 1.
+t.test('a destination that is a file is refused, the file untouched', async (t) => {
+  const directory = tempDirectory(t);
+  await nodeWithEvents(directory);
+  const file = join(directory, 'notes.txt');
+  writeFileSync(file, 'not a backup');
+  const refused = await runJson(['backup', file, ...dataArgs(directory)]);
+  t.equal(refused.code, 8, `exit code 8: refused ${refused.exit.stdout}`);
+  t.equal(refused.json.error?.code, 'SVCDB_ERR_BACKUP_NOT_A_BACKUP');
+  t.match(refused.json.error?.message, /empty or new folder/);
+  t.equal(readFileSync(file, 'utf8'), 'not a backup', 'the file is untouched');
+});
+
 t.test('a scavenge that starts while files are copied spoils the backup, which stays unfinished', async (t) => {
   const directory = tempDirectory(t);
   const engine = await openEngine(directory);

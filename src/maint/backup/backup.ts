@@ -16,7 +16,7 @@
  *
  * The node's lock is not taken: a running node keeps it and keeps writing while its files are read.
  */
-import { mkdir, readdir } from 'node:fs/promises';
+import { mkdir, readdir, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { Errors } from '../../common/errors.js';
 import { CheckpointName } from '../../storage/checkpoint.js';
@@ -195,8 +195,17 @@ function copyContext(run: Run): CopyContext {
   };
 }
 
+/** A folder backup goes into a folder: an existing file there is refused before anything is written. */
+async function checkDestinationNotAFile(destination: string): Promise<void> {
+  const found = await stat(destination).catch(() => undefined);
+  if (found && !found.isDirectory()) {
+    throw Errors.backupNotABackup.create(destination, 'it is a file, not a folder; choose an empty or new folder as the destination');
+  }
+}
+
 async function folderBackup(run: Run, beforeComplete: () => void): Promise<Copied> {
   const { destination, durability, tally } = run;
+  await checkDestinationNotAFile(destination);
   await mkdir(destination, { recursive: true });
   const lock = lockDestination(destination);
   try {
