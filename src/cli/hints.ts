@@ -24,7 +24,7 @@ const hintByErrorCode: ReadonlyMap<string, string> = new Map([
   [Errors.storageCheckpoint.code, corruptHint],
   [Errors.indexCorrupt.code, 'Stop the node and delete the index directory (--index); it is rebuilt from the log at the next start.'],
   [Errors.storageIo.code, 'Check the disk: free space, permissions, and the kernel log (dmesg). Then start the node again; it recovers from the log.'],
-  [Errors.backupScavengeRunning.code, 'Wait for the scavenge to finish (or stop it), then run the backup again; file-copy backups never overlap a scavenge.'],
+  [Errors.backupScavengeRunning.code, 'Wait for the scavenge to finish; a stopped scavenge blocks backups until it is finished: run `svcdb scavenge start --wait` to resume it to its end, then run the backup again. File-copy backups never overlap a scavenge.'],
   [Errors.backupSourceChanged.code, 'Run the backup again; if it keeps failing, run it when the node is less busy.'],
   [Errors.backupOtherNode.code, 'Back up each node into its own destination. After a node was restored from a backup, take a full backup into an empty destination.'],
   [Errors.backupNotDataDirectory.code, 'Give the node\'s --db directory (and --index if it is not <db>/../index), as svcdb serve uses them.'],

@@ -623,9 +623,10 @@ export const Errors = {
     (path: string) => ({ path }),
   ),
   backupScavengeRunning: define(
-    'SVCDB_ERR_BACKUP_SCAVENGE_RUNNING', 409, 'a scavenge is running on the node, so its files must not be copied',
+    'SVCDB_ERR_BACKUP_SCAVENGE_RUNNING', 409, 'a scavenge is running or rests stopped on the node, so its files must not be copied',
+    // The state file cannot tell a running scavenge from a stopped one (scavenge-state.ts).
     (stage: string, stateFile: string) =>
-      `a scavenge is running on this node (stage ${stage} in ${stateFile}); a file copy taken now could miss or mix chunks: back up after the scavenge is done`,
+      `a scavenge is running or rests stopped on this node (stage ${stage} in ${stateFile}); a file copy taken now could miss or mix chunks: back up after the scavenge has finished (a stopped one must be resumed to its end)`,
     (stage: string, stateFile: string) => ({ stage, stateFile }),
   ),
   backupOtherNode: define(

@@ -77,6 +77,11 @@ t.test('a backup is refused while a scavenge runs on the node, and taken once it
   t.equal(refused.code, 7, 'exit code 7: busy');
   t.equal(refused.json.error?.code, 'SVCDB_ERR_BACKUP_SCAVENGE_RUNNING');
   t.equal(refused.json.error?.details.stage, 'Accumulating');
+  // Regression: the hint said "or stop it", but a stopped scavenge blocks the backup just the same.
+  const hint = (refused.json.error as { hint?: string } | undefined)?.hint;
+  t.match(hint, /svcdb scavenge start --wait/, 'the hint says how to finish a stopped scavenge');
+  t.notMatch(hint, /stop it/, 'the hint does not offer stopping, which does not help');
+  t.match(refused.json.error?.message, /rests stopped/, 'the message covers a stopped scavenge');
 
   writeScavengeState(index, 'Done');
   const taken = await runJson<{ copied: Array<{ file: string }> }>(['backup', join(directory, 'backup'), ...dataArgs(directory)]);
