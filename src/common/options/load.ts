@@ -10,6 +10,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { parseDocument } from 'yaml';
 import { Errors } from '../errors.js';
+import { checkDataDirectories } from './data-directories.js';
 import {
   configKey, environmentVariable, flagName, type OptionDefinition, type OptionSource,
 } from './definition.js';
@@ -80,6 +81,7 @@ export function loadOptions(inputs: OptionInputs): LoadedOptions {
   readPasswordFiles(values, sources);
   const options = values as unknown as NodeOptions;
   checkCombinations(options);
+  checkDataDirectories(options);
   return Object.freeze({ values: Object.freeze(options), sources: Object.freeze(sources), warnings: Object.freeze(warnings) });
 }
 
