@@ -130,3 +130,14 @@ t.test('restore into a non-empty target needs --force, which replaces the databa
   t.equal(readStream(restored, 'stream-0').length + readStream(restored, 'stream-1').length + readStream(restored, 'stream-2').length, 300,
     'the backup\'s events are there');
 });
+
+// Regression: a mistyped SOURCE was reported as "is not a svcdb backup: it has no svcdb-backup.json".
+t.test('restore of a path that does not exist says that it does not exist', async (t) => {
+  const directory = tempDirectory(t);
+  const missing = join(directory, 'no-such-backup');
+  const refused = await runJson(['restore', missing, ...dataArgs(join(directory, 'target'))]);
+  t.equal(refused.code, 2, 'exit code 2: wrong arguments');
+  t.equal(refused.json.error?.code, 'SVCDB_ERR_OPTION_INVALID');
+  t.match(refused.json.error?.message, /does not exist/, 'the message says the path does not exist');
+  t.notMatch(refused.json.error?.message, /not a svcdb backup/);
+});

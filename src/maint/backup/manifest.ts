@@ -10,6 +10,7 @@
  * writes it: target.ts keeps it restorable at every step, and verify tells from chaser.chk whether
  * an interrupted run had committed the new log yet. The next backup into the folder finishes the job.
  */
+import { existsSync } from 'node:fs';
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Errors } from '../../common/errors.js';
@@ -123,7 +124,11 @@ export async function readManifest(folder: string): Promise<BackupManifest | und
 
 /** A backup that restore and verify may use: it exists and it finished. */
 export function checkComplete(manifest: BackupManifest | undefined, where: string): BackupManifest {
-  if (!manifest) throw Errors.backupNotABackup.create(where, `it has no ${MANIFEST_FILE}`);
+  if (!manifest) {
+    // Most often a mistyped path: say so rather than call it "not a backup".
+    if (!existsSync(where)) throw Errors.optionInvalid.create('SOURCE', `${where} does not exist (no such file or directory); check the path of the backup folder or archive`);
+    throw Errors.backupNotABackup.create(where, `it has no ${MANIFEST_FILE}`);
+  }
   if (manifest.status !== 'complete') throw Errors.backupIncomplete.create(where);
   return manifest;
 }
