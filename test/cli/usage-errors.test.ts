@@ -108,7 +108,7 @@ async function runAll(argsList: string[][]): Promise<CliExit[]> {
   return results;
 }
 
-t.testdir({});
+t.testdir({ 'not-a-backup': {} });
 
 t.test('the cases cover every command svcdb has', async (t) => {
   const config = await Config.load(repositoryRoot);
@@ -128,8 +128,8 @@ for (const [command, usages] of groups) {
 }
 
 t.test('a usage error prints the same JSON shape as another failure of the command', async (t) => {
-  const [usage, other] = await runAll([['backup', 'verify', '--json'], ['backup', 'verify', 'no-such-backup', '--json']]);
-  t.equal(other.code, 8, `a missing backup is refused with exit 8: ${other.stdout}`);
+  const [usage, other] = await runAll([['backup', 'verify', '--json'], ['backup', 'verify', 'not-a-backup', '--json']]);
+  t.equal(other.code, 8, `a folder that holds no backup is refused with exit 8: ${other.stdout}`);
   const shape = (exit: CliExit) => Object.keys((JSON.parse(exit.stdout) as { error: object }).error).sort();
   t.same(shape(usage), shape(other), 'the same keys under error');
 });
