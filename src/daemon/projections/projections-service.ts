@@ -10,7 +10,7 @@ import type { Logger } from '../../common/logger.js';
 import { isAdmin } from '../security/stream-acl.js';
 import { OPS_GROUP } from '../security/user-record.js';
 import type { Principal, StreamAccess } from '../services/stream-access.js';
-import { ChangeQueue } from './change-queue.js';
+import { ChangeQueue } from '../../common/change-queue.js';
 import { DefinitionError } from './definition.js';
 import { JsProcessor } from './js-processor.js';
 import { defaultConfig, updatedConfig, type ProjectionConfig, type ProjectionDefinition, type ProjectionMode } from './projection-config.js';

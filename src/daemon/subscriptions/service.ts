@@ -5,6 +5,7 @@
  * message timeouts and timed checkpoints. It knows nothing of HTTP; the clock is injected so
  * tests can move time.
  */
+import { ChangeQueue } from '../../common/change-queue.js';
 import type { Logger } from '../../common/logger.js';
 import { Errors } from '../../common/errors.js';
 import type { ConsumerOptions, LogConsumer } from '../../storage/log-consumers.js';
@@ -45,8 +46,12 @@ export class SubscriptionsService {
    */
   private readonly groups = new Map<string, Map<string, SubscriptionGroup>>();
   private readonly config: ConfigStore;
-  /** The last create, update or delete of each group, by `groupOperationKey`: the next one waits for it. */
-  private readonly operations = new Map<string, Promise<void>>();
+  /**
+   * Creates, updates and deletes of one group, by `groupOperationKey`, run one after the other. An
+   * update stops the group and waits for its checkpoint before it replaces it: a second update or a
+   * delete meanwhile would work on the old group, add a second one or undo the delete.
+   */
+  private readonly operations = new ChangeQueue();
   /** The service's clock, in ms. */
   readonly now: () => number;
   private consumer: LogConsumer | undefined;
@@ -133,20 +138,8 @@ export class SubscriptionsService {
     return [...this.groups.values()].flatMap((ofStream) => [...ofStream.values()]);
   }
 
-  /**
-   * Runs `operation` once the operations queued before it on the same group are done. An update
-   * stops the group and waits for its checkpoint before it replaces it: a second update or a
-   * delete meanwhile would work on the old group, add a second one or undo the delete.
-   */
   private serialised(stream: string, group: string, operation: () => Promise<void>): Promise<void> {
-    const key = groupOperationKey(stream, group);
-    const run = (this.operations.get(key) ?? Promise.resolve()).then(operation);
-    const done = run.catch(() => undefined);
-    this.operations.set(key, done);
-    void done.then(() => {
-      if (this.operations.get(key) === done) this.operations.delete(key);
-    });
-    return run;
+    return this.operations.run(groupOperationKey(stream, group), operation);
   }
 
   create(principal: Principal | undefined, stream: string, group: string, body: unknown): Promise<void> {
