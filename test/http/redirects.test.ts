@@ -1,6 +1,8 @@
 // Redirects never lead off the node's origin: a path that starts with `//` or `/\` (which
 // browsers read as another host) and Host or X-Forwarded-* values that are not a host, port or
-// path cannot make a Location point elsewhere; a 307 says "Temporary Redirect".
+// path cannot make a Location point elsewhere; a 307 says "Temporary Redirect". A trailing-slash
+// redirect gives the absolute URL on the Host the request arrived with (`$all` unescaped), and
+// no shared cache may keep it.
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import t from 'tap';
@@ -11,6 +13,8 @@ interface RawReply {
   status: number;
   statusMessage: string;
   location: string | undefined;
+  cacheControl: string | undefined;
+  body: string;
 }
 
 /** One request with exactly this path and these headers (fetch would normalize both). */
@@ -18,9 +22,13 @@ function rawRequest(url: string, method: string, path: string, headers: Record<s
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
     const request = http.request({ hostname, port, method, path, headers: { authorization: ADMIN_AUTH, ...headers } }, (response) => {
-      response.resume();
+      let body = '';
+      response.setEncoding('utf8').on('data', (chunk: string) => {
+        body += chunk;
+      });
       response.on('end', () => resolve({
         status: response.statusCode!, statusMessage: response.statusMessage!, location: response.headers.location,
+        cacheControl: response.headers['cache-control'], body,
       }));
     });
     request.on('error', reject);
@@ -31,7 +39,7 @@ function rawRequest(url: string, method: string, path: string, headers: Record<s
 const node = await startNode(t);
 const origin = new URL(node.url).origin;
 
-t.test('a trailing slash redirects to a path on this origin, however many slashes lead', async (t) => {
+t.test('a trailing slash redirects to the absolute URL of a path on this origin, however many slashes lead', async (t) => {
   const cases: Array<[string, string]> = [
     ['//evil.example/', '/evil.example'],
     ['///evil.example/', '/evil.example'],
@@ -40,13 +48,32 @@ t.test('a trailing slash redirects to a path on this origin, however many slashe
     ['//evil.example/streams/x/?a=1', '/evil.example/streams/x?a=1'],
     ['/streams/x/', '/streams/x'],
     ['/streams/x//', '/streams/x'],
+    ['/streams/x/metadata/', '/streams/x/metadata'],
+    ['/streams/%24all/', '/streams/$all'],
+    ['/streams/$all/', '/streams/$all'],
+    // Escapes that change what the path means stay escaped.
+    ['/streams/a%2Fb/', '/streams/a%2Fb'],
+    ['/streams/%2E%2E/', '/streams/%2E%2E'],
   ];
   for (const [path, expected] of cases) {
     const reply = await rawRequest(node.url, 'GET', path);
     t.equal(reply.status, 307, `${path}: 307`);
     t.equal(reply.statusMessage, 'Temporary Redirect', `${path}: the reason phrase matches the status`);
-    t.equal(reply.location, expected, `${path}: Location ${expected}`);
-    t.equal(new URL(reply.location!, node.url).origin, origin, `${path}: the Location stays on this origin`);
+    t.equal(reply.location, `${origin}${expected}`, `${path}: Location ${origin}${expected}`);
+    t.equal(new URL(reply.location!).origin, origin, `${path}: the Location stays on this origin`);
+    t.equal(reply.cacheControl, 'max-age=31536000, private', `${path}: no shared cache keeps the redirect`);
+    t.equal(reply.body, 'Moved Permanently', `${path}: the protocol's body`);
+  }
+});
+
+t.test('a trailing-slash redirect keeps the Host the request arrived with, and never a host that is not one', async (t) => {
+  const { port } = new URL(node.url);
+  const named = await rawRequest(node.url, 'GET', '/streams/x/', { host: `localhost:${port}` });
+  t.equal(named.location, `http://localhost:${port}/streams/x`, 'the Host the client used');
+  for (const host of ['user@evil.example', 'evil.example/path', '//evil.example']) {
+    const reply = await rawRequest(node.url, 'GET', '//evil.example/', { host });
+    t.equal(new URL(reply.location!).origin, origin, `Host ${host}: the Location is on ${origin}`);
+    t.equal(new URL(reply.location!).pathname, '/evil.example', `Host ${host}: the path is a path on this node`);
   }
 });
 
