@@ -180,7 +180,7 @@ t.test('concurrent commands take effect one after the other: each bumps the vers
   }
 });
 
-t.test('delete: 204; running is refused; the flags delete the streams; the name is free again', async (t) => {
+t.test('delete: 200 with the name, as the commands answer; running is refused; the flags delete the streams; the name is free again', async (t) => {
   const node = await startProjectionsNode(t, { startStandardProjections: true }); // categories are read through $by_category's $ce- streams
   await node.engine.append('a-1', -2, newEvents(2));
   await createProjection(node.url, 'continuous', 'd', 'fromCategory("a").when({$init: function(){ return {n:0}; }, $any: function(s, e){ s.n++; emit("d-out", "T", {}); }}).outputState()',
@@ -192,7 +192,9 @@ t.test('delete: 204; running is refused; the flags delete the streams; the name 
   await adminFetch(`${node.url}/projection/d/command/disable`, { method: 'POST' });
   t.ok((await readStream(node.url, '$projections-d-checkpoint')).length > 0, 'disabling wrote a checkpoint');
   const deleted = await adminFetch(`${node.url}/projection/d?deleteStateStream=true&deleteCheckpointStream=true&deleteEmittedStreams=true`, { method: 'DELETE' });
-  t.equal(deleted.status, 204);
+  t.equal(deleted.status, 200);
+  t.match(deleted.headers.get('content-type'), /^application\/json/);
+  t.same(await deleted.json(), { name: 'd' }, 'the body clients return and check');
   t.equal((await adminFetch(`${node.url}/projection/d`)).status, 404);
   t.same(await readStream(node.url, '$projections-d-checkpoint'), [], 'checkpoint stream deleted');
   t.same(await readStream(node.url, '$projections-d-result'), [], 'state stream deleted');
@@ -213,7 +215,7 @@ t.test('a new projection of a deleted one\'s name starts afresh: its own $init, 
   const values = async (stream: string) => (await readStream(node.url, stream)).map((entry) => (entry.data as { v: string }).v);
   const replace = async (deleteParams: string, init: string, stream: string, value: string) => {
     await adminFetch(`${node.url}/projection/re/command/disable`, { method: 'POST' });
-    t.equal((await adminFetch(`${node.url}/projection/re?${deleteParams}`, { method: 'DELETE' })).status, 204);
+    t.equal((await adminFetch(`${node.url}/projection/re?${deleteParams}`, { method: 'DELETE' })).status, 200);
     await createProjection(node.url, 'continuous', 're', source(init, stream, value), { emit: 'yes', trackemittedstreams: 'yes' });
     await waitCaughtUp(node, 're');
   };
@@ -226,7 +228,7 @@ t.test('a new projection of a deleted one\'s name starts afresh: its own $init, 
   t.same(await projectionState(node.url, 're'), { third: 3 });
   t.same(await values('third-out'), ['C', 'C', 'C']);
   await adminFetch(`${node.url}/projection/re/command/disable`, { method: 'POST' });
-  t.equal((await adminFetch(`${node.url}/projection/re?deleteEmittedStreams=true`, { method: 'DELETE' })).status, 204);
+  t.equal((await adminFetch(`${node.url}/projection/re?deleteEmittedStreams=true`, { method: 'DELETE' })).status, 200);
   t.same(await values('third-out'), [], 'its own emitted stream is deleted');
   t.equal((await values('shared-out')).length, 6, 'the streams of the projections deleted before it are not its own to delete');
 });

@@ -117,7 +117,8 @@ export const projectionsRoutes: FastifyPluginAsync<ProjectionsRoutesOptions> = a
           deleteCheckpointStream: flag(query, 'deleteCheckpointStream', false) || flag(query, 'deletecheckpointstream', false),
           deleteEmittedStreams: flag(query, 'deleteEmittedStreams', false) || flag(query, 'deleteemittedstreams', false),
         });
-        return reply.code(204).send();
+        // The reply of the commands: clients return and check it.
+        return json(reply, { name: nameOf(request) });
       },
     },
   });
