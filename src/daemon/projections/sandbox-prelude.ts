@@ -17,12 +17,25 @@ var JSON_stringify = JSON.stringify;
 var hasOwn = Function.prototype.call.bind(Object.prototype.hasOwnProperty);
 var isArray = Array.isArray;
 var objectKeys = Object.keys;
+var objectCreate = Object.create;
+var Map_ = Map;
+var mapGet = Function.prototype.call.bind(Map.prototype.get);
+var mapSet = Function.prototype.call.bind(Map.prototype.set);
+var mapHas = Function.prototype.call.bind(Map.prototype.has);
+var mapForEach = Function.prototype.call.bind(Map.prototype.forEach);
 function push(array, value) { array[array.length] = value; }
+// A table without a prototype: an event type or an option named toString, constructor or
+// __proto__ is a key like any other, never a property of Object.prototype.
+function __table() { return objectCreate(null); }
+// The handlers the runtime calls itself; an event of one of these types is an ordinary event.
+var LIFECYCLE = __table();
+LIFECYCLE.$init = true; LIFECYCLE.$initShared = true; LIFECYCLE.$any = true; LIFECYCLE.$created = true; LIFECYCLE.$deleted = true;
 var __definition = { sources: { all: false, streams: [], categories: [] }, byStream: false, byCustomPartitions: false,
-  handlers: {}, options: {}, outputState: false, transformBy: [], filterBy: [], outputTo: null };
+  handlers: __table(), options: __table(), outputState: false, transformBy: [], filterBy: [], outputTo: null };
 var __selected = false;
 var __partitionBy = null;
-var __states = {};
+// Partition states by name, in a Map: a partition called __proto__ keeps its state like any other.
+var __states = new Map_();
 var __shared;
 var __emitEnabled = false;
 var __out = null;
@@ -34,7 +47,11 @@ function __chain() {
   var chain = {
     when: function (handlers) {
       if (handlers === null || typeof handlers !== 'object') __fail('when() takes an object of handlers');
-      __definition.handlers = handlers;
+      // Copied once, own functions only: what the runtime calls is fixed when the projection is defined.
+      var table = __table();
+      var names = objectKeys(handlers);
+      for (var i = 0; i < names.length; i++) if (typeof handlers[names[i]] === 'function') table[names[i]] = handlers[names[i]];
+      __definition.handlers = table;
       return chain;
     },
     foreachStream: function () { __definition.byStream = true; return chain; },
@@ -80,7 +97,8 @@ function fromCategories () { return __select('categories', __names(arguments)); 
 function fromStreamCatalog () { __fail('fromStreamCatalog is not supported'); };
 function options (o) {
   if (o === null || typeof o !== 'object') __fail('options() takes an object');
-  for (var k in o) __definition.options[k] = o[k];
+  var keys = objectKeys(o);
+  for (var i = 0; i < keys.length; i++) __definition.options[keys[i]] = o[keys[i]];
 };
 
 function __checkEmit() {
@@ -155,17 +173,22 @@ function __initShared() {
   return state === undefined ? {} : state;
 }
 function __call(handler, partition, event) {
-  var state = __states[partition];
+  var state = mapGet(__states, partition);
   if (__biState()) {
     if (__shared === undefined) __shared = __initShared();
     var pair = [state, __shared];
     var r = handler(pair, event);
-    if (isArray(r)) { __states[partition] = r[0]; if (r[1] !== undefined) __shared = r[1]; }
-    else { __states[partition] = pair[0]; __shared = pair[1]; }
+    if (isArray(r)) { mapSet(__states, partition, r[0]); if (r[1] !== undefined) __shared = r[1]; }
+    else { mapSet(__states, partition, pair[0]); __shared = pair[1]; }
   } else {
     var next = handler(state, event);
-    __states[partition] = next === undefined ? state : next;
+    mapSet(__states, partition, next === undefined ? state : next);
   }
+}
+// The handler of an ordinary event: its type's own, else $any; a lifecycle name is not a type's handler.
+function __handlerOf(handlers, eventType) {
+  if (LIFECYCLE[eventType] !== true && hasOwn(handlers, eventType)) return handlers[eventType];
+  return handlers.$any;
 }
 function __partitionOf(event) {
   if (__definition.byStream) return event.streamId;
@@ -179,17 +202,17 @@ function __handle(raw) {
   var event = new __Event(raw);
   var handlers = __definition.handlers;
   var deleted = raw[9] === 1;
-  var handler = deleted ? handlers.$deleted : (handlers[raw[2]] || handlers.$any);
+  var handler = deleted ? handlers.$deleted : __handlerOf(handlers, raw[2]);
   var partition = __partitionOf(event);
   if (partition === null) return;
   event.p = partition;
-  var created = !hasOwn(__states, partition);
+  var created = !mapHas(__states, partition);
   if (created) {
-    __states[partition] = __initState();
+    mapSet(__states, partition, __initState());
     if (typeof handlers.$created === 'function') __call(handlers.$created, partition, event);
   }
   if (typeof handler === 'function') __call(handler, partition, event);
-  __out.changed[partition] = true;
+  mapSet(__out.changed, partition, true);
 }
 
 function __result(state) {
@@ -210,35 +233,40 @@ var __describe = function () {
 var __setEmitEnabled = function (enabled) { __emitEnabled = enabled === true; };
 var __process = function (batchJson) {
   var batch = JSON_parse(batchJson);
-  __out = { emits: [], logs: [], changed: {} };
+  __out = { emits: [], logs: [], changed: new Map_() };
   try {
     for (var i = 0; i < batch.length; i++) { __current = i; __handle(batch[i]); }
     var reply = { emits: __out.emits, logs: __out.logs, changed: [] };
-    for (var p in __out.changed) {
-      var state = __states[p];
+    mapForEach(__out.changed, function (_, p) {
+      var state = mapGet(__states, p);
       push(reply.changed, [p, __json(state), __definition.outputState ? __json(__result(state)) : null]);
-    }
+    });
     if (__biState()) reply.shared = __json(__shared);
     return JSON_stringify(reply);
   } finally { __out = null; __current = null; }
 };
 var __state = function (partition) {
-  if (!hasOwn(__states, partition)) return null;
-  return __json(__states[partition]);
+  if (!mapHas(__states, partition)) return null;
+  return __json(mapGet(__states, partition));
 };
 var __snapshot = function () {
-  var states = {};
-  for (var p in __states) states[p] = __json(__states[p]);
+  // Without a prototype, so that a partition named __proto__ is an own key JSON writes out.
+  var states = __table();
+  mapForEach(__states, function (state, p) { states[p] = __json(state); });
   return JSON_stringify({ states: states, shared: __shared === undefined ? null : __json(__shared) });
 };
 var __restore = function (snapshotJson) {
   var snapshot = JSON_parse(snapshotJson);
-  __states = {};
-  for (var p in snapshot.states) __states[p] = snapshot.states[p] === null ? undefined : JSON_parse(snapshot.states[p]);
+  __states = new Map_();
+  var partitions = objectKeys(snapshot.states);
+  for (var i = 0; i < partitions.length; i++) {
+    var p = partitions[i];
+    mapSet(__states, p, snapshot.states[p] === null ? undefined : JSON_parse(snapshot.states[p]));
+  }
   __shared = snapshot.shared === null ? undefined : JSON_parse(snapshot.shared);
 };
 var __ensureRoot = function () {
-  if (!hasOwn(__states, '')) __states[''] = __initState();
+  if (!mapHas(__states, '')) mapSet(__states, '', __initState());
   if (__biState() && __shared === undefined) __shared = __initShared();
 };
 
