@@ -7,8 +7,8 @@ import { entryReference, linkTarget, navigation, pageOfLink, pagePath, viaLink, 
 const bytes = (text: string) => new TextEncoder().encode(text);
 
 t.test('a stream page path escapes the name and asks for bodies', async (t) => {
-  t.equal(pagePath('a/b c'), '/streams/a%2Fb%20c/head/backward/20?embed=body');
-  t.equal(pagePath('$all', '0000000000000000000000000000000A', 'forward', 5), '/streams/%24all/0000000000000000000000000000000A/forward/5?embed=body');
+  t.equal(pagePath('a/b c'), '/streams/a%2Fb%20c/head/backward/20?embed=tryharder');
+  t.equal(pagePath('$all', '0000000000000000000000000000000A', 'forward', 5), '/streams/%24all/0000000000000000000000000000000A/forward/5?embed=tryharder');
 });
 
 t.test('feed links become pages, and only page links do', async (t) => {

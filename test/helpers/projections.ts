@@ -110,7 +110,7 @@ function parsed(value: unknown): unknown {
 export async function readStream(url: string, stream: string, resolve = false): Promise<Array<Record<string, unknown>>> {
   const events: Array<Record<string, unknown>> = [];
   for (let from = 0; ; from += READ_PAGE) {
-    const response = await adminFetch(`${url}/streams/${encodeURIComponent(stream)}/${from}/forward/${READ_PAGE}?embed=body`, {
+    const response = await adminFetch(`${url}/streams/${encodeURIComponent(stream)}/${from}/forward/${READ_PAGE}?embed=tryharder`, {
       headers: { accept: 'application/vnd.svc.atom+json', 'svc-resolvelinktos': resolve ? 'true' : 'false' },
     });
     if (response.status === 404) return events;

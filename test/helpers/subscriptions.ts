@@ -115,7 +115,7 @@ export async function info(url: string, stream: string, group: string): Promise<
 /** Event numbers in the parked stream of the group, as their links say (`n@stream`). */
 export async function parkedNumbers(url: string, stream: string, group: string): Promise<number[]> {
   const parked = `$persistentsubscription-${stream}::${group}-parked`;
-  const response = await adminFetch(`${url}/streams/${encodeURIComponent(parked)}/0/forward/4096?embed=body`, {
+  const response = await adminFetch(`${url}/streams/${encodeURIComponent(parked)}/0/forward/4096?embed=tryharder`, {
     headers: { accept: 'application/vnd.svc.atom+json', 'svc-resolvelinktos': 'false' },
   });
   if (response.status === 404) return [];

@@ -3,7 +3,8 @@
 import { randomUUID } from 'node:crypto';
 import t from 'tap';
 import type { NewEvent } from '../../src/storage/writer.js';
-import { startNode } from '../helpers/node.js';
+import { adminFetch } from '../helpers/auth.js';
+import { postEvent, startNode } from '../helpers/node.js';
 import { get, getFeed, titlesOf } from '../helpers/read.js';
 
 const node = await startNode(t);
@@ -67,22 +68,23 @@ t.test('rich: the event fields and its position, without content or data', async
   t.match(text, { isJson: false, isMetaData: false });
 });
 
-t.test('body: rich plus the data and metadata, as sent; non-JSON data as its text', async (t) => {
+t.test('body: rich plus the data and metadata of JSON events, as sent; null for an event not flagged JSON', async (t) => {
   const [json, text, looking, noMeta] = await entries('/streams/e/0/forward/4?embed=Body');
   t.equal(json.data, '{"a":1}');
   t.equal(json.metaData, '{"m":true}');
-  t.equal(text.data, 'plain', 'a non-JSON event carries its data as text');
+  t.ok('data' in text && text.data === null, 'a non-JSON event has "data": null');
   t.equal(text.metaData, null);
-  t.equal(looking.data, '{"b":2}', 'as stored, not re-indented');
+  t.equal(looking.data, null, 'JSON-looking data not flagged JSON is not shown either');
   t.equal(noMeta.data, '[1,2]');
+  t.equal(noMeta.metaData, null, 'no metadata is null');
 });
 
-t.test('pretty: JSON objects re-indented', async (t) => {
+t.test('pretty: JSON objects re-indented; null for an event not flagged JSON', async (t) => {
   const [json, text, looking, noMeta] = await entries('/streams/e/0/forward/4?embed=pretty');
   t.equal(json.data, '{\n  "a": 1\n}');
   t.equal(json.metaData, '{\n  "m": true\n}');
-  t.equal(text.data, 'plain');
-  t.equal(looking.data, '{"b":2}', 'data not flagged JSON is not re-indented');
+  t.equal(text.data, null);
+  t.equal(looking.data, null);
   t.equal(noMeta.data, '[1,2]', 'only objects are re-indented');
   const [spelledOut] = await entries('/streams/e/0/forward/1?embed=PrettyBody');
   t.same(Object.keys(spelledOut), PLAIN_KEYS, 'the level is spelled pretty; PrettyBody is unknown, so none');
@@ -98,7 +100,7 @@ t.test('tryharder: non-JSON data that parses as a JSON object is shown as JSON',
 });
 
 t.test('links resolve by default in stream feeds: the entry describes the target, with the link\'s time and type', async (t) => {
-  const [resolved, dangling] = await entries('/streams/links/0/forward/2?embed=body');
+  const [resolved, dangling] = await entries('/streams/links/0/forward/2?embed=tryharder');
   t.equal(resolved.title, '0@e');
   t.equal(resolved.id, `${node.url}/streams/e/0`);
   t.equal(resolved.summary, '$>');
@@ -106,7 +108,7 @@ t.test('links resolve by default in stream feeds: the entry describes the target
   t.equal(resolved.updated, new Date(linkRecord.timestamp).toISOString(), 'updated is the link\'s');
   t.match(resolved, {
     eventType: 'Json', eventNumber: 0, streamId: 'e', positionEventNumber: 0, positionStreamId: 'links',
-    isLinkMetaData: true, linkMetaData: '{"lm":1}', data: '{"a":1}',
+    isLinkMetaData: true, linkMetaData: '{\n  "lm": 1\n}', data: '{\n  "a": 1\n}',
   });
   t.equal(dangling.title, '1@links', 'a link whose target is missing stays itself');
   t.same(titlesOf(await getFeed(node, '/streams/links', { 'svc-resolvelinktos': 'False' })), ['1@links', '0@links'], 'Svc-ResolveLinkTos: false');
@@ -146,4 +148,19 @@ t.test('metadata feeds do not resolve links unless asked', async (t) => {
   t.same(titlesOf(await getFeed(node, '/streams/e/metadata/0/forward/5')), ['0@$$e']);
   t.same(titlesOf(await getFeed(node, '/streams/e/metadata/0/forward/5', { 'svc-resolvelinktos': 'true' })), ['0@e']);
   t.same(titlesOf(await getFeed(node, '/streams/%24%24e')), ['0@e'], 'read as a stream of its own, it resolves by default');
+});
+
+t.test('a $streams-style link posted as octet-stream: "data": null at body, so `if (entry.data) JSON.parse(entry.data)` holds', async (t) => {
+  const posted = await postEvent(`${node.url}/streams/bin1`, '0@notjson', {
+    'content-type': 'application/octet-stream', 'svc-eventtype': 'Bin', 'svc-eventid': randomUUID(),
+  });
+  t.equal(posted.status, 201);
+  const reply = await adminFetch(`${node.url}/streams/bin1/0/forward/1?embed=body`, { headers: { accept: 'application/json' } });
+  t.equal(reply.status, 200);
+  const text = await reply.text();
+  t.match(text, /"data":null,"metaData":null/, 'both fields present, null');
+  const [entry] = (JSON.parse(text) as { entries: Array<Record<string, unknown>> }).entries;
+  t.match(entry, { eventType: 'Bin', isJson: false, data: null, metaData: null });
+  const tried = await adminFetch(`${node.url}/streams/bin1/0/forward/1?embed=tryharder`, { headers: { accept: 'application/json' } });
+  t.match((await tried.json() as { entries: Array<Record<string, unknown>> }).entries[0], { isJson: false, data: '0@notjson' }, 'tryharder shows the text');
 });

@@ -17,7 +17,8 @@ export interface FeedEntry {
   eventNumber?: number | string;
   streamId?: string;
   isJson?: boolean;
-  data?: string;
+  /** Null at embed=body for an event not flagged JSON; tryharder carries its text. */
+  data?: string | null;
   metaData?: string | null;
   linkMetaData?: string;
   positionEventNumber?: number | string;
@@ -44,9 +45,9 @@ export interface PagePosition {
   direction: Direction;
 }
 
-/** The API path of one page of a stream, with event bodies. */
+/** The API path of one page of a stream, with event bodies: tryharder, the one level that carries the text of events not flagged JSON too. */
 export function pagePath(stream: string, from = 'head', direction: Direction = 'backward', count = PAGE_SIZE): string {
-  return `/streams/${encodeURIComponent(stream)}/${encodeURIComponent(from)}/${direction}/${count}?embed=body`;
+  return `/streams/${encodeURIComponent(stream)}/${encodeURIComponent(from)}/${direction}/${count}?embed=tryharder`;
 }
 
 const PAGE_LINK = /^\/streams\/([^/]+)\/(head|[0-9]+|[0-9A-F]{32})\/(forward|backward)\/[0-9]+$/;
@@ -83,8 +84,8 @@ export interface EventReference {
 }
 
 /** The event a `$>` link's data names (`{number}@{stream}`), or undefined when it names none. */
-export function linkTarget(data: string | undefined): EventReference | undefined {
-  if (data === undefined) return undefined;
+export function linkTarget(data: string | null | undefined): EventReference | undefined {
+  if (data === undefined || data === null) return undefined;
   const match = /^\s*([0-9]+)@(.+)$/s.exec(data);
   return match ? { eventNumber: match[1], stream: match[2] } : undefined;
 }

@@ -40,8 +40,9 @@ export interface ScavengeRecord {
 }
 
 /** One history row from an entry of `$scavenges` (links resolved to the scavenge's own events). */
-export function scavengeRecord(entry: { summary: string; eventType?: string; updated: string; data?: string }): ScavengeRecord | undefined {
-  if (entry.data === undefined) return undefined;
+export function scavengeRecord(entry: { summary: string; eventType?: string; updated: string; data?: string | null }): ScavengeRecord | undefined {
+  // A link left unresolved has data null at embed=body.
+  if (entry.data === undefined || entry.data === null) return undefined;
   let data: Record<string, unknown>;
   try {
     data = JSON.parse(entry.data) as Record<string, unknown>;

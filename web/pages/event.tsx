@@ -19,7 +19,8 @@ interface Loaded {
 
 async function loadEvent(api: Api, stream: string, eventNumber: string, signal: AbortSignal): Promise<Loaded> {
   const path = `/streams/${encodeURIComponent(stream)}/${encodeURIComponent(eventNumber)}`;
-  const entry = await api.json<FeedEntry>(`${path}?embed=body`, { accept: ENTRY, signal });
+  // tryharder: a link's data (`n@stream`) and text metadata are not JSON, and body leaves them out.
+  const entry = await api.json<FeedEntry>(`${path}?embed=tryharder`, { accept: ENTRY, signal });
   const response = await api.request(path, { accept: 'application/octet-stream', signal });
   return { entry, bytes: new Uint8Array(await response.arrayBuffer()) };
 }

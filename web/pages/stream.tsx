@@ -22,7 +22,7 @@ function EventRow({ entry }: { entry: FeedEntry }) {
   const reference = entryReference(entry);
   const via = viaLink(entry);
   const target = entry.summary === LINK_EVENT_TYPE ? linkTarget(entry.data) : undefined;
-  const data = entry.data === undefined ? undefined : prettyJson(entry.data) ?? entry.data;
+  const data = entry.data === undefined || entry.data === null ? undefined : prettyJson(entry.data) ?? entry.data;
   const metadata = entry.metaData ? prettyJson(entry.metaData) ?? entry.metaData : undefined;
   return (
     <article class="event" data-name="event">

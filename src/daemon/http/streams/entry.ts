@@ -38,7 +38,8 @@ export interface FeedEntry {
   eventId?: string;
   eventType?: string;
   eventNumber?: EventNumberValue;
-  data?: string;
+  /** Null at body and pretty for an event not flagged JSON: clients parse `data` when it is set. */
+  data?: string | null;
   metaData?: string | null;
   linkMetaData?: string;
   streamId?: string;
@@ -160,17 +161,22 @@ function richFields(resolved: ResolvedEvent, embed: EmbedLevel): Partial<FeedEnt
   };
   if (embed < EmbedLevel.body) return rich;
   const pretty = embed >= EmbedLevel.prettyBody;
+  const metadataText = event.metadata.length > 0 ? textOf(event.metadata) : undefined;
   if (rich.isJson) {
     rich.data = bodyText(dataOf(event), pretty);
-  } else {
-    // Data that is not flagged JSON is shown as its text; tryharder also reads it as JSON if it is.
+    rich.metaData = metadataText === undefined ? null : bodyText(event.metadata, pretty);
+  } else if (embed >= EmbedLevel.tryHarder) {
+    // Only tryharder shows what is not flagged JSON: its text, read as JSON if it is an object.
     const text = textOf(dataOf(event));
-    const tried = embed >= EmbedLevel.tryHarder && text !== undefined ? indentJsonObject(text) : undefined;
+    const tried = text !== undefined ? indentJsonObject(text) : undefined;
     if (tried !== undefined) rich.isJson = true;
     rich.data = tried ?? text;
+    rich.metaData = metadataText ?? null;
+  } else {
+    // Body and pretty carry the data of JSON events only; clients parse `data` when it is set.
+    rich.data = null;
+    rich.metaData = null;
   }
-  const metadataText = event.metadata.length > 0 ? textOf(event.metadata) : undefined;
-  rich.metaData = metadataText === undefined ? null : bodyText(event.metadata, pretty);
   if (link) rich.linkMetaData = bodyText(link.metadata, pretty);
   return rich;
 }
