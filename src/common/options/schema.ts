@@ -230,7 +230,7 @@ export const optionSchema = {
   }),
   projectionMemoryLimitMb: integer({
     group: 'Projections',
-    description: 'Heap each user projection\'s JavaScript may use; a projection past it faults, and the node and other projections go on.',
+    description: 'Heap each user projection\'s JavaScript may use, its ArrayBuffers included (projections have no WebAssembly); a projection past it faults, and the node and other projections go on.',
     default: 128, min: 8, max: 8192, unit: 'MiB',
   }),
 

@@ -10,6 +10,9 @@
 export const SANDBOX_PRELUDE = String.raw`
 (function () {
 'use strict';
+// WebAssembly memory is reserved outside the heap that --projection-memory-limit-mb bounds (an
+// ArrayBuffer's counts against it, a WebAssembly.Memory's does not): projections go without it.
+delete globalThis.WebAssembly;
 // Taken before the user's code runs: a projection that replaces JSON or Array methods breaks
 // only what it calls itself, never the replies to the node.
 var JSON_parse = JSON.parse;

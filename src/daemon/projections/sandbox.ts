@@ -147,7 +147,8 @@ export class Sandbox {
 
   private describeFault(error: unknown): string {
     const message = error instanceof Error ? error.message : String(error);
-    if (this.isolate.isDisposed || /memory limit/i.test(message)) {
+    // An ArrayBuffer past the limit is refused inside the isolate, as a RangeError the code may throw on.
+    if (this.isolate.isDisposed || /memory limit|array buffer allocation failed/i.test(message)) {
       return `the projection used more than its memory limit of ${this.limits.memoryLimitMb} MB (--projection-memory-limit-mb)`;
     }
     if (/timed out/i.test(message)) {
