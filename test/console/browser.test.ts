@@ -98,6 +98,24 @@ t.test('an event appended through the form appears in the live tail', async (t) 
   await page.close();
 });
 
+t.test('an event appended through the form is stored byte for byte, and shown so', async (t) => {
+  const typed = '{"big": 12345678901234567890123, "price": 1.0, "id": 9007199254740993}';
+  const page = await signedIn();
+  await page.goto(`${url}/web#/streams/exact-1`);
+  await page.waitForSelector('form[name=append]');
+  await page.fill('form[name=append] input[name=eventType]', 'Priced');
+  await page.fill('form[name=append] textarea[name=data]', typed);
+  await page.click('form[name=append] button[type=submit]');
+  await page.waitForSelector('text=Appended as event 0.');
+  const stored = await adminFetch(`${url}/streams/exact-1/0`, { headers: { accept: 'application/json' } });
+  t.equal(await stored.text(), typed, 'the node holds the bytes as typed: no digit lost, 1.0 kept');
+  await page.goto(`${url}/web#/event/exact-1/0`);
+  await page.waitForSelector('pre[aria-label=data]');
+  t.equal(await page.textContent('pre[aria-label=data]'), '{\n  "big": 12345678901234567890123,\n  "price": 1.0,\n  "id": 9007199254740993\n}', 'the event page shows every digit');
+  await screenshot(page, 'event-exact-numbers');
+  await page.close();
+});
+
 t.test('the append form checks its input before sending', async (t) => {
   const page = await signedIn();
   await page.goto(`${url}/web#/streams/orders-2`);

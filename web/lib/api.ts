@@ -80,6 +80,11 @@ export class Api {
 
   /** A JSON body sent with `method`; the reply's JSON, if any. */
   send<T>(method: string, path: string, body: unknown, headers: Record<string, string> = {}): Promise<T> {
-    return this.json<T>(path, { method, body: body === undefined ? undefined : JSON.stringify(body), headers: { 'content-type': 'application/json', ...headers } });
+    return this.sendText<T>(method, path, body === undefined ? undefined : JSON.stringify(body), headers);
+  }
+
+  /** JSON text sent as it is (what a user typed keeps every digit); the reply's JSON, if any. */
+  sendText<T>(method: string, path: string, text: string | undefined, headers: Record<string, string> = {}): Promise<T> {
+    return this.json<T>(path, { method, body: text, headers: { 'content-type': 'application/json', ...headers } });
   }
 }

@@ -1,4 +1,9 @@
-/** The append form's event, checked and written as a one-event batch of the node's JSON format. */
+/**
+ * The append form's event, checked and written as a one-event batch of the node's JSON format.
+ * The data and metadata go into the batch as the user typed them: the node stores those bytes,
+ * so nothing typed is parsed and written again (big numbers and `1.0` stay as they are).
+ */
+import { jsonError } from './json-text.js';
 import { isUuid } from './uuid.js';
 
 export interface AppendInput {
@@ -14,18 +19,15 @@ export function appendBody(input: AppendInput): { ok: true; body: string } | { o
   const errors: string[] = [];
   if (input.eventType.trim() === '') errors.push('the event type is empty');
   if (!isUuid(input.eventId)) errors.push('the event id must be a UUID');
-  const parse = (text: string, what: string) => {
-    if (text.trim() === '') return undefined;
-    try {
-      return JSON.parse(text) as unknown;
-    } catch (error) {
-      errors.push(`the ${what} is not valid JSON: ${(error as Error).message}`);
-      return undefined;
-    }
+  const check = (text: string, what: string) => {
+    const problem = text.trim() === '' ? undefined : jsonError(text);
+    if (problem !== undefined) errors.push(`the ${what} is not valid JSON: ${problem}`);
   };
-  const data = parse(input.data, 'data');
-  const metadata = parse(input.metadata, 'metadata');
+  check(input.data, 'data');
+  check(input.metadata, 'metadata');
   if (input.expectedVersion.trim() !== '' && !/^(-[124]|[0-9]+)$/.test(input.expectedVersion.trim())) errors.push('the expected version must be -2 (any), -1 (no stream), -4 (stream exists) or an event number');
   if (errors.length > 0) return { ok: false, errors };
-  return { ok: true, body: JSON.stringify([{ eventId: input.eventId, eventType: input.eventType, data: data ?? {}, ...(metadata === undefined ? {} : { metadata }) }]) };
+  const data = input.data.trim() === '' ? '{}' : input.data;
+  const metadata = input.metadata.trim() === '' ? '' : `,"metadata":${input.metadata}`;
+  return { ok: true, body: `[{"eventId":${JSON.stringify(input.eventId)},"eventType":${JSON.stringify(input.eventType)},"data":${data}${metadata}}]` };
 }

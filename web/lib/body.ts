@@ -3,16 +3,12 @@
  * The result is always plain text, which the page puts in a text node: nothing in an event's
  * bytes is ever read as markup.
  */
+import { reindentJson } from './json-text.js';
+
 export type BodyView = 'json' | 'text' | 'hex';
 
-/** `text` re-indented when it is JSON, undefined when it is not. */
-export function prettyJson(text: string): string | undefined {
-  try {
-    return JSON.stringify(JSON.parse(text), null, 2);
-  } catch {
-    return undefined;
-  }
-}
+/** `text` re-indented when it is JSON, undefined when it is not; numbers keep every digit. */
+export const prettyJson = reindentJson;
 
 const HEX_ROW_BYTES = 16;
 

@@ -3,8 +3,11 @@
  * sent, and written back with every other property the metadata held kept as it was.
  *
  * Numbers stay exact: `$tb` of a soft-deleted stream is 2^63-1, beyond what a JavaScript number
- * holds, so the numeric properties are read from and written to the JSON text as digit strings.
+ * holds, so the numeric properties are read from and written to the JSON text as digit strings,
+ * and every other property goes back as the text it was shown or typed as.
  */
+import { jsonError, objectMembers, objectText, reindentJson } from './json-text.js';
+
 export const NUMERIC_KEYS = ['$maxAge', '$maxCount', '$tb', '$cacheControl'] as const;
 export const ACL_KEYS = ['$r', '$w', '$d', '$mr', '$mw'] as const;
 
@@ -23,9 +26,10 @@ const INT64_MAX = 9223372036854775807n;
 const MINIMUM: Record<NumericKey, bigint> = { $maxAge: 1n, $maxCount: 1n, $tb: 0n, $cacheControl: 1n };
 const UNITS: Record<NumericKey, string> = { $maxAge: 'seconds', $maxCount: 'events', $tb: 'an event number', $cacheControl: 'seconds' };
 
-function topLevelNumber(text: string, key: string): string {
-  const match = new RegExp(`"${key.replace('$', '\\$')}"\\s*:\\s*(-?[0-9]+)`).exec(text);
-  return match ? match[1] : '';
+const RESERVED_KEYS: readonly string[] = [...NUMERIC_KEYS, '$acl'];
+
+function integerText(value: string | undefined): string {
+  return value !== undefined && /^-?[0-9]+$/.test(value) ? value : '';
 }
 
 function rolesText(value: unknown): string {
@@ -36,14 +40,15 @@ function rolesText(value: unknown): string {
 
 /** The form for metadata given as JSON text (empty text: a stream without metadata). */
 export function formOf(text: string): MetadataForm {
-  const parsed: unknown = text.trim() === '' ? {} : JSON.parse(text);
-  const object = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
-  const acl = (typeof object.$acl === 'object' && object.$acl !== null ? object.$acl : {}) as Record<string, unknown>;
-  const custom = Object.fromEntries(Object.entries(object).filter(([key]) => !(NUMERIC_KEYS as readonly string[]).includes(key) && key !== '$acl'));
+  const members = objectMembers(text.trim() === '' ? '{}' : text) ?? new Map<string, string>();
+  const aclText = members.get('$acl');
+  const aclValue: unknown = aclText === undefined ? undefined : JSON.parse(aclText);
+  const acl = (typeof aclValue === 'object' && aclValue !== null ? aclValue : {}) as Record<string, unknown>;
+  const custom = [...members].filter(([key]) => !RESERVED_KEYS.includes(key));
   return {
-    numbers: Object.fromEntries(NUMERIC_KEYS.map((key) => [key, topLevelNumber(text, key)])) as Record<NumericKey, string>,
+    numbers: Object.fromEntries(NUMERIC_KEYS.map((key) => [key, integerText(members.get(key))])) as Record<NumericKey, string>,
     acl: Object.fromEntries(ACL_KEYS.map((key) => [key, rolesText(acl[key])])) as Record<AclKey, string>,
-    custom: JSON.stringify(custom, null, 2),
+    custom: reindentJson(objectText(custom)) ?? '{}',
   };
 }
 
@@ -66,14 +71,11 @@ function roles(text: string): string | string[] | undefined {
 /** The metadata JSON for a filled form, or what to fix. */
 export function metadataOf(form: MetadataForm): Validated {
   const errors: string[] = [];
-  let custom: Record<string, unknown> = {};
-  try {
-    const parsed: unknown = form.custom.trim() === '' ? {} : JSON.parse(form.custom);
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) errors.push('other properties must be a JSON object');
-    else custom = parsed as Record<string, unknown>;
-  } catch (error) {
-    errors.push(`other properties are not valid JSON: ${(error as Error).message}`);
-  }
+  const customText = form.custom.trim() === '' ? '{}' : form.custom;
+  const problem = jsonError(customText);
+  const custom = objectMembers(customText) ?? new Map<string, string>();
+  if (problem !== undefined) errors.push(`other properties are not valid JSON: ${problem}`);
+  else if (!/^\s*\{/.test(customText)) errors.push('other properties must be a JSON object');
   const numbers: Array<[NumericKey, string]> = [];
   for (const key of NUMERIC_KEYS) {
     const text = form.numbers[key].trim();
@@ -82,7 +84,7 @@ export function metadataOf(form: MetadataForm): Validated {
     if (problem) errors.push(problem);
     else numbers.push([key, BigInt(text).toString()]);
   }
-  const reserved = Object.keys(custom).filter((key) => (NUMERIC_KEYS as readonly string[]).includes(key) || key === '$acl');
+  const reserved = [...custom.keys()].filter((key) => RESERVED_KEYS.includes(key));
   if (reserved.length > 0) errors.push(`set ${reserved.join(', ')} in their own fields, not among other properties`);
   if (errors.length > 0) return { ok: false, errors };
   const acl: Record<string, string | string[]> = {};
@@ -90,10 +92,7 @@ export function metadataOf(form: MetadataForm): Validated {
     const value = roles(form.acl[key]);
     if (value !== undefined) acl[key] = value;
   }
-  // Numbers go in as placeholders and come out as their exact digits.
-  const object: Record<string, unknown> = Object.fromEntries(numbers.map(([key], index) => [key, `\u0000${index}\u0000`]));
-  if (Object.keys(acl).length > 0) object.$acl = acl;
-  Object.assign(object, custom);
-  const json = JSON.stringify(object).replace(/"\\u0000([0-9]+)\\u0000"/g, (_match, index: string) => numbers[Number(index)][1]);
-  return { ok: true, json };
+  const members: Array<[string, string]> = [...numbers];
+  if (Object.keys(acl).length > 0) members.push(['$acl', JSON.stringify(acl)]);
+  return { ok: true, json: objectText([...members, ...custom]) };
 }

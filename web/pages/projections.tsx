@@ -5,6 +5,8 @@
 import type { ComponentType } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import type { Api } from '../lib/api.js';
+import { prettyJson } from '../lib/body.js';
+import { jsonError } from '../lib/json-text.js';
 import { COMMANDS, createPath, EXAMPLE_QUERY, isFinished, projectionPath, type NewProjection, type ProjectionMode, type ProjectionSummary } from '../lib/projections.js';
 import { formatRoute } from '../lib/routes.js';
 import type { EditorProps } from '../components/editor.js';
@@ -85,11 +87,7 @@ export function ProjectionsPage({ api }: { api: Api }) {
 
 /** JSON indented for reading; any other text as it came. */
 function pretty(text: string): string {
-  try {
-    return JSON.stringify(JSON.parse(text), null, 2);
-  } catch {
-    return text;
-  }
+  return prettyJson(text) ?? text;
 }
 
 /**
@@ -135,20 +133,16 @@ function SourceEditor({ api, name }: { api: Api; name: string }) {
 }
 
 function ConfigEditor({ api, name }: { api: Api; name: string }) {
-  const config = useLoad((signal) => api.json<Record<string, unknown>>(projectionPath(name, '/config'), { signal }), [api, name]);
+  const config = useLoad((signal) => api.request(projectionPath(name, '/config'), { signal }).then((response) => response.text()), [api, name]);
   const [text, setText] = useState('');
   const [invalid, setInvalid] = useState<string>();
-  useEffect(() => setText(config.data === undefined ? '' : JSON.stringify(config.data, null, 2)), [config.data]);
+  useEffect(() => setText(config.data === undefined ? '' : pretty(config.data)), [config.data]);
+  // The config goes to the node as it was typed, once it is known to be JSON.
   const save = async () => {
-    setInvalid(undefined);
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch (error) {
-      setInvalid(`The config is not valid JSON: ${(error as Error).message}`);
-      return;
-    }
-    await api.send('PUT', projectionPath(name, '/config'), body);
+    const problem = jsonError(text);
+    setInvalid(problem === undefined ? undefined : `The config is not valid JSON: ${problem}`);
+    if (problem !== undefined) return;
+    await api.sendText('PUT', projectionPath(name, '/config'), text);
     config.reload();
   };
   return (
