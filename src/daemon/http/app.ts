@@ -15,6 +15,7 @@ import { pingRoutes } from './ping.js';
 import { forbidCaching } from './streams/caching.js';
 import { addCorsHeaders } from './cors.js';
 import { redirectTrailingSlash } from './trailing-slash.js';
+import { readEmptyBodiesAsNone } from './empty-bodies.js';
 import { streamsRoutes } from './streams/plugin.js';
 import type { StreamsService } from '../services/streams.js';
 import type { UsersService } from '../services/users.js';
@@ -134,6 +135,7 @@ function registerRoutes(app: FastifyInstance, dependencies: AppDependencies): vo
   addCorsHeaders(app);
   if (disableHttpCaching) forbidCaching(app);
   redirectTrailingSlash(app);
+  readEmptyBodiesAsNone(app);
   addAuthentication(app, authenticator, access);
   if (operations) registerOperations(app, operations);
   app.register(pingRoutes);

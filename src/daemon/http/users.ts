@@ -57,15 +57,7 @@ export const usersRoutes: FastifyPluginAsync<UsersRoutesOptions> = async (app, {
   // The users codecs are JSON and XML only: a body sent as text/plain (which fastify would parse as
   // a string) gets the 415 of every other unsupported type, naming the Content-Type to fix.
   app.removeContentTypeParser('text/plain');
-  // Commands such as enable often come with a JSON content type and no body at all.
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
-    try {
-      done(null, body === '' ? undefined : JSON.parse(body as string));
-    } catch {
-      done(Object.assign(new Error('the body is not valid JSON'), { statusCode: 400, code: 'FST_ERR_CTP_INVALID_JSON_BODY' }));
-    }
-  });
+  // An empty body of any type is no body (empty-bodies.ts): commands such as enable come so.
   app.addContentTypeParser(['text/xml', 'application/xml'], { parseAs: 'string' }, (_request, body, done) => {
     try {
       done(null, parseUsersXml(body as string));
