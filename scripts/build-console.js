@@ -7,6 +7,7 @@ import { build } from 'esbuild';
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createHash } from 'node:crypto';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -42,10 +43,16 @@ const [mainPath, main] = outputs.find(([, output]) => output.entryPoint === entr
 const script = basename(mainPath);
 const style = basename(main.cssBundle);
 
+// The icon, named by its content hash like the bundle, so browsers cache it with the assets.
+const iconBytes = readFileSync(join(root, 'web', 'favicon.svg'));
+const icon = `favicon-${createHash('sha256').update(iconBytes).digest('hex').slice(0, 8)}.svg`;
+writeFileSync(join(assets, icon), iconBytes);
+
 // No inline script or style: the content security policy allows only files of the node's own.
 const index = '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
   + '<meta name="viewport" content="width=device-width, initial-scale=1">'
   + '<title>svcdb console</title>'
+  + `<link rel="icon" type="image/svg+xml" href="/web/assets/${icon}">`
   + `<link rel="stylesheet" href="/web/assets/${style}">`
   + `<script type="module" src="/web/assets/${script}"></script>`
   + '</head><body><div id="app"></div><noscript>The svcdb console needs JavaScript.</noscript></body></html>\n';

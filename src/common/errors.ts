@@ -456,7 +456,7 @@ export const Errors = {
   clientUnauthorized: define(
     'SVCDB_ERR_CLIENT_UNAUTHORIZED', 401, 'the node refused the credentials',
     (url: string, username: string) =>
-      `the node at ${url} refused the credentials of user ${username}; check --username and --password or --password-file (SVC_USERNAME, SVC_PASSWORD, SVC_PASSWORD_FILE): the user must be enabled and an admin or ops user`,
+      `the node at ${url} refused the credentials of user ${username}; check --username and --password or --password-file (SVC_USERNAME, SVC_PASSWORD, SVC_PASSWORD_FILE): the user must be enabled and have the rights the request needs (admin commands need an admin or ops user)`,
     (url: string, username: string) => ({ url, username }),
   ),
   clientUnexpectedReply: define(
@@ -484,6 +484,17 @@ export const Errors = {
   projectionNotFound: define(
     'SVCDB_ERR_PROJECTION_NOT_FOUND', 404, 'no such projection',
     (name: string) => `projection ${name} does not exist; GET /projections/any lists the projections of this node`,
+  clientNodeNotReady: define(
+    'SVCDB_ERR_CLIENT_NODE_NOT_READY', 503, 'the node answers but does not serve requests',
+    (url: string, state: string) =>
+      `the node at ${url} answers but is ${state}, not serving requests; wait until it has started (svcdb status exits 0 then), or read its log`,
+    (url: string, state: string) => ({ url, state }),
+  ),
+  clientEventInvalid: define(
+    'SVCDB_ERR_CLIENT_EVENT_INVALID', 400, 'an event given to svcdb stream append is malformed',
+    (where: string, why: string) => `${where}: ${why}`,
+    (where: string) => ({ where }),
+  ),
     (name: string) => ({ name }),
   ),
   projectionConflict: define(

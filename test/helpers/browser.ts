@@ -35,6 +35,12 @@ export async function openBrowser(t: Test, options: { ignoreHTTPSErrors?: boolea
     page.on('console', (message) => {
       if (message.type() === 'error' && !/status of 40[0-9]/.test(message.text())) errors.push(`console: ${message.text()}`);
     });
+    // The API's refusals are part of what the tests check; a page's own files (the document,
+    // scripts, styles, the icon) must always load.
+    page.on('response', (response) => {
+      const kind = response.request().resourceType();
+      if (response.status() >= 400 && kind !== 'fetch' && kind !== 'xhr') errors.push(`failed load: ${response.status()} ${kind} ${response.url()}`);
+    });
     return page;
   };
   return { browser, context, newPage, errors };
