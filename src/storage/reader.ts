@@ -106,7 +106,9 @@ export class Reader {
     );
     let status: ReadStatus = 'success';
     if (last === DELETED_EVENT_NUMBER || this.originalDeleted(streamName)) status = 'deleted';
-    else if (last === NO_STREAM || firstVisible > last) status = 'notFound';
+    // Soft deleted ($tb 9223372036854775807) is not found; a stream truncated past its end by
+    // any other $tb exists, with no events to show (as the reference answers).
+    else if (last === NO_STREAM || metadata.truncateBefore === DELETED_EVENT_NUMBER) status = 'notFound';
     const oldestTimestamp = metadata.maxAgeSeconds === undefined ? -Infinity : this.now() - metadata.maxAgeSeconds * 1000;
     return { status, last, firstVisible, oldestTimestamp, metadata };
   }

@@ -1,4 +1,4 @@
-import { isJsonText, lastMember, objectMembers } from '../common/json-scan.js';
+import { isJsonText, lastMember, objectMembers, withMember } from '../common/json-scan.js';
 
 /** Event number of a hard-delete tombstone: no real event can have it. */
 export const DELETED_EVENT_NUMBER = Number.MAX_SAFE_INTEGER;
@@ -132,4 +132,13 @@ export function parseStoredMetadata(data: Buffer, isJson: boolean): StreamMetada
   if (!isJson || data.length === 0) return EMPTY_METADATA;
   const parsed = parseMetadataText(data.toString('utf8'));
   return 'problem' in parsed ? EMPTY_METADATA : parsed.metadata;
+}
+
+/**
+ * Metadata text with `$tb` set to `truncateBeforeText`, every other member kept as written;
+ * undefined when the text is not a JSON object.
+ */
+export function withTruncateBefore(text: string, truncateBeforeText: string): string | undefined {
+  if (!isJsonText(text) || objectMembers(text) === undefined) return undefined;
+  return withMember(text, '$tb', truncateBeforeText);
 }

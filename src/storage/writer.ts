@@ -8,7 +8,7 @@ import { PackedEvent, bodyBytes } from './packed-event.js';
 import type { StreamLookup } from './stream-info.js';
 import {
   DELETED_EVENT_NUMBER, EVENT_NUMBER_MAX_TEXT, ExpectedVersion, METADATA_EVENT_TYPE, NO_STREAM, isMetadataStream,
-  metadataStreamOf, originalStreamOf, parseStoredMetadata, type StreamMetadata,
+  metadataStreamOf, originalStreamOf, parseStoredMetadata, withTruncateBefore, type StreamMetadata,
 } from './stream-metadata.js';
 import { withMember } from '../common/json-scan.js';
 import type { TransactionLog } from './transaction-log.js';
@@ -472,24 +472,46 @@ export class Writer {
    * Turns a request that passed its checks into the records it writes. A soft delete writes
    * metadata with `$tb` = 9223372036854775807; the first append after one writes metadata with
    * `$tb` = its first event number before its events. Both keep every other metadata property.
+   * A write to the metadata stream of a soft-deleted stream is followed by an undelete (see
+   * undeletePlan).
    */
   private plan(request: WriteRequest, decision: WriteResult): Plan[] {
     const { streamName } = request;
-    if (request.kind === 'softDelete') return [this.metadataPlan(streamName, EVENT_NUMBER_MAX_TEXT)];
+    if (request.kind === 'softDelete') {
+      const text = withMember(this.currentMetadata(streamName).text, '$tb', EVENT_NUMBER_MAX_TEXT);
+      return [this.metadataPlan(metadataStreamOf(streamName), this.currentLast(metadataStreamOf(streamName)) + 1, text)];
+    }
     let framedBytes = request.kind === 'append' ? request.framedBytes ?? 0 : 0;
     if (framedBytes === 0) for (const event of request.events) framedBytes += framedEventBytes(streamName, event);
     const plan: Plan = { streamName, firstEventNumber: decision.firstEventNumber, events: request.events, framedBytes };
-    const revives = request.kind === 'append' && !isMetadataStream(streamName) &&
-      this.currentMetadata(streamName).truncateBefore === DELETED_EVENT_NUMBER;
-    return revives ? [this.metadataPlan(streamName, String(decision.firstEventNumber)), plan] : [plan];
+    if (request.kind !== 'append') return [plan];
+    if (isMetadataStream(streamName)) {
+      const undelete = this.undeletePlan(request, decision);
+      return undelete ? [plan, undelete] : [plan];
+    }
+    if (this.currentMetadata(streamName).truncateBefore !== DELETED_EVENT_NUMBER) return [plan];
+    const text = withMember(this.currentMetadata(streamName).text, '$tb', String(decision.firstEventNumber));
+    return [this.metadataPlan(metadataStreamOf(streamName), this.currentLast(metadataStreamOf(streamName)) + 1, text), plan];
   }
 
-  /** A metadata event for `streamName`: its present metadata with `$tb` set to `truncateBeforeText`. */
-  private metadataPlan(streamName: string, truncateBeforeText: string): Plan {
-    const text = withMember(this.currentMetadata(streamName).text, '$tb', truncateBeforeText);
-    const metadataStream = metadataStreamOf(streamName);
+  /**
+   * Metadata written to a soft-deleted stream undeletes it, as the reference does: after the
+   * write comes the new metadata again with `$tb` = the stream's last event number + 1. The new
+   * metadata takes effect and the deleted events stay hidden (metadata without `$tb` would bring
+   * them back). Metadata that is not a JSON object is left as it is.
+   */
+  private undeletePlan(request: WriteRequest, decision: WriteResult): Plan | undefined {
+    const stream = originalStreamOf(request.streamName);
+    if (this.currentMetadata(stream).truncateBefore !== DELETED_EVENT_NUMBER) return undefined;
+    const written = request.events[request.events.length - 1];
+    const text = withTruncateBefore(written.data.toString('utf8'), String(this.currentLast(stream) + 1));
+    return text === undefined ? undefined : this.metadataPlan(request.streamName, decision.lastEventNumber + 1, text);
+  }
+
+  /** One metadata event with `text`, numbered `eventNumber` in `metadataStream`. */
+  private metadataPlan(metadataStream: string, eventNumber: number, text: string): Plan {
     const event: NewEvent = { eventId: randomUUID(), eventType: METADATA_EVENT_TYPE, data: Buffer.from(text), metadata: Buffer.alloc(0), isJson: true };
-    return { streamName: metadataStream, firstEventNumber: this.currentLast(metadataStream) + 1, events: [event], framedBytes: framedEventBytes(metadataStream, event) };
+    return { streamName: metadataStream, firstEventNumber: eventNumber, events: [event], framedBytes: framedEventBytes(metadataStream, event) };
   }
 
   private encode(plan: Plan, request: WriteRequest, position: number, offset: number, timestamp: number): CommittedWrite {

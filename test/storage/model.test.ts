@@ -59,7 +59,7 @@ function visibleIds(model: ModelStream): string[] | 'notFound' | 'deleted' {
   if (model.hardDeleted) return 'deleted';
   const current = last(model);
   const firstVisible = Math.max(model.metadata.$tb ?? 0, model.metadata.$maxCount === undefined ? 0 : current - model.metadata.$maxCount + 1);
-  if (current < 0 || firstVisible > current) return 'notFound';
+  if (current < 0 || model.metadata.$tb === Infinity) return 'notFound';
   return model.ids.slice(firstVisible);
 }
 
@@ -91,7 +91,8 @@ async function apply(engine: Engine, models: ModelStream[], cmd: Exclude<Command
       return [accepted, engine.deleteStream(name, -2, true)] as const;
     }
     const accepted = !model.hardDeleted;
-    if (accepted) model.metadata = { $maxCount: cmd.maxCount };
+    // Metadata written to a soft-deleted stream undeletes it: $tb is set past its last event.
+    if (accepted) model.metadata = model.metadata.$tb === Infinity ? { $maxCount: cmd.maxCount, $tb: model.ids.length } : { $maxCount: cmd.maxCount };
     if (accepted) model.metadataWritten = true;
     return [accepted, engine.setStreamMetadata(name, -2, { $maxCount: cmd.maxCount })] as const;
   })();
