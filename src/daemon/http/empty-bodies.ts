@@ -18,7 +18,7 @@ export function readEmptyBodiesAsNone(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     if (body === '') done(null, undefined);
-    else void json(request, body, done);
+    else void json(request, body as string, done);
   });
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (request, body, done) => {
     if ((body as Buffer).length === 0) done(null, undefined);
