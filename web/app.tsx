@@ -4,7 +4,7 @@
  */
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { Api } from './lib/api.js';
-import { formatRoute, parseRoute, type Route } from './lib/routes.js';
+import { formatRoute, parseRoute, titleOf, type Route } from './lib/routes.js';
 import { Session, type Credentials } from './lib/session.js';
 import { Login } from './pages/login.js';
 import { Dashboard } from './pages/dashboard.js';
@@ -66,6 +66,7 @@ export function App() {
   const [credentials, setCredentials] = useState<Credentials | undefined>(() => session.current());
   const route = useRoute();
   const api = useMemo(() => (credentials ? new Api(credentials, location.origin) : undefined), [credentials]);
+  useEffect(() => { document.title = api ? titleOf(route) : 'Sign in · svcdb'; }, [api, route]);
   if (!api) {
     return <Login onSignIn={(signedIn) => { session.signIn(signedIn); setCredentials(signedIn); }} />;
   }

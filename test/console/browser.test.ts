@@ -116,6 +116,7 @@ t.test('an event appended through the form is stored byte for byte, and shown so
   await page.goto(`${url}/web#/event/exact-1/0`);
   await page.waitForSelector('pre[aria-label=data]');
   t.equal(await page.textContent('pre[aria-label=data]'), '{\n  "big": 12345678901234567890123,\n  "price": 1.0,\n  "id": 9007199254740993\n}', 'the event page shows every digit');
+  t.equal(await page.title(), '0@exact-1 · svcdb', 'the tab is titled by the event it shows');
   await screenshot(page, 'event-exact-numbers');
   await page.close();
 });

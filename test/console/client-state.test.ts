@@ -1,7 +1,7 @@
 // The console's client logic that keeps state: the tab's credentials (session storage only),
 // recently opened streams (names only), and the page addresses in the URL's fragment.
 import t from 'tap';
-import { parseRoute, formatRoute, type Route } from '../../web/lib/routes.js';
+import { parseRoute, formatRoute, titleOf, type Route } from '../../web/lib/routes.js';
 import { recentStreams, rememberStream, RECENT_STREAMS_MAX } from '../../web/lib/recent.js';
 import { basicAuthorization, Session, type KeyValueStore } from '../../web/lib/session.js';
 
@@ -69,4 +69,12 @@ t.test('routes survive formatting and parsing, whatever the names hold', async (
   t.same(parseRoute('#/nowhere/at/all'), { page: 'dashboard' });
   t.same(parseRoute('#/streams/%E0%A4%A'), { page: 'stream', stream: '%E0%A4%A', from: undefined, direction: undefined }, 'a bad escape is taken as written');
   t.same(parseRoute('#/streams/x?direction=sideways'), { page: 'stream', stream: 'x', from: undefined, direction: undefined });
+});
+
+t.test('each page has a title that names what it shows', async (t) => {
+  t.equal(titleOf({ page: 'dashboard' }), 'Dashboard · svcdb');
+  t.equal(titleOf({ page: 'stream', stream: 'orders-1' }), 'Stream orders-1 · svcdb');
+  t.equal(titleOf({ page: 'event', stream: 'orders-1', eventNumber: '4' }), '4@orders-1 · svcdb');
+  t.equal(titleOf({ page: 'subscription', stream: 's', group: 'g' }), 'Subscription g on s · svcdb');
+  t.equal(titleOf({ page: 'projection', name: '$by_category' }), 'Projection $by_category · svcdb');
 });

@@ -63,3 +63,23 @@ export function formatRoute(route: Route): string {
     default: return `#/${route.page}`;
   }
 }
+
+const PAGE_TITLES: Record<Route['page'], string> = {
+  dashboard: 'Dashboard', streams: 'Streams', stream: 'Stream', event: 'Event', metadata: 'Metadata', users: 'Users',
+  admin: 'Admin', subscriptions: 'Subscriptions', subscription: 'Subscription', projections: 'Projections',
+  projection: 'Projection', query: 'Query', scavenge: 'Scavenge',
+};
+
+/** The browser tab's title for a page: what it shows first, so tabs and history tell pages apart. */
+export function titleOf(route: Route): string {
+  const subject = (() => {
+    switch (route.page) {
+      case 'stream': case 'metadata': return `${PAGE_TITLES[route.page]} ${route.stream}`;
+      case 'event': return `${route.eventNumber}@${route.stream}`;
+      case 'subscription': return `Subscription ${route.group} on ${route.stream}`;
+      case 'projection': return `Projection ${route.name}`;
+      default: return PAGE_TITLES[route.page];
+    }
+  })();
+  return `${subject} · svcdb`;
+}
