@@ -40,6 +40,14 @@ export const ExitCode = {
   scavengeStopped: 16,
   /** An event to redact is stream metadata (an event of a `$$` stream). */
   metadataEvent: 17,
+  /** The node answers but does not serve requests: it is starting or stopping (`svcdb status`). */
+  notReady: 18,
+  /** What the command names does not exist: a stream, event, user, projection, subscription group or running scavenge. */
+  notFound: 19,
+  /** The stream is not at the version given with --expected-version. */
+  wrongExpectedVersion: 20,
+  /** The stream was deleted permanently (hard delete). */
+  streamDeleted: 21,
 } as const;
 
 const exitCodeByErrorCode: ReadonlyMap<string, number> = new Map([
@@ -100,6 +108,16 @@ const exitCodeByErrorCode: ReadonlyMap<string, number> = new Map([
   [Errors.scavengeAlreadyRunning.code, ExitCode.scavengeRunning],
   [Errors.scavengeFailed.code, ExitCode.scavengeFailed],
   [Errors.scavengeStopped.code, ExitCode.scavengeStopped],
+  [Errors.scavengeNotFound.code, ExitCode.notFound],
+  [Errors.clientNodeNotReady.code, ExitCode.notReady],
+  [Errors.clientEventInvalid.code, ExitCode.usage],
+  [Errors.streamNotFound.code, ExitCode.notFound],
+  [Errors.eventNotFound.code, ExitCode.notFound],
+  [Errors.userNotFound.code, ExitCode.notFound],
+  [Errors.projectionNotFound.code, ExitCode.notFound],
+  [Errors.subscriptionNotFound.code, ExitCode.notFound],
+  [Errors.wrongExpectedVersion.code, ExitCode.wrongExpectedVersion],
+  [Errors.streamDeleted.code, ExitCode.streamDeleted],
 ]);
 
 export function exitCodeFor(errorCode: string): number {

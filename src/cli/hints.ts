@@ -45,7 +45,12 @@ const hintByErrorCode: ReadonlyMap<string, string> = new Map([
   [Errors.certRefused.code, certificateHint],
   [Errors.clientUnreachable.code, 'Check that the node is running (its log has a "listening" line with address, port and protocol) and pass that as --url, e.g. https://127.0.0.1:2113.'],
   [Errors.clientTls.code, 'Pass the CA certificate that issued the node\'s certificate with --ca-file, and connect by a name or address the certificate lists (subjectAltName).'],
-  [Errors.clientUnauthorized.code, 'Check --username and --password or --password-file (or SVC_USERNAME and SVC_PASSWORD or SVC_PASSWORD_FILE); the user must be in $admins or $ops. Or run with --signal on the node\'s machine.'],
+  // Named flags are the ones every command that talks to a node has (node-flags.ts).
+  [Errors.clientUnauthorized.code, 'Check --username and --password or --password-file (or SVC_USERNAME and SVC_PASSWORD or SVC_PASSWORD_FILE); '
+    + 'admin commands need a user in $admins or $ops, stream commands one that the stream\'s ACL allows.'],
+  [Errors.clientNodeNotReady.code, 'Wait for the node to finish starting (its log says "listening"), then run the command again.'],
+  [Errors.clientEventInvalid.code, 'Give the data as JSON (--data \'{"a":1}\'), and on standard input one JSON object per line: '
+    + '{"eventType":"T","data":{...}}, or the data alone with --type.'],
   [Errors.clientUnexpectedReply.code, 'Check that --url points at a svcdb node (not a proxy or another service) and that the node is of this version.'],
   [Errors.clientTimeout.code, 'The node took the connection but did not answer in time: check its log for what it was doing, then run the command again; '
     + 'raise --timeout-seconds if the node is very busy.'],

@@ -1,6 +1,6 @@
 /**
- * The flags of a command that talks to a running node's admin API (cert-reload, scavenge): its
- * URL, the credentials of an admin or ops user and a private CA. The password comes from a file
+ * The flags of a command that talks to a running node (cert-reload, scavenge, stream, status):
+ * its URL, the credentials of a user and a private CA. The password comes from a file
  * (--password-file, SVC_PASSWORD_FILE) or SVC_PASSWORD; --password is accepted too, but a
  * command line is visible to every user of the machine.
  */
@@ -8,6 +8,10 @@ import { resolve } from 'node:path';
 import { Flags } from '@oclif/core';
 import { readSecretFile } from '../common/options/secret-file.js';
 import { DEFAULT_PASSWORD } from '../daemon/security/default-users.js';
+import type { NodeConnection } from '../maint/node-client/node-request.js';
+
+/** Shown together under their own heading by --help. */
+const helpGroup = 'NODE';
 
 /** `exclusive`: flags of the command that none of these may be combined with (cert-reload's --signal). */
 export function nodeFlags(exclusive: string[] = []) {
@@ -16,13 +20,17 @@ export function nodeFlags(exclusive: string[] = []) {
     url: Flags.string({
       summary: 'Base URL of the node, http:// or https://.',
       default: 'http://127.0.0.1:2113',
+      env: 'SVC_URL',
       helpValue: 'URL',
+      helpGroup,
       ...excluding,
     }),
     username: Flags.string({
-      summary: 'User of the request; it must be an admin or ops user.',
+      char: 'U',
+      summary: 'User of the requests (admin commands need an admin or ops user).',
       env: 'SVC_USERNAME',
       default: 'admin',
+      helpGroup,
     }),
     // No displayed default: a password, even the well-known first one, is never shown by --help.
     password: Flags.string({
@@ -31,16 +39,20 @@ export function nodeFlags(exclusive: string[] = []) {
       env: 'SVC_PASSWORD',
       helpValue: 'PASSWORD',
       exclusive: ['password-file'],
+      helpGroup,
     }),
     'password-file': Flags.string({
       summary: 'File that holds the password of --username (one trailing line break is ignored).',
       env: 'SVC_PASSWORD_FILE',
       helpValue: 'FILE',
       exclusive: ['password', ...exclusive],
+      helpGroup,
     }),
     'ca-file': Flags.string({
       summary: 'PEM file of the CA that issued the node\'s certificate, trusted for this request besides the system\'s CAs.',
+      env: 'SVC_CA_FILE',
       helpValue: 'FILE',
+      helpGroup,
       ...excluding,
     }),
   };
@@ -50,4 +62,17 @@ export function nodeFlags(exclusive: string[] = []) {
 export function passwordOf(flags: { password?: string; 'password-file'?: string }): string {
   if (flags['password-file'] !== undefined) return readSecretFile(resolve(flags['password-file']), '--password-file');
   return flags.password ?? DEFAULT_PASSWORD;
+}
+
+export interface NodeFlagValues {
+  url: string;
+  username: string;
+  password?: string;
+  'password-file'?: string;
+  'ca-file'?: string;
+}
+
+/** The connection the flags describe, with each answer awaited at most `timeoutSeconds`. */
+export function nodeConnection(flags: NodeFlagValues, timeoutSeconds: number): NodeConnection {
+  return { url: flags.url, username: flags.username, password: passwordOf(flags), caFile: flags['ca-file'], timeoutMs: timeoutSeconds * 1000 };
 }

@@ -28,6 +28,8 @@ export interface CliOptions {
   /** Added to the environment; SVC_* variables of the test runner are never passed on. */
   env?: Record<string, string>;
   cwd?: string;
+  /** Written to the command's standard input, which is closed after it; no input otherwise. */
+  input?: string;
 }
 
 export interface LogWaitOptions {
@@ -65,7 +67,7 @@ export class CliProcess {
       cwd: options.cwd ?? repositoryRoot,
       env: childEnvironment(options.env ?? {}),
       extendEnv: false,
-      stdin: 'ignore',
+      ...(options.input === undefined ? { stdin: 'ignore' as const } : { input: options.input }),
       // Each line is handled as it arrives and not kept by execa: this object keeps the output.
       stdout: function* (line: unknown) {
         cli.onStdoutLine(String(line));

@@ -52,7 +52,7 @@ t.test('start, start --wait, status and stop against a running node', async (t) 
   t.equal(idleText.stdout.trim(), 'no scavenge is running');
 
   const nothing = await json(['scavenge', 'stop', ...url]);
-  t.equal(nothing.code, ExitCode.failure, 'stop with none running');
+  t.equal(nothing.code, ExitCode.notFound, 'stop with none running: not found, not an unexpected failure');
   t.equal(nothing.body.error.code, 'SVCDB_ERR_SCAVENGE_NOT_FOUND');
 
   // A throttled run rests about 99% of the time, 99 ms for each of work: with a few chunks to

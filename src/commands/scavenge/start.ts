@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
-import { nodeFlags, passwordOf } from '../../cli/node-flags.js';
+import { nodeConnection, nodeFlags } from '../../cli/node-flags.js';
 import { formatBytes } from '../../cli/progress.js';
 import { scavengeDisplay } from '../../cli/scavenge-progress.js';
 import { followScavenge } from '../../maint/scavenge/follow.js';
@@ -48,9 +48,7 @@ export default class ScavengeStart extends BaseCommand {
 
   async run(): Promise<ScavengeStartResult> {
     const { flags } = await this.parse(ScavengeStart);
-    const client = await ScavengeClient.connect({
-      url: flags.url, username: flags.username, password: passwordOf(flags), caFile: flags['ca-file'], timeoutMs: flags['timeout-seconds'] * 1000,
-    });
+    const client = await ScavengeClient.connect(nodeConnection(flags, flags['timeout-seconds']));
     const display = scavengeDisplay('Starting a scavenge', this.jsonEnabled());
     try {
       const scavengeId = await client.start({

@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
-import { nodeFlags, passwordOf } from '../../cli/node-flags.js';
+import { nodeConnection, nodeFlags } from '../../cli/node-flags.js';
 import { scavengeProgressText } from '../../cli/scavenge-progress.js';
 import type { ScavengeStatusResult } from '../../maint/scavenge/result.js';
 import { ScavengeClient } from '../../maint/scavenge/scavenge-client.js';
@@ -26,9 +26,7 @@ export default class ScavengeStatus extends BaseCommand {
 
   async run(): Promise<ScavengeStatusResult> {
     const { flags } = await this.parse(ScavengeStatus);
-    const client = await ScavengeClient.connect({
-      url: flags.url, username: flags.username, password: passwordOf(flags), caFile: flags['ca-file'], timeoutMs: flags['timeout-seconds'] * 1000,
-    });
+    const client = await ScavengeClient.connect(nodeConnection(flags, flags['timeout-seconds']));
     const scavenge = await client.current();
     if (!this.jsonEnabled()) this.log(scavenge ? `scavenge ${scavenge.scavengeId}: ${scavengeProgressText(scavenge)}` : 'no scavenge is running');
     return { url: client.url, running: scavenge !== undefined, ...(scavenge && { scavenge }) };

@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
-import { nodeFlags, passwordOf } from '../../cli/node-flags.js';
+import { nodeConnection, nodeFlags } from '../../cli/node-flags.js';
 import { scavengeDisplay } from '../../cli/scavenge-progress.js';
 import type { ScavengeStopResult } from '../../maint/scavenge/result.js';
 import { ScavengeClient } from '../../maint/scavenge/scavenge-client.js';
@@ -11,7 +11,7 @@ export default class ScavengeStop extends BaseCommand {
   static override description = [
     'DELETE /admin/scavenge/current (or /admin/scavenge/ID with --id) at --url with the credentials of an admin or ops',
     'user. Exits 0 once the scavenge has stopped at a safe place; svcdb scavenge start resumes it from there.',
-    'Exits 1 with SVCDB_ERR_SCAVENGE_NOT_FOUND when no scavenge (or not that one) is running.',
+    'Exits 19 with SVCDB_ERR_SCAVENGE_NOT_FOUND when no scavenge (or not that one) is running.',
     'Exit codes: man svcdb-scavenge-stop; every error code: man svcdb-errors.',
   ].join(' ');
 
@@ -28,9 +28,7 @@ export default class ScavengeStop extends BaseCommand {
 
   async run(): Promise<ScavengeStopResult> {
     const { flags } = await this.parse(ScavengeStop);
-    const client = await ScavengeClient.connect({
-      url: flags.url, username: flags.username, password: passwordOf(flags), caFile: flags['ca-file'], timeoutMs: flags['timeout-seconds'] * 1000,
-    });
+    const client = await ScavengeClient.connect(nodeConnection(flags, flags['timeout-seconds']));
     const display = scavengeDisplay('Stopping the scavenge', this.jsonEnabled());
     try {
       const scavengeId = await client.stop(flags.id ?? 'current');

@@ -22,9 +22,10 @@ export interface NodeConnection {
 export interface NodeReply {
   status: number;
   body: string;
+  headers: http.IncomingHttpHeaders;
 }
 
-/** More than any reply of the admin API; the rest of a longer reply is not read. */
+/** More than any reply of the admin API; a longer reply is refused unless the request allows more. */
 const REPLY_BYTES_MAX = 64 * 1024;
 /** Error codes of node:tls that mean the node's certificate was not accepted. */
 const CERTIFICATE_REJECTED = /CERT|SELF_SIGNED|UNABLE_TO_|ERR_TLS_/;
@@ -55,12 +56,22 @@ export async function readCaFile(file: string | undefined): Promise<string | und
 }
 
 export interface RequestOptions {
-  method: 'GET' | 'POST' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   path: string;
   /** The PEM text of --ca-file (readCaFile). */
   ca?: string;
   /** Sent as JSON. */
   body?: unknown;
+  /** Sent as it is, with its media type: event data goes through byte for byte. */
+  rawBody?: { text: string | Buffer; contentType: string };
+  /** The media type asked for; application/json unless set. */
+  accept?: string;
+  /** More request headers (Svc-ExpectedVersion, Svc-LongPoll, ...). */
+  headers?: Record<string, string>;
+  /** The longest reply read, in bytes; a longer one is an unexpected reply. */
+  replyBytesMax?: number;
+  /** How long the node may take to answer; the connection's timeout unless set (a long poll waits longer). */
+  timeoutMs?: number;
   /** What the node failed to do in time, for the timeout's advice. */
   timeoutAdvice?: string;
 }
@@ -68,9 +79,13 @@ export interface RequestOptions {
 export function requestNode(connection: NodeConnection, options: RequestOptions): Promise<NodeReply> {
   const target = nodeUrl(connection.url, options.path);
   const credentials = Buffer.from(`${connection.username}:${connection.password}`).toString('base64');
-  const payload = options.body === undefined ? '' : JSON.stringify(options.body);
-  const headers: Record<string, string | number> = { authorization: `Basic ${credentials}`, 'content-length': Buffer.byteLength(payload), accept: 'application/json' };
-  if (payload !== '') headers['content-type'] = 'application/json';
+  const payload = options.rawBody?.text ?? (options.body === undefined ? '' : JSON.stringify(options.body));
+  const headers: Record<string, string | number> = {
+    ...options.headers, authorization: `Basic ${credentials}`, 'content-length': Buffer.byteLength(payload), accept: options.accept ?? 'application/json',
+  };
+  if (payload.length > 0) headers['content-type'] = options.rawBody?.contentType ?? 'application/json';
+  const replyBytesMax = options.replyBytesMax ?? REPLY_BYTES_MAX;
+  const timeoutMs = options.timeoutMs ?? connection.timeoutMs;
   const requestOptions: https.RequestOptions = {
     method: options.method,
     headers,
@@ -80,16 +95,19 @@ export function requestNode(connection: NodeConnection, options: RequestOptions)
   };
   return new Promise((resolve, reject) => {
     const request = (target.protocol === 'https:' ? https : http).request(target, requestOptions, (response) => {
-      let body = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => {
-        if (body.length < REPLY_BYTES_MAX) body += chunk;
+      const chunks: Buffer[] = [];
+      let bytes = 0;
+      response.on('data', (chunk: Buffer) => {
+        bytes += chunk.length;
+        if (bytes <= replyBytesMax) chunks.push(chunk);
+        else response.destroy(Errors.clientUnexpectedReply.create(`the node at ${connection.url}`, `sent a reply longer than ${replyBytesMax} bytes`));
       });
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+      // Decoded once whole, so a character split between two chunks stays intact.
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), headers: response.headers }));
       response.on('error', (error) => reject(connectionError(connection, error)));
     });
-    request.setTimeout(connection.timeoutMs, () => {
-      request.destroy(Errors.clientTimeout.create(connection.url, connection.timeoutMs / 1000,
+    request.setTimeout(timeoutMs, () => {
+      request.destroy(Errors.clientTimeout.create(connection.url, timeoutMs / 1000,
         options.timeoutAdvice ?? 'the node accepted the connection but did not answer; check its log'));
     });
     request.on('error', (error) => reject(connectionError(connection, error)));
@@ -98,7 +116,7 @@ export function requestNode(connection: NodeConnection, options: RequestOptions)
 }
 
 function connectionError(connection: NodeConnection, error: Error): Error {
-  if (Errors.clientTimeout.is(error)) return error;
+  if (Errors.clientTimeout.is(error) || Errors.clientUnexpectedReply.is(error)) return error;
   const code = (error as NodeJS.ErrnoException).code ?? '';
   const cause = code === '' ? error.message : `${code}: ${error.message}`;
   if (CERTIFICATE_REJECTED.test(code)) return Errors.clientTls.create(connection.url, cause);

@@ -3,7 +3,8 @@
  * scavenge and the state of one by id (running, or how it ended).
  */
 import { Errors } from '../../common/errors.js';
-import { jsonReply, readCaFile, replyError, requestNode, nodeUrl, type NodeConnection } from '../node-client/node-request.js';
+import { NodeClient } from '../node-client/node-client.js';
+import { jsonReply, replyError, type NodeConnection } from '../node-client/node-request.js';
 
 export interface StartParameters {
   threads?: number;
@@ -42,19 +43,22 @@ export function isCompleted(state: ScavengeState): state is CompletedScavenge {
 }
 
 export class ScavengeClient {
-  private constructor(private readonly connection: NodeConnection, private readonly ca: string | undefined) {}
+  private constructor(private readonly client: NodeClient) {}
 
   static async connect(connection: NodeConnection): Promise<ScavengeClient> {
-    nodeUrl(connection.url, '/admin/scavenge');
-    return new ScavengeClient(connection, await readCaFile(connection.caFile));
+    return new ScavengeClient(await NodeClient.connect(connection));
   }
 
   get url(): string {
-    return this.connection.url;
+    return this.client.url;
+  }
+
+  private get connection(): NodeConnection {
+    return this.client.connection;
   }
 
   private request(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown) {
-    return requestNode(this.connection, { method, path, body, ...(this.ca !== undefined && { ca: this.ca }) });
+    return this.client.request({ method, path, body });
   }
 
   async start(parameters: StartParameters): Promise<string> {

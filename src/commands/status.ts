@@ -1,0 +1,25 @@
+import { NodeCommand } from '../cli/node-command.js';
+import { checkServing, nodeStatus, type NodeStatus } from '../maint/status/node-status.js';
+
+export default class Status extends NodeCommand {
+  static override summary = 'Check that a node answers and serves, like pg_isready: exit 0 when it leads or follows.';
+
+  static override description = [
+    'GET /info at --url (no credentials needed) and prints the node\'s state and version. Exit 0: the node serves',
+    '(leader or follower); 18: it answers but is starting or stopping; 10: it cannot be reached (not running, wrong',
+    '--url, an untrusted certificate, no answer in time). --json prints {url, state, version, serving}.',
+  ].join(' ');
+
+  static override examples = [
+    '<%= config.bin %> <%= command.id %>',
+    '<%= config.bin %> <%= command.id %> --url https://node1.example.com:2113 --ca-file /etc/svcdb/ca/ca.pem --json',
+    'until <%= config.bin %> <%= command.id %> --timeout-seconds 1; do sleep 1; done',
+  ];
+
+  async run(): Promise<NodeStatus> {
+    const { flags } = await this.parse(Status);
+    const status = await nodeStatus(await this.nodeClient(flags));
+    if (status.serving) this.log(`${status.url}: ${status.state}, svcdb ${status.version}`);
+    return checkServing(status);
+  }
+}

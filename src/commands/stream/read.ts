@@ -1,0 +1,45 @@
+import { Args, Flags } from '@oclif/core';
+import { NodeCommand } from '../../cli/node-command.js';
+import { eventJsonLine, eventTextLine, exitQuietlyOnClosedPipe, writeLine } from '../../cli/event-lines.js';
+import { allFilterFlags, allFilterOf } from '../../cli/stream-flags.js';
+import { readEvents } from '../../maint/streams/read.js';
+
+export default class StreamRead extends NodeCommand {
+  static override summary = 'Print the events of a stream, or of $all, oldest first (or newest first with --backwards).';
+
+  static override description = [
+    'One line per event: number@stream, type and data as stored. --json prints one JSON object per line (NDJSON):',
+    'stream, eventNumber, eventType, eventId, created, isJson, data and metadata, the data and metadata being the',
+    'stored JSON spliced in unchanged. Reads to the end of the stream unless --count says how many. $all needs an',
+    'admin user; its positions are the 32 hex digits the node writes in its links. Exit 19: the stream does not exist.',
+  ].join(' ');
+
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> orders-1',
+    '<%= config.bin %> <%= command.id %> orders-1 --from 10 --count 5 --json',
+    '<%= config.bin %> <%= command.id %> orders-1 --backwards --count 1',
+    '<%= config.bin %> <%= command.id %> \'$all\' --event-type-prefix Order --json | jq .data',
+  ];
+
+  static override args = {
+    stream: Args.string({ description: 'The stream to read, or $all (quote it in the shell: \'$all\').', required: true }),
+  };
+
+  static override flags = {
+    from: Flags.string({ char: 'f', summary: 'First event number (or $all position) to read; the start, or with --backwards the end.', helpValue: 'N' }),
+    count: Flags.integer({ char: 'n', summary: 'Read at most this many events.', min: 1 }),
+    backwards: Flags.boolean({ char: 'b', summary: 'Newest first.', default: false }),
+    ...allFilterFlags,
+  };
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(StreamRead);
+    const filter = allFilterOf(args.stream, flags, this.commandLine());
+    const client = await this.nodeClient(flags);
+    exitQuietlyOnClosedPipe();
+    const format = this.jsonEnabled() ? eventJsonLine : eventTextLine;
+    for await (const event of readEvents(client, args.stream, { from: flags.from, count: flags.count, backwards: flags.backwards, filter })) {
+      await writeLine(format(event));
+    }
+  }
+}
