@@ -218,6 +218,16 @@ export const Errors = {
     'SVCDB_ERR_HTTP_REQUEST_TIMEOUT', 408, 'the client did not send a request\'s headers in time',
     (timeoutMs: number) => `no complete request headers arrived within ${timeoutMs} ms; send the request as soon as the connection is open`,
   ),
+  httpBodyTimeout: define(
+    'SVCDB_ERR_HTTP_BODY_TIMEOUT', 408, 'the client sent a request\'s body too slowly',
+    (why: string) => `the request body did not arrive in time: ${why}; send the whole request at once, or raise --http-request-timeout-ms for very large bodies on slow links`,
+  ),
+  httpCrossSiteRefused: define(
+    'SVCDB_ERR_HTTP_CROSS_SITE_REFUSED', 400, 'a state-changing request came from another site\'s page without proof that it is not a forgery',
+    (method: string, site: string) => `${method} from ${site} refused: a page of another origin may not change this node with the browser's credentials; `
+      + 'send it from the node\'s own pages, or from script with an X-Requested-With or Svc-* header or a Content-Type such as application/json, '
+      + 'which browsers send across origins only after a CORS preflight and without ambient credentials',
+  ),
   httpMediaType: define(
     'SVCDB_ERR_HTTP_MEDIA_TYPE', 415, 'the Content-Type is missing or not supported by this route',
     (contentType: string, accepted?: readonly string[]) => `Invalid or missing Content-Type: ${contentType || '(none)'}`

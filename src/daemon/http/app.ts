@@ -16,6 +16,7 @@ import { forbidCaching } from './streams/caching.js';
 import { addCorsHeaders } from './cors.js';
 import { redirectTrailingSlash } from './trailing-slash.js';
 import { readEmptyBodiesAsNone } from './empty-bodies.js';
+import { refuseCrossSiteChanges } from './cross-site.js';
 import { streamsRoutes } from './streams/plugin.js';
 import type { StreamsService } from '../services/streams.js';
 import type { UsersService } from '../services/users.js';
@@ -134,6 +135,7 @@ function registerRoutes(app: FastifyInstance, dependencies: AppDependencies): vo
   const { nodeInfo, streams, subscriptions, projections, users, authenticator, access, operations, disableHttpCaching } = dependencies;
   addCorsHeaders(app);
   if (disableHttpCaching) forbidCaching(app);
+  refuseCrossSiteChanges(app);
   redirectTrailingSlash(app);
   readEmptyBodiesAsNone(app);
   addAuthentication(app, authenticator, access);
