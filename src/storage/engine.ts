@@ -31,7 +31,7 @@ import { ChunkSwitchLock, type ChunkSwitchHold, type ChunkSwitchHolderKind } fro
 import { eventPositions, type EventPosition } from './event-positions.js';
 import { checkRedactedCopies, validateRedactedChunk, type CheckedCopy } from './redacted-chunk-check.js';
 import { parseChunkFileName } from './chunk-format.js';
-import { isJsonText } from '../common/json-scan.js';
+import { isLenientJson } from '../common/lenient-json.js';
 import type { ScavengeAccess } from './scavenge/access.js';
 
 export type EngineState = 'open' | 'closing' | 'closed' | 'failed';
@@ -319,7 +319,7 @@ export class Engine {
     if (isMetadataStream(streamName)) throw Errors.invalidStreamName.create('a metadata stream has no metadata of its own; drop the leading $$');
     const data = Buffer.isBuffer(metadata) ? metadata : Buffer.from(JSON.stringify(metadata));
     const text = data.toString('utf8');
-    const isJson = isJsonText(text);
+    const isJson = isLenientJson(text);
     const event: NewEvent = { eventId, eventType, data, metadata: Buffer.alloc(0), isJson };
     const metadataStream = metadataStreamOf(streamName);
     const framedBytes = checkEvents(metadataStream, [event], this.chunkSizeBytes);

@@ -1,4 +1,5 @@
-import { isJsonText, lastMember, objectMembers, withMember } from '../common/json-scan.js';
+import { lastMember, objectMembers, withMember } from '../common/json-scan.js';
+import { strictJsonText } from '../common/lenient-json.js';
 
 /** Event number of a hard-delete tombstone: no real event can have it. */
 export const DELETED_EVENT_NUMBER = Number.MAX_SAFE_INTEGER;
@@ -95,11 +96,13 @@ type Parsed = { metadata: StreamMetadata } | { problem: string };
 
 /**
  * The meaning of metadata text: the system properties are read from their source text (64-bit
- * values exactly); values <= 0 (`$tb` < 0) are ignored, as custom properties are.
+ * values exactly); values <= 0 (`$tb` < 0) are ignored, as custom properties are. Text that only
+ * the lenient reader reads (`{$maxCount: 10}`) is read in its strict form.
  */
-function parseMetadataText(text: string): Parsed {
-  const members = isJsonText(text) ? objectMembers(text) : undefined;
-  if (members === undefined) return { problem: 'metadata must be a JSON object' };
+function parseMetadataText(stored: string): Parsed {
+  const text = strictJsonText(stored);
+  const members = text === undefined ? undefined : objectMembers(text);
+  if (text === undefined || members === undefined) return { problem: 'metadata must be a JSON object' };
   const metadata: StreamMetadata = { text };
   for (const [key, field] of Object.entries(INTEGER_KEYS)) {
     const member = lastMember(members, key);
@@ -135,10 +138,11 @@ export function parseStoredMetadata(data: Buffer, isJson: boolean): StreamMetada
 }
 
 /**
- * Metadata text with `$tb` set to `truncateBeforeText`, every other member kept as written;
- * undefined when the text is not a JSON object.
+ * Metadata text with `$tb` set to `truncateBeforeText`, every other member kept as written (in
+ * the strict form of text only the lenient reader reads); undefined when it is not a JSON object.
  */
-export function withTruncateBefore(text: string, truncateBeforeText: string): string | undefined {
-  if (!isJsonText(text) || objectMembers(text) === undefined) return undefined;
+export function withTruncateBefore(stored: string, truncateBeforeText: string): string | undefined {
+  const text = strictJsonText(stored);
+  if (text === undefined || objectMembers(text) === undefined) return undefined;
   return withMember(text, '$tb', truncateBeforeText);
 }

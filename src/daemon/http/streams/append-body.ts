@@ -8,6 +8,7 @@
  */
 import { Errors } from '../../../common/errors.js';
 import { arrayElements, lastMember, objectMembers, type Span } from '../../../common/json-scan.js';
+import { isLenientJson, readJson } from '../../../common/lenient-json.js';
 import { isNilUuid, isUuid } from '../../../storage/uuid.js';
 import type { NewEvent } from '../../../storage/writer.js';
 import { parseXmlRoot } from '../xml-body.js';
@@ -48,9 +49,13 @@ export function isRawType(mediaType: string): boolean {
   return RAW_TYPES.has(mediaType);
 }
 
-/** A raw single event: the body is the data; `application/json` marks it as JSON (not validated). */
+/**
+ * A raw single event: the body is the data, stored as sent. An `application/json` body is JSON
+ * when the lenient reader reads it (`{a : "1"}` too); other text stays raw bytes, not JSON.
+ */
 export function rawEvent(mediaType: string, body: Buffer, eventId: string, eventType: string): NewEvent {
-  return { eventId, eventType, data: body, metadata: EMPTY, isJson: RAW_TYPES.get(mediaType) ?? false };
+  const isJson = (RAW_TYPES.get(mediaType) ?? false) && isLenientJson(body.toString('utf8'));
+  return { eventId, eventType, data: body, metadata: EMPTY, isJson };
 }
 
 interface Encoded {
@@ -71,15 +76,9 @@ function encodeValue(value: unknown, source: SourceText): Encoded {
   if (typeof value === 'object') return { bytes: Buffer.from(source ? source() : stringify(value)), isJson: true };
   if (typeof value === 'string') {
     const trimmed = value.trim();
-    if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
-      try {
-        JSON.parse(trimmed);
-        return { bytes: Buffer.from(value), isJson: true };
-      } catch {
-        // Not JSON after all: stored as text.
-      }
-    }
-    return { bytes: Buffer.from(value), isJson: false };
+    // Not JSON after all (not even to the lenient reader): stored as text.
+    const json = (trimmed.startsWith('{') || trimmed.startsWith('[')) && isLenientJson(trimmed);
+    return { bytes: Buffer.from(value), isJson: json };
   }
   return { bytes: Buffer.from(source ? source() : stringify(value)), isJson: false };
 }
@@ -95,9 +94,9 @@ function stringify(value: unknown): string {
   }
 }
 
-function parseJson(text: string): unknown {
+function parseJson(text: string): { value: unknown; strict: boolean } {
   try {
-    return JSON.parse(text);
+    return readJson(text);
   } catch (error) {
     throw Errors.httpRequestInvalid.create(`the body is not valid JSON (${(error as Error).message})`);
   }
@@ -153,9 +152,11 @@ function xmlBatch(body: Buffer): unknown {
 export function batchEvents(body: Buffer, mediaType: string): NewEvent[] {
   const xml = XML_BATCH_TYPES.has(mediaType);
   const text = xml ? '' : body.toString('utf8');
-  const parsed = xml ? xmlBatch(body) : parseJson(text);
+  const read = xml ? { value: xmlBatch(body), strict: false } : parseJson(text);
+  const parsed = read.value;
   if (!Array.isArray(parsed)) throw Errors.invalidEvent.create(NOT_A_BATCH);
   if (parsed.length === 0) throw Errors.invalidEvent.create('the batch is empty; send at least one event');
-  const source = xml ? undefined : new BatchSource(text);
+  // The scanner reads strict JSON only: a batch only the lenient reader reads has its values serialized.
+  const source = read.strict ? new BatchSource(text) : undefined;
   return parsed.map((entry, index) => batchEntry(entry, index, source));
 }

@@ -133,9 +133,10 @@ export function eventDocument(event: EventRecord): EventDocument {
   };
 }
 
+/** JSON text for `data` and `metaData`: as stored, in its strict form if only the lenient reader reads it. */
 function bodyText(bytes: Buffer, pretty: boolean): string {
   const text = bytes.toString('utf8');
-  return pretty ? indentJsonObject(text) ?? text : text;
+  return pretty ? indentJsonObject(text) ?? text : jsonTextOf(text)?.text ?? text;
 }
 
 /** Bytes that are not UTF-8 (binary) have no text to show. */

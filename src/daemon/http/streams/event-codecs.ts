@@ -26,14 +26,16 @@ function dataValue(resolved: ResolvedEvent): unknown {
 }
 
 /**
- * `application/json`: the data alone. JSON data is sent as it was stored, byte for byte; other
- * data (or JSON-flagged data that is not JSON) as a JSON string of its text.
+ * `application/json`: the data alone. JSON data is sent as it was stored, byte for byte (its
+ * strict form when only the lenient reader reads it); other data (or JSON-flagged data that is
+ * not JSON) as a JSON string of its text.
  */
 function dataJson(resolved: ResolvedEvent): string | Buffer {
   const bytes = dataOf(resolved.event);
   const text = bytes.toString('utf8');
-  if (isJsonEvent(resolved.event) && jsonTextOf(text) !== undefined) return bytes;
-  return JSON.stringify(text);
+  const json = isJsonEvent(resolved.event) ? jsonTextOf(text) : undefined;
+  if (json === undefined) return JSON.stringify(text);
+  return json.text === text ? bytes : json.text;
 }
 
 export function encodeEvent(type: MediaTypeName, resolved: ResolvedEvent, urls: EntryUrls, embed: EmbedLevel): string | Buffer {

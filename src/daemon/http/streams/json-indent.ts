@@ -17,10 +17,15 @@ function stringEnd(text: string, start: number): number {
   return index;
 }
 
-/** A JSON object re-indented; undefined when the text is not one, or is nested deeper than INDENT_DEPTH_MAX. */
-export function indentJsonObject(text: string): string | undefined {
+/**
+ * A JSON object re-indented (from its strict form, when only the lenient reader reads it);
+ * undefined when the text is not one, or is nested deeper than INDENT_DEPTH_MAX.
+ */
+export function indentJsonObject(stored: string): string | undefined {
+  const text = jsonTextOf(stored)?.text;
+  if (text === undefined) return undefined;
   const start = text.search(/\S/);
-  if (start < 0 || text[start] !== '{' || jsonTextOf(text) === undefined) return undefined;
+  if (start < 0 || text[start] !== '{') return undefined;
   let indented = '';
   let depth = 0;
   for (let index = start; index < text.length; index++) {

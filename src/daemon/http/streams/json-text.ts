@@ -6,6 +6,7 @@
  * each one spliced in verbatim.
  */
 import { randomBytes } from 'node:crypto';
+import { strictJsonText } from '../../../common/lenient-json.js';
 
 /** Marks where a JsonText goes in the serializer's output; random, so no client text holds it. */
 const MARK = `svcdb-json-text-${randomBytes(16).toString('hex')}:`;
@@ -24,16 +25,13 @@ export class JsonText {
   }
 }
 
-/** Stored text as JSON text when it is JSON (of any depth), else undefined. */
+/**
+ * Stored text as JSON text when it is JSON (of any depth), else undefined. Text that only the
+ * lenient reader accepts (`{a : "1"}`) becomes its strict equivalent, so replies stay JSON.
+ */
 export function jsonTextOf(text: string): JsonText | undefined {
-  if (text === '') return undefined;
-  try {
-    // Only a check: V8's parser does not recurse, so depth does not make valid JSON fail here.
-    JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  return new JsonText(text);
+  const strict = strictJsonText(text);
+  return strict === undefined ? undefined : new JsonText(strict);
 }
 
 /** `JSON.stringify(value)`, with every JsonText in it written as its stored text. */
