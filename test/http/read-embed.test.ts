@@ -111,6 +111,7 @@ t.test('links resolve by default in stream feeds: the entry describes the target
     isLinkMetaData: true, linkMetaData: '{\n  "lm": 1\n}', data: '{\n  "a": 1\n}',
   });
   t.equal(dangling.title, '1@links', 'a link whose target is missing stays itself');
+  t.same(dangling.links, [{ uri: `${node.url}/streams/e/99`, relation: 'edit' }, { uri: `${node.url}/streams/e/99`, relation: 'alternate' }], 'its links point at the target');
   t.same(titlesOf(await getFeed(node, '/streams/links', { 'svc-resolvelinktos': 'False' })), ['1@links', '0@links'], 'Svc-ResolveLinkTos: false');
   const unresolved = await getFeed(node, '/streams/links/0/forward/1?embed=rich', { 'svc-resolvelinktos': 'false' });
   t.match(unresolved.entries[0], { title: '0@links', summary: '$>', eventType: '$>', positionStreamId: 'links' });
@@ -163,4 +164,20 @@ t.test('a $streams-style link posted as octet-stream: "data": null at body, so `
   t.match(entry, { eventType: 'Bin', isJson: false, data: null, metaData: null });
   const tried = await adminFetch(`${node.url}/streams/bin1/0/forward/1?embed=tryharder`, { headers: { accept: 'application/json' } });
   t.match((await tried.json() as { entries: Array<Record<string, unknown>> }).entries[0], { isJson: false, data: '0@notjson' }, 'tryharder shows the text');
+});
+
+t.test('a link whose target stream was deleted keeps edit and alternate links to the target, in stream feeds and competing-consumer style reads', async (t) => {
+  for (const hard of ['false', 'true']) {
+    const target = `gone-${hard}`;
+    await node.engine.append(target, -2, [event('Json', '{"a":1}', '', true)]);
+    await node.engine.append(`links-to-${target}`, -2, [event('$>', `0@${target}`, '', false)]);
+    const removed = await adminFetch(`${node.url}/streams/${target}`, { method: 'DELETE', headers: { 'svc-harddelete': hard } });
+    t.equal(removed.status, 204);
+    const [entry] = await entries(`/streams/links-to-${target}/0/forward/1`);
+    const url = `${node.url}/streams/${target}/0`;
+    t.same(entry.links, [{ uri: url, relation: 'edit' }, { uri: url, relation: 'alternate' }], `hard delete ${hard}: links to ${target}/0`);
+    t.equal(entry.summary, '$>');
+    const single = await get(node, `/streams/links-to-${target}/0`, { accept: 'application/json' });
+    t.equal(single.status, 404, 'read alone it is a missing event');
+  }
 });

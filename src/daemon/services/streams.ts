@@ -24,6 +24,13 @@ export type StreamStorage = Pick<Engine,
 export interface ResolvedEvent {
   event: EventRecord;
   link?: EventRecord;
+  /** For a link whose target is gone (its stream deleted, or the event), the event it names. */
+  missingTarget?: LinkTarget;
+}
+
+export interface LinkTarget {
+  streamName: string;
+  eventNumber: number;
 }
 
 export interface ResolvedPage extends Omit<StreamPage, 'events'> {
@@ -159,7 +166,7 @@ export class StreamsService {
     try {
       this.check(principal, 'read', target.streamName);
       const read = this.storage.readEvent(target.streamName, target.eventNumber);
-      return read.event ? { event: read.event, link: record } : { event: record };
+      return read.event ? { event: read.event, link: record } : { event: record, missingTarget: target };
     } catch {
       // A target the caller may not read, or a malformed name, leaves the link unresolved.
       return { event: record };
@@ -167,7 +174,7 @@ export class StreamsService {
   }
 }
 
-export function parseLink(data: string): { streamName: string; eventNumber: number } | undefined {
+export function parseLink(data: string): LinkTarget | undefined {
   const at = data.indexOf('@');
   if (at <= 0) return undefined;
   const eventNumber = Number(data.slice(0, at));

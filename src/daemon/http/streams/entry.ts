@@ -188,8 +188,10 @@ function richFields(resolved: ResolvedEvent, embed: EmbedLevel): Partial<FeedEnt
  * always carries the content of a JSON event.
  */
 export function feedEntry(resolved: ResolvedEvent, urls: EntryUrls, embed: EmbedLevel, single = false): FeedEntry {
-  const { event, link } = resolved;
+  const { event, link, missingTarget } = resolved;
   const url = urls.event(event.streamName, event.eventNumber);
+  // A link whose target is gone still points at the target, as the reference's entries do.
+  const target = missingTarget ? urls.event(missingTarget.streamName, missingTarget.eventNumber) : url;
   const withContent = (single || embed === EmbedLevel.content) && isJsonEvent(event);
   const plain: FeedEntry = {
     title: `${eventNumberText(event.eventNumber)}@${event.streamName}`,
@@ -198,7 +200,7 @@ export function feedEntry(resolved: ResolvedEvent, urls: EntryUrls, embed: Embed
     author: AUTHOR,
     summary: (link ?? event).eventType,
     content: withContent ? eventDocument(event) : undefined,
-    links: [{ uri: url, relation: 'edit' }, { uri: url, relation: 'alternate' }],
+    links: [{ uri: target, relation: 'edit' }, { uri: target, relation: 'alternate' }],
   };
   return embed >= EmbedLevel.rich ? { ...richFields(resolved, embed), ...plain } : plain;
 }
