@@ -1,79 +1,93 @@
 /**
- * Group definitions, kept durable in `$persistentSubscriptionConfig`: each change appends the
- * whole set as one `$PersistentConfig` event (`{version, updated, updatedBy, maxCount,
- * entries}`), so the last event is the truth and a start reads only that. Changes are written one
- * at a time, in the order they were made, so an older set never lands after a newer one.
+ * Group definitions, kept durable in `$persistentSubscriptionConfig`. Two kinds of event, both of
+ * type `$PersistentConfig`:
+ * - a whole set (`{version, updated, updatedBy, maxCount, entries}`), the format the config
+ *   stream always had, so data directories written before changes were kept one by one load as
+ *   they are;
+ * - one change (`{version, updated, updatedBy, change: 'put'|'delete', entry}`).
+ * Each create, update or delete appends its change only; the whole set is written again once the
+ * changes written since the last set outweigh it, and the stream is then truncated (`$tb`) before
+ * it. So N changes cost O(N) bytes of log (the sets' sizes at least double from one to the next),
+ * and a start reads the last set and the changes after it. Writes run one at a time, in the order
+ * they were made, so an older change never lands after a newer one.
  */
+import { Errors } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
-import { settingsOf, type SubscriptionSettings } from './settings.js';
+import { readConfig, type ConfigChange, type GroupDefinition, type StoredConfig, type StoredEntry } from './config-format.js';
 import { CONFIG_EVENT_TYPE, CONFIG_STREAM } from './names.js';
 import type { SystemStreams } from './system-streams.js';
 
-export interface GroupDefinition {
-  stream: string;
-  group: string;
-  settings: SubscriptionSettings;
-}
-
-interface StoredConfig {
-  version: string;
-  updated: string;
-  updatedBy: string;
-  maxCount: number;
-  entries: Array<{ stream: string; group: string } & Partial<SubscriptionSettings>>;
-}
-
-const CONFIG_VERSION = '2';
-/** Only the last definition matters: older ones are kept for a while as history, then expire. */
+const CONFIG_VERSION = '3';
+/** Kept in the whole set's `maxCount` field, which the format carries; `$tb` bounds the stream now. */
 const CONFIG_MAX_COUNT = 10;
+/** Changes are written one by one at least until they add up to this much, however small the set. */
+const CHANGES_BYTES_MIN = 64 * 1024;
 
 export class ConfigStore {
-  /** The config stream's last event number; -1 before the first write. */
-  private version = -1;
+  /**
+   * Bytes of the changes written since the last whole set, and of that set. Undefined until this
+   * process wrote a set: the first write writes one, so a stream still bounded by the former
+   * `$maxCount` (which would expire a set behind the changes after it) is bounded by `$tb` from then on.
+   */
+  private changesBytes = 0;
+  private setBytes: number | undefined;
   private writing: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly system: SystemStreams, private readonly logger: Logger) {}
 
-  /** The definitions of the last config event; none when the stream has no event. */
+  /** The definitions the stream holds now: its last whole set with the changes after it applied. */
   load(): GroupDefinition[] {
-    const read = this.system.readLast(CONFIG_STREAM);
-    if (read.status !== 'success' || read.event === undefined) return [];
-    this.version = read.event.event.eventNumber;
-    let stored: Partial<StoredConfig>;
-    try {
-      stored = JSON.parse(read.event.event.data.toString('utf8')) as Partial<StoredConfig>;
-    } catch {
-      stored = {};
-    }
-    // Only `$admins` can write the config stream; a definition that does not read is left out
-    // and logged, so the node still starts with every group it can read.
-    const definitions: GroupDefinition[] = [];
-    for (const entry of Array.isArray(stored.entries) ? stored.entries : []) {
-      try {
-        const { stream, group, ...settings } = entry;
-        if (typeof stream !== 'string' || typeof group !== 'string') throw new TypeError('an entry without stream and group names');
-        definitions.push({ stream, group, settings: settingsOf(settings) });
-      } catch (error) {
-        this.logger.error({ err: error, entry }, 'a subscription group definition cannot be read; the group is not started');
-      }
-    }
-    if (!Array.isArray(stored.entries)) this.logger.error({ stream: CONFIG_STREAM }, 'the last subscription config has no entries; no group is started');
-    return definitions;
+    return readConfig(this.system, this.logger);
   }
 
-  /** Writes `definitions` as the new config, after any write in progress. */
-  save(definitions: readonly GroupDefinition[], updatedBy: string): Promise<void> {
+  /** Writes that `definition` was created or changed; `all` is every definition after the change. */
+  put(definition: GroupDefinition, updatedBy: string, all: readonly GroupDefinition[]): Promise<void> {
+    return this.write({ change: 'put', entry: entryOf(definition) }, updatedBy, all);
+  }
+
+  /** Writes that the group was deleted; `all` is every definition after the delete. */
+  delete(stream: string, group: string, updatedBy: string, all: readonly GroupDefinition[]): Promise<void> {
+    return this.write({ change: 'delete', entry: { stream, group } }, updatedBy, all);
+  }
+
+  /** `all` is taken when the change is made, so a set written later holds no change made after it. */
+  private write(change: ConfigChange, updatedBy: string, all: readonly GroupDefinition[]): Promise<void> {
     const write = this.writing.then(async () => {
-      const stored: StoredConfig = {
-        version: CONFIG_VERSION, updated: new Date().toISOString(), updatedBy, maxCount: CONFIG_MAX_COUNT,
-        entries: definitions.map(({ stream, group, settings }) => ({ stream, group, ...settings })),
-      };
-      if (this.version < 0) await this.system.writeMetadata(CONFIG_STREAM, { $maxCount: CONFIG_MAX_COUNT });
-      const result = await this.system.append(CONFIG_STREAM, [{ eventType: CONFIG_EVENT_TYPE, data: JSON.stringify(stored) }]);
-      this.version = result.lastEventNumber;
+      const header = { version: CONFIG_VERSION, updated: new Date().toISOString(), updatedBy };
+      const changeData = JSON.stringify({ ...header, ...change });
+      const changeBytes = Buffer.byteLength(changeData);
+      if (this.setBytes !== undefined && this.changesBytes + changeBytes < Math.max(this.setBytes, CHANGES_BYTES_MIN)) {
+        await this.system.append(CONFIG_STREAM, [{ eventType: CONFIG_EVENT_TYPE, data: changeData }]);
+        this.changesBytes += changeBytes;
+        return;
+      }
+      const setData = JSON.stringify({ ...header, maxCount: CONFIG_MAX_COUNT, entries: all.map(entryOf) } satisfies StoredConfig);
+      try {
+        await this.writeSet(setData);
+      } catch (error) {
+        // A set larger than a chunk cannot be appended: the change is written alone, and the set
+        // is tried again once the changes since outweigh it.
+        if (!Errors.appendTooLarge.is(error)) throw error;
+        await this.system.append(CONFIG_STREAM, [{ eventType: CONFIG_EVENT_TYPE, data: changeData }]);
+        this.setBytes = Buffer.byteLength(setData);
+        this.changesBytes = changeBytes;
+      }
     });
     // A failed write fails its caller; the next one still runs.
     this.writing = write.catch(() => undefined);
     return write;
   }
+
+  /** Appends the whole set, then truncates the stream before it: what came before is superseded. */
+  private async writeSet(data: string): Promise<void> {
+    const result = await this.system.append(CONFIG_STREAM, [{ eventType: CONFIG_EVENT_TYPE, data }]);
+    // A crash before this line leaves the older events readable: a start still takes the last set.
+    await this.system.writeMetadata(CONFIG_STREAM, { $tb: result.lastEventNumber });
+    this.setBytes = Buffer.byteLength(data);
+    this.changesBytes = 0;
+  }
+}
+
+function entryOf({ stream, group, settings }: GroupDefinition): StoredEntry {
+  return { stream, group, ...settings };
 }

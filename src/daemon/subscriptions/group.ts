@@ -10,7 +10,7 @@
 import type { Logger } from '../../common/logger.js';
 import { DELETED_EVENT_NUMBER } from '../../storage/stream-metadata.js';
 import { Consumers, CONSUMER_IDLE_MS_MIN, type Consumer, type ConsumerIdentity } from './consumers.js';
-import type { GroupDefinition } from './config-store.js';
+import type { GroupDefinition } from './config-format.js';
 import { messageOf, type Message } from './message.js';
 import { CHECKPOINT_EVENT_TYPE, checkpointStreamOf } from './names.js';
 import { ParkedMessages } from './parking.js';

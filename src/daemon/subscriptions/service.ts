@@ -13,7 +13,8 @@ import type { AllPage } from '../../storage/reader.js';
 import { STREAM_NAME_BYTES_MAX } from '../../storage/request-checks.js';
 import type { Principal, StreamAccess } from '../services/stream-access.js';
 import type { SubscriptionGroupFields } from '../services/stats.js';
-import { ConfigStore, type GroupDefinition } from './config-store.js';
+import { definitionKey, type GroupDefinition } from './config-format.js';
+import { ConfigStore } from './config-store.js';
 import type { Consumer, ConsumerIdentity } from './consumers.js';
 import { SubscriptionGroup, type NackAction } from './group.js';
 import type { Message } from './message.js';
@@ -139,7 +140,7 @@ export class SubscriptionsService {
   }
 
   private serialised(stream: string, group: string, operation: () => Promise<void>): Promise<void> {
-    return this.operations.run(groupOperationKey(stream, group), operation);
+    return this.operations.run(definitionKey(stream, group), operation);
   }
 
   create(principal: Principal | undefined, stream: string, group: string, body: unknown): Promise<void> {
@@ -155,7 +156,7 @@ export class SubscriptionsService {
     const checkpoint = this.startOf(definition);
     const created = this.add(definition, checkpoint);
     try {
-      await this.config.save(this.definitions(), principal?.name ?? '$system');
+      await this.config.put(definition, updatedByOf(principal), this.definitions());
       // A group from the end of its stream must not move on to a later end after a restart,
       // even when its stream does not exist yet (its checkpoint is then -1).
       if (settings.startFrom === -1) await created.forceCheckpoint(checkpoint);
@@ -195,7 +196,7 @@ export class SubscriptionsService {
     await current.stop();
     this.remove(current);
     const next = this.add({ stream, group, settings }, current.lastCheckpoint);
-    await this.config.save(this.definitions(), principal?.name ?? '$system');
+    await this.config.put(next.definition, updatedByOf(principal), this.definitions());
     next.appended(next.lastKnownEventNumber);
   }
 
@@ -208,7 +209,7 @@ export class SubscriptionsService {
     const found = this.get(stream, group);
     this.remove(found);
     await found.stop(false);
-    await this.config.save(this.definitions(), principal?.name ?? '$system');
+    await this.config.delete(stream, group, updatedByOf(principal), this.definitions());
     await this.options.system.delete(found.checkpointStream);
     await this.options.system.delete(found.parked.streamName);
   }
@@ -288,9 +289,8 @@ function checkpointValueOf(text: string): number | undefined {
 
 const ALL_NOT_SERVED = 'subscriptions to $all are not served over HTTP; subscribe to a stream';
 
-/** One key per (stream, group) pair: JSON quotes both names, so no two pairs share a key. */
-function groupOperationKey(stream: string, group: string): string {
-  return JSON.stringify([stream, group]);
+function updatedByOf(principal: Principal | undefined): string {
+  return principal?.name ?? '$system';
 }
 
 function checkNames(stream: string, group: string): void {

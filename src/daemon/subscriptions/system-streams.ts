@@ -31,6 +31,11 @@ export class SystemStreams {
     return this.streams.readForward(SYSTEM, streamName, from, count, false);
   }
 
+  /** From `from` down; -1 starts at the last event. */
+  readBackward(streamName: string, from: number, count: number): ResolvedPage {
+    return this.streams.readBackward(SYSTEM, streamName, from, count, false);
+  }
+
   readLast(streamName: string): ResolvedRead {
     return this.streams.readEvent(SYSTEM, streamName, LAST, false);
   }
