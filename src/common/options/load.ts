@@ -10,6 +10,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { parseDocument } from 'yaml';
 import { Errors } from '../errors.js';
+import { closest } from '../nearest-name.js';
 import { checkDataDirectories } from './data-directories.js';
 import {
   configKey, environmentVariable, flagName, type OptionDefinition, type OptionSource,
@@ -254,30 +255,4 @@ function checkCertificateOptions(options: NodeOptions): void {
 
 function show(value: RawValue): string {
   return typeof value === 'string' ? JSON.stringify(value) : String(value);
-}
-
-/** The known name nearest to `name` (edit distance of at most a third of its length), if any. */
-function closest(name: string, known: readonly string[]): string | undefined {
-  let best: string | undefined;
-  let bestDistance = Math.max(2, Math.floor(name.length / 3)) + 1;
-  for (const candidate of known) {
-    const distance = editDistance(name.toLowerCase(), candidate.toLowerCase());
-    if (distance < bestDistance) {
-      best = candidate;
-      bestDistance = distance;
-    }
-  }
-  return best;
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    previous = current;
-  }
-  return previous[b.length];
 }
