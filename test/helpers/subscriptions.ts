@@ -27,11 +27,12 @@ export interface CompetingFeed {
 }
 
 export interface Taken {
-  /** Event numbers of the entries, from their titles (`n@stream`). */
+  /** Event numbers of the entries in delivery order, from their titles (`n@stream`). */
   numbers: number[];
+  /** In delivery order, oldest first: the feed lists them newest first. */
   entries: CompetingEntry[];
   feed: CompetingFeed;
-  /** The message id of each entry, from its ack link. */
+  /** The message id of each entry, from its ack link, in delivery order. */
   ids: string[];
 }
 
@@ -77,7 +78,7 @@ export async function takeResponse(url: string, stream: string, group: string, c
 }
 
 export function takenOf(feed: CompetingFeed): Taken {
-  const entries = feed.entries;
+  const entries = [...feed.entries].reverse();
   return {
     feed, entries,
     numbers: entries.map((entry) => Number(entry.title.split('@')[0])),

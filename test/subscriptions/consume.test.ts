@@ -190,7 +190,7 @@ t.test('Svc-LongPoll holds an empty take until a message arrives', async (t) => 
   const response = await withDeadline(waiting, 'the long poll to answer');
   t.equal(response.status, 200);
   const feed = await response.json() as CompetingFeed;
-  t.same(feed.entries.map((entry) => entry.title), ['0@s', '1@s']);
+  t.same(feed.entries.map((entry) => entry.title), ['1@s', '0@s'], 'newest first');
   const bad = await takeResponse(node.url, 's', 'g', 1, { headers: { 'svc-longpoll': 'soon' } });
   t.equal(bad.status, 400);
 });

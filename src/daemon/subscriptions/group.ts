@@ -39,7 +39,10 @@ export class SubscriptionGroup {
   /** The next event number to read from the stream. */
   private readFrom: number;
   private readonly buffer: Message[] = [];
+  /** Messages of the stream to deliver again, in event order: they go before the buffer. */
   private readonly retries: Message[] = [];
+  /** Parked messages handed back by a replay, in parked order: after the retries, before the buffer. */
+  private readonly replays: Message[] = [];
   private readonly inFlight = new Map<string, InFlight>();
   /** Event numbers read and not yet handled: the checkpoint stays below the smallest. */
   private readonly pending = new Set<number>();
@@ -89,7 +92,7 @@ export class SubscriptionGroup {
   }
 
   get retryCount(): number {
-    return this.retries.length;
+    return this.retries.length + this.replays.length;
   }
 
   get status(): string {
@@ -102,7 +105,11 @@ export class SubscriptionGroup {
     return this.consumers.touch(identity, this.context.now(), this.settings.maxSubscriberCount, this.definition.group);
   }
 
-  /** Checks out up to `count` messages to `consumer`: retries first, then the stream in order. */
+  /**
+   * Checks out up to `count` messages to `consumer`, in delivery order: retries by event number
+   * (all of them before the buffer, which only holds events after them), then replayed parked
+   * messages, then the stream in order.
+   */
   take(consumer: Consumer, count: number): Message[] {
     consumer.requestedCount = count;
     if (this.stopped || !this.consumers.isLive(consumer)) return [];
@@ -110,6 +117,7 @@ export class SubscriptionGroup {
     const live = this.consumers.list();
     const taken: Message[] = [];
     this.takeFrom(this.retries, consumer, count, live, taken);
+    this.takeFrom(this.replays, consumer, count, live, taken);
     this.takeFrom(this.buffer, consumer, count, live, taken);
     const timeoutMs = this.settings.messageTimeoutMilliseconds;
     const deadlineMs = timeoutMs === 0 ? Number.POSITIVE_INFINITY : this.context.now() + timeoutMs;
@@ -204,8 +212,20 @@ export class SubscriptionGroup {
       this.park(message, `retried ${message.retryCount} times (maxRetryCount ${this.settings.maxRetryCount})`);
       return;
     }
-    this.retries.push({ ...message, retryCount: message.retryCount + 1 });
+    this.requeue({ ...message, retryCount: message.retryCount + 1 });
     this.wake();
+  }
+
+  /**
+   * Puts a message back for delivery: a message of the stream among the retries by event number,
+   * whatever order the nacks and timeouts came in; a replayed parked message among the replays.
+   */
+  private requeue(message: Message): void {
+    if (message.parkedNumber !== undefined) {
+      insertOrdered(this.replays, message, message.parkedNumber, (other) => other.parkedNumber ?? 0);
+      return;
+    }
+    insertOrdered(this.retries, message, message.eventNumber, (other) => other.eventNumber);
   }
 
   /** The message counts as handled once its parked copy is durable; until then it is not lost. */
@@ -214,7 +234,7 @@ export class SubscriptionGroup {
       () => this.handled(message),
       (error: unknown) => {
         this.context.logger.warn({ err: error, stream: this.parked.streamName }, 'parking a message failed; it is delivered again');
-        if (!this.stopped) this.retries.push(message);
+        if (!this.stopped) this.requeue(message);
       },
     ).finally(() => this.parkWrites.delete(write));
     this.parkWrites.add(write);
@@ -240,7 +260,7 @@ export class SubscriptionGroup {
   /** Hands the parked messages before `stopAt` back for delivery. */
   replayParked(stopAt: number | undefined): number {
     const messages = this.parked.replay(stopAt);
-    this.retries.push(...messages);
+    for (const message of messages) this.requeue(message);
     if (messages.length > 0) this.wake();
     return messages.length;
   }
@@ -372,4 +392,16 @@ export class SubscriptionGroup {
     await this.settled();
     if (writeCheckpoint) await this.checkpoint();
   }
+}
+
+/** Inserts `message` into `queue`, ordered by `key`, after any with the same key. */
+function insertOrdered(queue: Message[], message: Message, key: number, keyOf: (message: Message) => number): void {
+  let low = 0;
+  let high = queue.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (keyOf(queue[middle]) <= key) low = middle + 1;
+    else high = middle;
+  }
+  queue.splice(low, 0, message);
 }

@@ -2,7 +2,8 @@
  * The feed of the messages checked out to a consumer (`vnd.svc.competingatom+json` and `+xml`):
  * the stream feed's entries at the requested embed level, each with its `retryCount` and its
  * `ack` and `nack` links, and `ackAll`/`nackAll` links for the whole batch when it has entries.
- * Entries are in delivery order, oldest first.
+ * Entries are newest first, as in every other feed; the ids of `ackAll`/`nackAll` are in delivery
+ * order.
  */
 import type { ResolvedEvent } from '../../services/streams.js';
 import { AUTHOR, feedEntry, type EntryUrls, type FeedEntry } from '../streams/entry.js';
@@ -40,11 +41,11 @@ export function competingFeed(urls: EntryUrls, request: CompetingFeedRequest, me
     links.push(link(`${self}/ack?ids=${ids}`, 'ackAll'), link(`${self}/nack?ids=${ids}`, 'nackAll'));
   }
   links.push(link(`${self}/${request.count}`, 'previous'), link(self, 'self'));
-  const entries = messages.map((message) => messageEntry(message, urls, request.embed, self));
+  const entries = messages.map((message) => messageEntry(message, urls, request.embed, self)).reverse();
   return {
     title: `Messages for '${request.stream}/${request.group}'`,
     id: self,
-    updated: entries.length > 0 ? entries[entries.length - 1].updated : NO_DATE,
+    updated: entries.length > 0 ? entries[0].updated : NO_DATE,
     author: AUTHOR,
     headOfStream: false,
     links,
