@@ -8,6 +8,7 @@ export default class Status extends NodeCommand {
     'GET /info at --url (no credentials needed) and prints the node\'s state and version. Exit 0: the node serves',
     '(leader or follower); 18: it answers but is starting or stopping; 10: it cannot be reached (not running, wrong',
     '--url, an untrusted certificate, no answer in time). --json prints {url, state, version, serving}.',
+    'Exit codes: man svcdb-status; every error code: man svcdb-errors.',
   ].join(' ');
 
   static override examples = [

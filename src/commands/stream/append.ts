@@ -17,6 +17,7 @@ export default class StreamAppend extends NodeCommand {
     'and metadata reach the node as the bytes given (big integers, 1.0 and escapes stay as written). Text in',
     '--data-file that is not JSON is stored as text. --expected-version makes the append conditional: it fails',
     '(exit 20) unless the stream is at that version, and a long input is checked batch after batch.',
+    'Exit codes: man svcdb-stream-append; every error code: man svcdb-errors.',
   ].join(' ');
 
   static override examples = [

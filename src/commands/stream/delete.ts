@@ -10,6 +10,7 @@ export default class StreamDelete extends NodeCommand {
     'A soft delete hides the stream: reads answer that it does not exist, and an append recreates it, numbering',
     'after its old last event; scavenge removes the old events. --hard writes a tombstone: the stream and its',
     'metadata are gone and the name can never be written again (exit 21 for any later append or delete).',
+    'Exit codes: man svcdb-stream-delete; every error code: man svcdb-errors.',
   ].join(' ');
 
   static override examples = [

@@ -12,6 +12,7 @@ export default class StreamRead extends NodeCommand {
     'stream, eventNumber, eventType, eventId, created, isJson, data and metadata, the data and metadata being the',
     'stored JSON spliced in unchanged. Reads to the end of the stream unless --count says how many. $all needs an',
     'admin user; its positions are the 32 hex digits the node writes in its links. Exit 19: the stream does not exist.',
+    'Exit codes: man svcdb-stream-read; every error code: man svcdb-errors.',
   ].join(' ');
 
   static override examples = [

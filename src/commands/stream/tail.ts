@@ -11,6 +11,7 @@ export default class StreamTail extends NodeCommand {
     'Prints the events written from now on (or from --from on), as svcdb stream read prints them, and waits for',
     'new ones with long polls (the node holds each read open up to --long-poll-seconds). A stream that does not',
     'exist yet is waited for. --count stops after that many events. The filters select events of $all.',
+    'Exit codes: man svcdb-stream-tail; every error code: man svcdb-errors.',
   ].join(' ');
 
   static override examples = [
