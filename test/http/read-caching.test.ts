@@ -174,3 +174,15 @@ t.test('a rendered page is served again only while the log is unchanged', async 
   const rich = await getFeed(node, `${path}?embed=rich`);
   t.ok('isJson' in rich.entries[0], 'and for another embed level');
 });
+
+t.test('the metadata of a stream that has none answers {} without an ETag; written metadata has one', async (t) => {
+  const bare = await get(node, '/streams/c/metadata', { accept: 'application/json' });
+  t.equal(bare.status, 200);
+  t.equal(bare.text, '{}');
+  t.equal(bare.headers.get('etag'), null, 'no metadata event, no version, no ETag');
+  t.equal(bare.headers.get('cache-control'), REVALIDATE);
+  await node.engine.append('with-meta', -2, newEvents(1));
+  await node.engine.setStreamMetadata('with-meta', -2, { $maxCount: 5 });
+  const written = await get(node, '/streams/with-meta/metadata', { accept: 'application/json' });
+  t.match(written.headers.get('etag'), /^"0;-?[0-9]+"$/, 'the metadata event\'s number');
+});

@@ -57,6 +57,11 @@ export function setRevalidated(reply: FastifyReply, version: number, mediaType: 
   reply.header('ETag', `"${etagValue(version, mediaType, epoch)}"`).header('Cache-Control', cacheControl).header('Vary', 'Accept');
 }
 
+/** A reply with no version to validate against (metadata not yet written): revalidated, without an ETag. */
+export function setUnversioned(reply: FastifyReply): void {
+  reply.header('Cache-Control', REVALIDATE).header('Vary', 'Accept');
+}
+
 /**
  * True when `If-None-Match` holds the ETag the reply would carry (quotes and a weak prefix
  * optional). Anything malformed or for another media type is ignored.

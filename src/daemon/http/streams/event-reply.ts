@@ -6,7 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Errors } from '../../../common/errors.js';
 import { isMetadataStream } from '../../../storage/stream-metadata.js';
 import { LINK_EVENT_TYPE, type StreamsService } from '../../services/streams.js';
-import { matchesIfNoneMatch, sendNotModified, setImmutable, setRevalidated } from './caching.js';
+import { matchesIfNoneMatch, sendNotModified, setImmutable, setRevalidated, setUnversioned } from './caching.js';
 import { EntryUrls } from './entry.js';
 import { emptyRepresentation, encodeEvent, SINGLE_EVENT_TYPES } from './event-codecs.js';
 import * as headers from './headers.js';
@@ -63,6 +63,7 @@ export async function metadataReply(service: StreamsService, request: FastifyReq
     if (status === 'deleted') throw Errors.streamDeleted.create(streamName);
     if (status !== 'success') throw Errors.streamNotFound.create(streamName);
   }
-  setRevalidated(reply, read.lastEventNumber, type, service.contentEpoch);
+  // No metadata event, so no version for an ETag, as the reference answers.
+  setUnversioned(reply);
   return sendAs(reply, type, emptyRepresentation(type));
 }
