@@ -68,7 +68,6 @@ t.test('every endpoint refuses missing and wrong credentials, and a user who is 
     ['GET', '/users/admin'], ['PUT', '/users/admin', { fullName: 'x' }], ['DELETE', '/users/admin'],
     ['PUT', '/users/admin/command/enable'], ['POST', '/users/admin/command/disable'],
     ['POST', '/users/admin/command/reset-password', { newPassword: 'x' }],
-    ['POST', '/users/admin/command/change-password', { currentPassword: 'changeit', newPassword: 'x' }],
   ];
   for (const [method, path, body] of endpoints) {
     denied(t, await call(method, path, undefined, body), 'SVCDB_ERR_AUTH_REQUIRED', `${method} ${path} anonymous`);
@@ -229,8 +228,6 @@ t.test('reset-password (admin) and change-password (self) end the old password a
   t.equal(changed.status, 200);
   t.equal((await call('GET', '/users/$current', second)).status, 401, 'the old password is refused at once');
   t.equal((await call('GET', '/users/$current', basicAuth(login, 'third'))).status, 200);
-  const byAdmin = await call('POST', `/users/${login}/command/change-password`, ADMIN_AUTH, { currentPassword: 'third', newPassword: 'x' });
-  t.equal(byAdmin.body.code, 'SVCDB_ERR_ACCESS_DENIED', 'change-password is for the user itself');
   t.equal((await call('POST', `/users/${login}/command/reset-password`, ADMIN_AUTH, {})).status, 400, 'reset needs a new password');
 });
 
@@ -266,4 +263,44 @@ t.test('users live in the log as the wire note lays them out', async (t) => {
   const notice = node.engine.readStreamBackward('$users-password-notifications', -1, 1).events[0];
   t.same([notice.eventType, JSON.parse(notice.data.toString())], ['$PasswordChanged', { loginName: login }]);
   t.equal(node.engine.getStreamMetadata('$users-password-notifications').metadata.maxAgeSeconds, 3600);
+});
+
+t.test('change-password succeeds for any caller who gives the current password; a wrong one is a 401 that counts as a failed login', async (t) => {
+  const login = unique('victim');
+  await createUser(login, 'v1');
+  const other = await createUser(unique('alice'), 'a1');
+  const byOther = await call('POST', `/users/${login}/command/change-password`, other, { currentPassword: 'v1', newPassword: 'v2' });
+  t.equal(byOther.status, 200, 'another user who knows the password');
+  t.same(byOther.body, { loginName: login, success: true, error: 'Success' });
+  t.equal((await call('GET', '/users/$current', basicAuth(login, 'v2'))).status, 200, 'the new password holds');
+  const byAdmin = await call('POST', `/users/${login}/command/change-password`, ADMIN_AUTH, { currentPassword: 'v2', newPassword: 'v3' });
+  t.equal(byAdmin.status, 200, 'an admin who gives it');
+  const anonymous = await call('POST', `/users/${login}/command/change-password`, undefined, { currentPassword: 'v3', newPassword: 'v4' });
+  t.equal(anonymous.body.code, 'SVCDB_ERR_AUTH_REQUIRED', 'the users API is for signed-in callers');
+  const wrong = await call('POST', `/users/${login}/command/change-password`, other, { currentPassword: 'v2', newPassword: 'x' });
+  t.equal(wrong.status, 401);
+  t.equal(wrong.body.code, 'SVCDB_ERR_USER_PASSWORD_WRONG');
+  const unknown = await call('POST', '/users/nobody-at-all/command/change-password', other, { currentPassword: 'v2', newPassword: 'x' });
+  t.same([unknown.status, unknown.body.code], [401, 'SVCDB_ERR_USER_PASSWORD_WRONG'], 'an unknown login answers as a wrong password');
+  t.equal((await call('GET', '/users/$current', basicAuth(login, 'v3'))).status, 200, 'wrong attempts changed nothing');
+});
+
+t.test('guessing a password through change-password meets the failed-login throttle', async (t) => {
+  const guarded = await startNode(t, { security: { failedLoginsMax: 3 } });
+  await fetch(`${guarded.url}/users`, {
+    method: 'POST', headers: { authorization: ADMIN_AUTH, 'content-type': 'application/json' },
+    body: JSON.stringify({ loginName: 'target', fullName: 'T', groups: [], password: 'secret' }),
+  });
+  await fetch(`${guarded.url}/users`, {
+    method: 'POST', headers: { authorization: ADMIN_AUTH, 'content-type': 'application/json' },
+    body: JSON.stringify({ loginName: 'guesser', fullName: 'G', groups: [], password: 'mine' }),
+  });
+  const attempt = (currentPassword: string) => fetch(`${guarded.url}/users/target/command/change-password`, {
+    method: 'POST', headers: { authorization: basicAuth('guesser', 'mine'), 'content-type': 'application/json' }, body: JSON.stringify({ currentPassword, newPassword: 'x' }),
+  });
+  const statuses: number[] = [];
+  for (const guess of ['a', 'b', 'c', 'secret']) statuses.push((await attempt(guess)).status);
+  t.same(statuses, [401, 401, 401, 429], 'the right password is refused once the address is throttled');
+  const throttled = await attempt('secret');
+  t.equal((await throttled.json() as { code: string }).code, 'SVCDB_ERR_AUTH_FAILURES_THROTTLED');
 });

@@ -130,7 +130,7 @@ export const usersRoutes: FastifyPluginAsync<UsersRoutesOptions> = async (app, {
     POST: {
       handler: command((request) => {
         const { currentPassword, newPassword } = passwordChangeOf(request.body);
-        return users.changePassword(principalOf(request), loginOf(request), currentPassword, newPassword);
+        return users.changePassword(principalOf(request), loginOf(request), currentPassword, newPassword, request.raw.socket.remoteAddress);
       }),
     },
   });

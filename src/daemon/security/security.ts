@@ -79,7 +79,9 @@ async function assemble(
   return {
     authenticator,
     access: new AclAccess((streamName) => storage.getStreamMetadata(streamName).metadata, defaults),
-    users: new UsersService(store, hasher),
+    users: new UsersService(store, hasher, async (login, password, source) => {
+      await authenticator.authenticate(`Basic ${Buffer.from(`${login}:${password}`).toString('base64')}`, undefined, source);
+    }),
     close: () => workers.close(),
   };
 }

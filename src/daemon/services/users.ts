@@ -1,6 +1,6 @@
 /**
- * The users API's rules: administrators manage users; every user may read itself and change its
- * own password (after giving the current one). Passwords are hashed here and never leave.
+ * The users API's rules: administrators manage users; every user may read itself; anyone who
+ * gives a user's current password may change it. Passwords are hashed here and never leave.
  */
 import { Errors } from '../../common/errors.js';
 import { isAdmin } from '../security/stream-acl.js';
@@ -32,6 +32,12 @@ export interface UserChange {
 
 export type CreateOutcome = 'created' | 'unchanged';
 
+/**
+ * Checks a login and password as a login does (throttled per client address, a failure counted
+ * as a failed login), throwing the coded 401 or 429 when they do not hold.
+ */
+export type CredentialsCheck = (login: string, password: string, source: string | undefined) => Promise<void>;
+
 function viewOf(user: UserRecord): UserView {
   return { loginName: user.loginName, fullName: user.fullName, groups: [...user.groups], disabled: user.disabled };
 }
@@ -48,7 +54,7 @@ function requireAdminOrSelf(principal: Principal | undefined, login: string, wha
 }
 
 export class UsersService {
-  constructor(private readonly store: UserStore, private readonly hasher: PasswordHasher) {}
+  constructor(private readonly store: UserStore, private readonly hasher: PasswordHasher, private readonly checkCredentials: CredentialsCheck) {}
 
   list(principal: Principal | undefined): UserView[] {
     requireAdmin(principal, 'list users');
@@ -105,9 +111,20 @@ export class UsersService {
     await this.store.update(login, (user) => ({ ...user, password }), true);
   }
 
-  async changePassword(principal: Principal | undefined, login: string, currentPassword: string, newPassword: string): Promise<void> {
-    if (principal === undefined) throw Errors.authRequired.create(`change the password of ${login}`);
-    if (principal.name !== login) throw Errors.accessDenied.create(`user ${principal.name}`, `change the password of ${login}`, login);
+  /**
+   * Knowing the current password is already the user's right, so any caller who gives it may
+   * change it, as in the reference. A caller who is not that user has it checked as a login
+   * first, so that this is no way around the failed-login throttle to guess passwords.
+   */
+  async changePassword(
+    principal: Principal | undefined, login: string, currentPassword: string, newPassword: string, source?: string,
+  ): Promise<void> {
+    if (principal?.name !== login) {
+      // An unknown login is a wrong password too: the reply does not tell which logins exist.
+      await this.checkCredentials(login, currentPassword, source).catch((error: unknown) => {
+        throw Errors.authCredentialsInvalid.is(error) ? Errors.userPasswordWrong.create(login) : error;
+      });
+    }
     const password = await this.hasher.hash(newPassword);
     await this.store.update(login, async (user) => {
       if (!(await this.hasher.verify(currentPassword, user.password))) throw Errors.userPasswordWrong.create(login);
