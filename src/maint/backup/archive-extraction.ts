@@ -3,16 +3,17 @@
  * extraction has ended only when each file it opened is closed. A damaged or truncated archive
  * stops the reading part way through; the files already being written are then closed and
  * awaited, so the caller can remove the scratch folder without racing a write that is still
- * creating files in it.
+ * creating files in it. Files are written with their holes kept (sparse-copy.ts): an archive
+ * stores a preallocated chunk's zeroes, and a restore must not turn them into disk blocks.
  */
-import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { mkdir, open } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Parser, type ReadEntry } from 'tar';
+import { SparseWriter } from './sparse-copy.js';
 
 export class ArchiveExtraction {
   private readonly writes = new Set<Promise<void>>();
-  private readonly outputs = new Set<WriteStream>();
   private stopped = false;
 
   /** `accepts` says which entry paths are written; the others are read past. */
@@ -51,7 +52,6 @@ export class ArchiveExtraction {
   /** Closes the files still open and waits for every write to end, however it ends. */
   private async stop(): Promise<void> {
     this.stopped = true;
-    for (const output of this.outputs) output.destroy();
     await Promise.allSettled(this.writes);
   }
 
@@ -78,16 +78,17 @@ export class ArchiveExtraction {
       entry.resume();
       return;
     }
-    const output = createWriteStream(target);
-    this.outputs.add(output);
+    const output = await open(target, 'w');
     try {
-      await new Promise<void>((resolve, reject) => {
-        output.on('close', resolve);
-        output.on('error', reject);
-        entry.pipe(output);
-      });
+      const writer = new SparseWriter(output, target);
+      // A stop ends the loop at the next piece; the entry is then read past, not written.
+      for await (const data of entry as AsyncIterable<Buffer>) {
+        if (this.stopped) break;
+        await writer.write(data);
+      }
+      if (!this.stopped) await writer.end();
     } finally {
-      this.outputs.delete(output);
+      await output.close();
     }
   }
 }

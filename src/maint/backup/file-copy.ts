@@ -11,9 +11,9 @@ import { dirname } from 'node:path';
 import { Errors, isSvcError } from '../../common/errors.js';
 import { fsyncDirectory } from '../../storage/durable-file.js';
 import { isDiskFull, writeFully } from '../../storage/file-write.js';
+import { copySparse } from './sparse-copy.js';
 import { TEMP_SUFFIX } from './layout.js';
 
-const COPY_BLOCK_BYTES = 4 * 1024 * 1024;
 /**
  * A source file's modification time is trusted as "unchanged since the copy" only when it was
  * older than this when the copy began: file times tick in jiffies, so a write right after a stat
@@ -121,9 +121,33 @@ async function placeTemp(temp: string, path: string, durability: Durability, aft
   durability.changed(path, 'placed');
 }
 
+/** Copies `source` to the new file `temp`, holes kept: a reflink where the file system has them. */
+async function copyWithHoles(source: string, temp: string): Promise<void> {
+  try {
+    await copyFile(source, temp, constants.COPYFILE_FICLONE_FORCE);
+    return;
+  } catch (error) {
+    if (isMissing(error)) throw error;
+    await unlink(temp).catch(() => undefined);
+  }
+  const input = await open(source, 'r');
+  try {
+    const output = await open(temp, 'wx');
+    try {
+      const { size } = await input.stat();
+      await copySparse(input, output, size, size, temp, (position) => Errors.backupSourceChanged.create(`${source} ended at byte ${position}, before the ${size} bytes it had when the copy began`));
+    } finally {
+      await output.close();
+    }
+  } finally {
+    await input.close();
+  }
+}
+
 /**
- * Copies `source` to `target` whole. Returns the bytes copied, or undefined when the source no
- * longer exists (an index file merged away, for instance): callers decide whether that matters.
+ * Copies `source` to `target` whole, holes kept. Returns the bytes copied, or undefined when the
+ * source no longer exists (an index file merged away, for instance): callers decide whether that
+ * matters.
  */
 export async function copyFileDurably(
   source: string, target: string, durability: Durability, after?: Promise<unknown>,
@@ -132,13 +156,13 @@ export async function copyFileDurably(
   const temp = tempNameFor(target);
   let bytes: number;
   try {
-    // A reflink where the file system has them, an in-kernel copy otherwise.
-    await copyFile(source, temp, constants.COPYFILE_FICLONE);
+    await copyWithHoles(source, temp);
     bytes = await durability.syncFileAt(temp);
   } catch (error) {
     await unlink(temp).catch(() => undefined);
     // The target's directory was just made, so a missing file is the source.
     if (isMissing(error)) return undefined;
+    if (Errors.backupSourceChanged.is(error)) throw error;
     // A full disk is the target's; any other failure is reported against the file being read.
     throw ioError(isDiskFull(error) ? target : source, 'copy', error);
   }
@@ -167,8 +191,7 @@ export async function copyPrefixDurably(
   try {
     const output = await open(temp, 'wx');
     try {
-      await copyRange(input, output, prefixBytes, source, temp);
-      await output.truncate(fileBytes);
+      await copySparse(input, output, prefixBytes, fileBytes, temp, (position) => Errors.backupSourceChanged.create(`${source} ended at byte ${position}, before the ${prefixBytes} bytes writer.chk covers`));
       await durability.syncHandle(output);
     } finally {
       await output.close();
@@ -181,19 +204,6 @@ export async function copyPrefixDurably(
   }
   await placeTemp(temp, target, durability, after);
   return prefixBytes;
-}
-
-async function copyRange(input: FileHandle, output: FileHandle, length: number, source: string, target: string): Promise<void> {
-  const block = Buffer.allocUnsafe(Math.min(COPY_BLOCK_BYTES, Math.max(length, 1)));
-  for (let position = 0; position < length;) {
-    const want = Math.min(block.length, length - position);
-    const { bytesRead } = await input.read(block, 0, want, position);
-    if (bytesRead === 0) {
-      throw Errors.backupSourceChanged.create(`${source} ended at byte ${position}, before the ${length} bytes writer.chk covers`);
-    }
-    await writeFully(output, block, 0, bytesRead, position, target);
-    position += bytesRead;
-  }
 }
 
 /** Writes `bytes` as `target` (checkpoints, manifests, an indexmap read into memory). */
