@@ -148,7 +148,7 @@ class Reply implements Command {
     const chosen = out.filter((_, i) => ((this.pick >> (i % 16)) & 1) === 1 || i === this.pick % out.length);
     const ids = chosen.map((n) => real.ids.get(n)!);
     if (this.action === 'ack') real.service.ack(ADMIN, STREAM, GROUP, ids);
-    else real.service.nack(ADMIN, STREAM, GROUP, ids, this.action);
+    else await real.service.nack(ADMIN, STREAM, GROUP, ids, this.action);
     await real.group().settled();
     for (const n of chosen) {
       const { retryCount } = model.inFlight.get(n)!;

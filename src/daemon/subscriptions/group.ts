@@ -187,15 +187,21 @@ export class SubscriptionGroup {
     }
   }
 
-  nack(ids: readonly string[], action: NackAction, consumer?: Consumer): void {
+  /**
+   * Resolves once every message this nack parked (with Park, or a Retry past maxRetryCount) is in
+   * the parked stream: a replay asked for after the reply replays it.
+   */
+  nack(ids: readonly string[], action: NackAction, consumer?: Consumer): Promise<void> {
+    const parks: Array<Promise<void>> = [];
     for (const id of ids) {
       const flight = this.release(id);
       if (flight === undefined) continue;
-      if (action === 'park') this.park(flight.message, 'parked by a client (nack with Park)');
+      if (action === 'park') parks.push(this.park(flight.message, 'parked by a client (nack with Park)'));
       else if (action === 'skip') this.handled(flight.message);
-      else this.retry(flight.message);
+      else parks.push(this.retry(flight.message));
     }
     if (action === 'stop' && consumer !== undefined) this.drop(consumer);
+    return Promise.all(parks).then(() => undefined);
   }
 
   private release(id: string): InFlight | undefined {
@@ -206,14 +212,17 @@ export class SubscriptionGroup {
     return flight;
   }
 
-  /** Delivers `message` again, or parks it when it was retried maxRetryCount times already. */
-  private retry(message: Message): void {
+  /**
+   * Delivers `message` again, or parks it when it was retried maxRetryCount times already;
+   * resolves once the parked copy is written (at once for a retry).
+   */
+  private retry(message: Message): Promise<void> {
     if (message.retryCount >= this.settings.maxRetryCount) {
-      this.park(message, `retried ${message.retryCount} times (maxRetryCount ${this.settings.maxRetryCount})`);
-      return;
+      return this.park(message, `retried ${message.retryCount} times (maxRetryCount ${this.settings.maxRetryCount})`);
     }
     this.requeue({ ...message, retryCount: message.retryCount + 1 });
     this.wake();
+    return Promise.resolve();
   }
 
   /**
@@ -228,8 +237,11 @@ export class SubscriptionGroup {
     insertOrdered(this.retries, message, message.eventNumber, (other) => other.eventNumber);
   }
 
-  /** The message counts as handled once its parked copy is durable; until then it is not lost. */
-  private park(message: Message, reason: string): void {
+  /**
+   * The message counts as handled once its parked copy is durable; until then it is not lost.
+   * Resolves then, or once a failed write has put the message back for delivery.
+   */
+  private park(message: Message, reason: string): Promise<void> {
     const write = this.parked.park(message, reason).then(
       () => this.handled(message),
       (error: unknown) => {
@@ -238,6 +250,7 @@ export class SubscriptionGroup {
       },
     ).finally(() => this.parkWrites.delete(write));
     this.parkWrites.add(write);
+    return write;
   }
 
   /** Resolves once the parked copies and the checkpoint being written now are written. */
@@ -277,7 +290,8 @@ export class SubscriptionGroup {
     for (const flight of this.inFlight.values()) if (flight.deadlineMs <= now) expired.push(flight);
     for (const flight of expired) {
       this.release(flight.message.id);
-      this.retry(flight.message);
+      // A park this starts is awaited by a stop (parkWrites); no one waits for it here.
+      void this.retry(flight.message);
     }
     const { checkPointAfterMilliseconds, minCheckPointCount } = this.settings;
     if (this.handledSinceCheckpoint > 0 && this.handledSinceCheckpoint >= minCheckPointCount

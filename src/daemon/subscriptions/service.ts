@@ -228,10 +228,11 @@ export class SubscriptionsService {
     group.ack(ids);
   }
 
-  nack(principal: Principal | undefined, stream: string, groupName: string, ids: readonly string[], action: NackAction, identity?: ConsumerIdentity): void {
+  /** Resolves once the messages it parks are in the parked stream. */
+  async nack(principal: Principal | undefined, stream: string, groupName: string, ids: readonly string[], action: NackAction, identity?: ConsumerIdentity): Promise<void> {
     const group = this.get(stream, groupName);
     this.options.access.check(principal, 'read', stream);
-    group.nack(ids, action, identity && group.consumers.get(identity.key));
+    await group.nack(ids, action, identity && group.consumers.get(identity.key));
   }
 
   replayParked(stream: string, groupName: string, stopAt: number | undefined): number {

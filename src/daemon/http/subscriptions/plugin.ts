@@ -128,7 +128,8 @@ export async function subscriptionsRoutes(app: FastifyInstance, { subscriptions,
     const { stream, group, messageid } = paramsOf(request);
     const ids = messageIds(messageid, request.query);
     const action = nackAction(request.query, messageid !== undefined);
-    subscriptions.nack(principalOf(request), stream, group, ids, action, consumerIdentity(request));
+    // Answered once a park is written, so a replay sent right after the reply finds the message.
+    await subscriptions.nack(principalOf(request), stream, group, ids, action, consumerIdentity(request));
     return reply.code(202).send();
   };
   resource(app, '/subscriptions/:stream/:group/ack', { POST: { handler: ack } });
