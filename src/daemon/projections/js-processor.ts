@@ -86,6 +86,10 @@ export class JsProcessor implements Processor {
     return this.sandbox.heapBytes();
   }
 
+  terminate(): void {
+    this.sandbox.terminate();
+  }
+
   dispose(): void {
     this.sandbox.dispose();
   }

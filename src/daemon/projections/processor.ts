@@ -46,6 +46,8 @@ export interface Processor {
   restore(snapshot: ProcessorSnapshot): Promise<void>;
   /** Heap bytes held for this processor, for statistics. */
   heapBytes(): number;
+  /** Ends a batch under way at once (it rejects with SandboxTerminated); the processor is not used again. */
+  terminate(): void;
   dispose(): void;
 }
 

@@ -9,7 +9,10 @@ export type ProjectionMode = 'Continuous' | 'OneTime' | 'Transient';
 
 export interface RunAs {
   name: string;
+  /** The user's groups when the projection was given it: it runs with these while the user keeps them. */
   roles: string[];
+  /** Whether the node stores the user (not so for a principal a trusted proxy asserts); absent in older definitions, taken as true. */
+  stored?: boolean;
 }
 
 /** The thresholds and switches GET/PUT /projection/{name}/config shows and changes. */

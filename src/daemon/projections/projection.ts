@@ -22,6 +22,10 @@ import type { BatchOutput, Emit, Processor } from './processor.js';
 import { selectEvents } from './select-events.js';
 import { RunCounters, type RunStatistics } from './run-statistics.js';
 import { ReorderBuffer } from './reorder-buffer.js';
+import { SandboxTerminated } from './sandbox.js';
+import { ProjectionFault } from './projection-fault.js';
+import { ReadableStreams } from './readable-streams.js';
+import type { RunAs } from './projection-config.js';
 import type { SourceEvent } from './source-event.js';
 import type { StreamAccess } from '../services/stream-access.js';
 import { checkpointStreamOf, emittedStreamsStreamOf, EventTypes, orderStreamOf, partitionResultStreamOf, partitionsStreamOf, resultStreamOf } from './streams.js';
@@ -56,6 +60,8 @@ export interface ProjectionDependencies {
   outputs: (processor: Processor) => ResultOutputs;
   /** Holds a projection with a run-as user to that user's stream rights. */
   access?: StreamAccess;
+  /** Why the run-as user may no longer lend the projection its rights (lost a group, deleted), if so. */
+  runAsRevoked?: (runAs: RunAs) => string | undefined;
 }
 
 export interface ResultOutputs {
@@ -78,6 +84,12 @@ const TIMER_DELAY_MAX_MS = 2_147_483_647;
  * events/s of 8 (faster in every trial); its links under way then take some 7 MiB.
  */
 const PAGES_WRITING_MAX = 32;
+/**
+ * How long a disable (or the node's shutdown) lets the page in hand finish before the handlers
+ * are cut off: its execution timeout may have been raised to minutes, or a handler may loop
+ * under it. What is cut off was not checkpointed and is handled again at the next start.
+ */
+const STOP_PAGE_WAIT_MS = 1000;
 
 export class Projection {
   status: RunStatus = 'Stopped';
@@ -163,6 +175,13 @@ export class Projection {
     return this.counters.snapshot(this.writing.length);
   }
 
+  /** Whether its handlers are running a batch now. */
+  get handling(): boolean {
+    return this.handlingBatch;
+  }
+
+  private handlingBatch = false;
+
   /** Starting, running, or being stopped, created or deleted: not to be changed now. */
   get busy(): boolean {
     return BUSY.has(this.status);
@@ -230,8 +249,11 @@ export class Projection {
     for (const [partition, state] of Object.entries(this.checkpoint.states)) this.states.set(partition, state);
     this.shared = this.checkpoint.shared;
     this.readTracked();
+    this.checkRunAsUser();
     // The run-as user may have changed (an enable sets it) and so may that user's rights.
     this.writable.clear();
+    const { runAs } = this.definition;
+    this.readable = runAs && this.deps.access ? new ReadableStreams(this.deps.access, { name: runAs.name, groups: runAs.roles }) : undefined;
     this.status = 'Loaded';
     this.status = 'Preparing';
     this.processor?.dispose();
@@ -291,6 +313,21 @@ export class Projection {
     }
   }
 
+  /** The run-as user still has the groups the projection was given; it faults otherwise. */
+  private checkRunAsUser(): void {
+    const { runAs } = this.definition;
+    const reason = runAs ? this.deps.runAsRevoked?.(runAs) : undefined;
+    if (reason !== undefined) throw new ProjectionFault(reason);
+  }
+
+  /** The run-as user lost rights the projection was given: a projection on its way to running, or running, faults. */
+  revoke(reason: string): void {
+    if (ACTIVE.has(this.status)) this.fault(new ProjectionFault(reason));
+  }
+
+  /** The streams the run-as user may read, for links; made at each start (the run-as user may have changed). */
+  private readable: ReadableStreams | undefined;
+
   /** Whether the projection runs as a user whose stream rights it is held to. */
   private heldToRunAs(): boolean {
     return this.definition.runAs !== null && this.deps.access !== undefined;
@@ -304,7 +341,7 @@ export class Projection {
       this.deps.access.check({ name: runAs.name, groups: runAs.roles }, operation, streamName);
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      throw new Error(`the projection runs as user ${runAs.name} and has that user's stream rights: ${reason}`);
+      throw new ProjectionFault(`the projection runs as user ${runAs.name} and has that user's stream rights: ${reason}`);
     }
   }
 
@@ -346,7 +383,7 @@ export class Projection {
     if (ACTIVE.has(this.status)) this.status = how === 'abort' ? 'Aborting' : 'Stopping';
     this.unfollow();
     await this.starting.catch(() => undefined);
-    await this.inFlight;
+    await this.finishPageInHand(how);
     await Promise.all(this.writing);
     if (wasRunning && how === 'disable' && this.definition.checkpointsEnabled) {
       try {
@@ -359,6 +396,23 @@ export class Projection {
     }
     this.status = how === 'abort' ? 'Aborted' : 'Stopped';
     this.stateReason = '';
+  }
+
+  /**
+   * Waits for the page in hand: a disable for a bounded time, an abort not at all. A handler still
+   * running then is ended by tearing its isolate down; the page is not applied or checkpointed.
+   */
+  private async finishPageInHand(how: 'disable' | 'abort'): Promise<void> {
+    if (how === 'disable') {
+      let timer: NodeJS.Timeout | undefined;
+      const waited = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, STOP_PAGE_WAIT_MS);
+      });
+      await Promise.race([this.inFlight, waited]);
+      clearTimeout(timer);
+    }
+    if (this.handlingBatch) this.processor?.terminate();
+    await this.inFlight;
   }
 
   /** Forgets every state and the checkpoint; the next start processes the log from its beginning. */
@@ -411,7 +465,10 @@ export class Projection {
 
   private async processPage(page: AllPage): Promise<void> {
     if (this.status !== 'Running' || !this.processor || !this.emitter) return;
-    const events = selectEvents(this.processor.selects, this.deps.storage, page.events, this.endPosition);
+    // Links are resolved with the run-as user's rights: a link into a stream it may not read points at nothing.
+    const readable = this.readable;
+    const mayRead = readable ? (streamName: string) => readable.has(streamName) : undefined;
+    const events = selectEvents(this.processor.selects, this.deps.storage, page.events, this.endPosition, mayRead);
     const readEnd = Math.min(page.nextPosition, this.endPosition);
     if (!this.reorder) {
       await this.handleEvents(events, readEnd);
@@ -457,7 +514,15 @@ export class Projection {
     if (!processor) return;
     if (events.length > 0) {
       const startedMs = performance.now();
-      const output = await processor.process(events);
+      this.handlingBatch = true;
+      let output: BatchOutput;
+      try {
+        output = await processor.process(events);
+      } finally {
+        this.handlingBatch = false;
+      }
+      // Faulted meanwhile (its user lost its rights, a write failed): nothing of this batch is written.
+      if (this.status === 'Faulted') return;
       this.counters.processed(performance.now() - startedMs);
       for (const message of output.logs) this.deps.logger.info({ projection: this.name, message }, 'projection log');
       const emits = this.outputEvents(events, output);
@@ -635,6 +700,8 @@ export class Projection {
   private fault(error: unknown): void {
     // The first reason stays: what fails after it (a page in hand, a write under way) follows from it.
     if (this.status === 'Faulted') return;
+    // Handlers cut off by a stop: the stop goes on, nothing went wrong.
+    if (error instanceof SandboxTerminated) return;
     this.unfollow();
     this.status = 'Faulted';
     this.stateReason = error instanceof Error ? error.message : String(error);

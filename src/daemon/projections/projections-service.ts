@@ -19,6 +19,8 @@ import { Projection, type ProjectionStorage, type ResultOutputs } from './projec
 import { ProjectionStore, type StoreStorage } from './projection-store.js';
 import type { Processor } from './processor.js';
 import { SandboxFault } from './sandbox.js';
+import { ReadableStreams } from './readable-streams.js';
+import { RunAsUsers, type RunAsUserStorage } from './run-as-users.js';
 import { withSharedPages } from './shared-pages.js';
 import { checkpointStreamOf, emittedStreamsStreamOf, orderStreamOf, resultStreamOf } from './streams.js';
 import { checkSystemSource, isSystemProjection, SYSTEM_PROJECTIONS, SYSTEM_SOURCES, SystemProcessor } from './system-projections.js';
@@ -32,7 +34,7 @@ export interface ProjectionsOptions {
   projectionMemoryLimitMb: number;
 }
 
-export type ServiceStorage = ProjectionStorage & StoreStorage & ReadEventsStorage;
+export type ServiceStorage = ProjectionStorage & StoreStorage & ReadEventsStorage & RunAsUserStorage;
 
 export interface CreateRequest {
   mode: ProjectionMode;
@@ -79,9 +81,13 @@ export class ProjectionsService {
   /** What projections read and write through: one read of the log serves all that follow it together. */
   private readonly projectionStorage: ProjectionStorage;
 
+  /** The users projections run as: a projection whose user loses its rights stops. */
+  private readonly users: RunAsUsers | undefined;
+  private readonly stopWatchingUsers: () => void;
+
   /**
    * @param access the stream rights a projection with a run-as user is held to; without it every
-   * projection runs with the node's own rights.
+   * projection runs with the node's own rights (and no user is watched).
    */
   constructor(
     private readonly storage: ServiceStorage,
@@ -91,6 +97,31 @@ export class ProjectionsService {
   ) {
     this.store = new ProjectionStore(storage);
     this.projectionStorage = withSharedPages(storage);
+    this.users = access ? new RunAsUsers(storage) : undefined;
+    this.stopWatchingUsers = this.users?.onChange((login) => this.userChanged(login)) ?? (() => undefined);
+  }
+
+  /**
+   * A user's record changed (groups, disabled, deleted): each projection running as that user
+   * that no longer has the groups it was given faults now, before the change is acknowledged.
+   */
+  private userChanged(login: string): void {
+    for (const projection of this.projections.values()) {
+      const { runAs } = projection.definition;
+      if (runAs?.name !== login) continue;
+      try {
+        const reason = this.users!.revoked(runAs);
+        if (reason !== undefined) projection.revoke(reason);
+      } catch (error) {
+        this.logger.error({ err: error, projection: projection.name }, 'checking the rights of a projection\'s user failed');
+      }
+    }
+  }
+
+  /** Who a projection set up or changed by `principal` runs as from then on. */
+  private runAsOf(principal: Principal | undefined): ProjectionDefinition['runAs'] {
+    if (!principal) return null;
+    return this.users?.runAsOf(principal) ?? { name: principal.name, roles: [...principal.groups] };
   }
 
   /** Loads every projection of the registry (creating the system ones on first start) and starts the enabled ones. */
@@ -130,12 +161,14 @@ export class ProjectionsService {
   }
 
   async close(): Promise<void> {
+    this.stopWatchingUsers();
     await this.restarting;
     await this.changes.settled();
-    for (const projection of this.projections.values()) {
+    // All at once: each may take up to the time a stop gives the page in hand.
+    await Promise.all([...this.projections.values()].map(async (projection) => {
       await projection.stop('disable');
       projection.dispose();
-    }
+    }));
     this.projections.clear();
     collectSandboxHandles();
   }
@@ -190,7 +223,7 @@ export class ProjectionsService {
       name, mode: request.mode, handlerType: 'JS', query: request.query, enabled: request.enabled,
       emitEnabled: request.emit && !transient, trackEmittedStreams: request.emit && request.trackEmittedStreams && !transient,
       // A projection runs as the user who creates it: it may read and write what that user may, never more.
-      checkpointsEnabled: continuous || (request.checkpoints && !transient), runAs: runAsOf(principal), epoch: this.firstEpochOf(name), version: 1,
+      checkpointsEnabled: continuous || (request.checkpoints && !transient), runAs: this.runAsOf(principal), epoch: this.firstEpochOf(name), version: 1,
     };
     // Compiled once before anything is stored: a source that cannot run is refused with its reason.
     (await this.compile(definition)).dispose();
@@ -212,13 +245,18 @@ export class ProjectionsService {
   async updateQuery(principal: Principal | undefined, name: string, query: string, emit: boolean | undefined): Promise<void> {
     requireOperator(principal, `change the query of projection ${name}`);
     await this.restarting;
-    await this.changes.run(name, () => this.changeQuery(name, query, emit));
+    await this.changes.run(name, () => this.changeQuery(principal, name, query, emit));
   }
 
-  private async changeQuery(name: string, query: string, emit: boolean | undefined): Promise<void> {
+  /**
+   * A new source runs as the user who sent it: whoever changes a projection's code (or its emit
+   * switch, or its config) answers for what it does, with that user's rights and never with the
+   * rights of whoever set it up before (an $ops user would otherwise run code as an admin).
+   */
+  private async changeQuery(principal: Principal | undefined, name: string, query: string, emit: boolean | undefined): Promise<void> {
     const projection = this.existing(name);
     const wasRunning = this.isRunning(projection);
-    const next = { ...projection.definition, query, version: projection.definition.version + 1 };
+    const next = { ...projection.definition, query, runAs: this.runAsOf(principal), version: projection.definition.version + 1 };
     if (emit !== undefined) next.emitEnabled = emit;
     if (isSystemProjection(name)) checkSystemSource(name, query);
     else (await this.compile(next)).dispose();
@@ -246,10 +284,11 @@ export class ProjectionsService {
   async updateConfig(principal: Principal | undefined, name: string, bodyText: string): Promise<void> {
     requireOperator(principal, `change the config of projection ${name}`);
     await this.restarting;
-    await this.changes.run(name, () => this.changeConfig(name, bodyText));
+    await this.changes.run(name, () => this.changeConfig(principal, name, bodyText));
   }
 
-  private async changeConfig(name: string, bodyText: string): Promise<void> {
+  /** Like a new source, a new config runs as the user who sent it (see changeQuery). */
+  private async changeConfig(principal: Principal | undefined, name: string, bodyText: string): Promise<void> {
     const projection = this.existing(name);
     let body: unknown;
     try {
@@ -259,7 +298,7 @@ export class ProjectionsService {
     }
     if (this.isRunning(projection)) throw Errors.projectionRunning.create(name, 'change its config');
     const config: ProjectionConfig = updatedConfig(name, projection.definition, body);
-    projection.definition = { ...projection.definition, ...config, version: projection.definition.version + 1 };
+    projection.definition = { ...projection.definition, ...config, runAs: this.runAsOf(principal), version: projection.definition.version + 1 };
     await this.persist(projection);
   }
 
@@ -273,7 +312,7 @@ export class ProjectionsService {
     const projection = this.existing(name);
     const definition = { ...projection.definition, version: projection.definition.version + 1 };
     // The user who enables a projection is the one it runs as from then on; enableRunAs does the same for the other commands.
-    if (enableRunAs || command === 'enable') definition.runAs = runAsOf(principal);
+    if (enableRunAs || command === 'enable') definition.runAs = this.runAsOf(principal);
     if (command === 'enable') {
       if (!this.mayRun(name)) throw Errors.projectionsUserDisabled.create();
       definition.enabled = true;
@@ -332,10 +371,20 @@ export class ProjectionsService {
     }
   }
 
-  /** What a query definition would be given from a position; reading $all needs an admin. */
+  /**
+   * What a query definition would be given from a position, as the caller may read it: its
+   * sources need the caller's read right ($all for fromAll), and links are resolved only into
+   * streams the caller may read.
+   */
   readEvents(principal: Principal | undefined, request: ReadEventsRequest): Record<string, unknown> {
     requireOperator(principal, 'read events for a projection query');
-    return readEvents(this.storage, request);
+    const { access } = this;
+    if (!access) return readEvents(this.storage, request);
+    const { selector } = request;
+    for (const streamName of selector.all ? ['$all'] : selector.streams) access.check(principal, 'read', streamName);
+    // requireOperator let no anonymous caller through.
+    const readable = new ReadableStreams(access, principal!);
+    return readEvents(this.storage, request, (streamName) => readable.has(streamName));
   }
 
   private isRunning(projection: Projection): boolean {
@@ -367,6 +416,7 @@ export class ProjectionsService {
       createProcessor: (current) => this.processorFor(current),
       outputs: outputsOf,
       access: this.access,
+      runAsRevoked: this.users && ((runAs) => this.users!.revoked(runAs)),
     });
   }
 
@@ -392,9 +442,6 @@ export class ProjectionsService {
   }
 }
 
-function runAsOf(principal: Principal | undefined): ProjectionDefinition['runAs'] {
-  return principal ? { name: principal.name, roles: [...principal.groups] } : null;
-}
 
 function outputsOf(processor: Processor): ResultOutputs {
   if (!(processor instanceof JsProcessor)) return { outputState: false, rootState: false };

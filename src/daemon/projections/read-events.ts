@@ -64,7 +64,8 @@ export function parseReadEventsRequest(body: unknown): ReadEventsRequest {
 
 const tag = (position: number) => ({ $c: position, $p: position });
 
-export function readEvents(storage: ReadEventsStorage, request: ReadEventsRequest): Record<string, unknown> {
+/** `mayRead`: which streams links may be resolved into, for a caller held to its stream rights. */
+export function readEvents(storage: ReadEventsStorage, request: ReadEventsRequest, mayRead?: (streamName: string) => boolean): Record<string, unknown> {
   const events: Array<Record<string, unknown>> = [];
   let position = request.position;
   let scanned = 0;
@@ -73,7 +74,7 @@ export function readEvents(storage: ReadEventsStorage, request: ReadEventsReques
     scanned += page.events.length;
     let index = 0;
     for (; index < page.events.length && events.length < request.maxEvents; index++) {
-      for (const source of selectEvents(request.selector, storage, [page.events[index]], Number.POSITIVE_INFINITY)) {
+      for (const source of selectEvents(request.selector, storage, [page.events[index]], Number.POSITIVE_INFINITY, mayRead)) {
         const { event, link } = source;
         const after = index + 1 < page.events.length ? page.events[index + 1].logPosition : page.nextPosition;
         events.push({

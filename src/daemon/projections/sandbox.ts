@@ -25,6 +25,14 @@ export class SandboxFault extends Error {
   }
 }
 
+/** A call cut off because the projection is being stopped: not a fault of its code. */
+export class SandboxTerminated extends SandboxFault {
+  constructor() {
+    super('the projection was stopped while its handlers ran; the events they had not finished are handled again at its next start');
+    this.name = 'SandboxTerminated';
+  }
+}
+
 /** One emitted event as the runtime reports it: [event index in batch, stream, type, data, metadata, isJson]. */
 export type RawEmit = [number, string, string, string, string, 0 | 1];
 
@@ -46,6 +54,7 @@ export class Sandbox {
   /** Calls into the isolate not settled yet: handles are released only once none is left. */
   private inFlight = 0;
   private disposing = false;
+  private terminated = false;
 
   private constructor(private readonly isolate: ivm.Isolate, private readonly context: ivm.Context, private readonly limits: SandboxLimits) {}
 
@@ -114,6 +123,18 @@ export class Sandbox {
     if (this.inFlight === 0) this.release();
   }
 
+  /**
+   * Tears the isolate down at once, ending a call under way in it (whatever the timeout): a stop
+   * must not wait for a handler. Disposing the isolate itself is safe under a call; the handles
+   * into it are left for release() once that call has settled.
+   */
+  terminate(): void {
+    this.terminated = true;
+    this.disposing = true;
+    if (!this.isolate.isDisposed) this.isolate.dispose();
+    if (this.inFlight === 0) this.release();
+  }
+
   private release(): void {
     // An isolate past its memory limit was disposed by isolated-vm, with every handle into it.
     if (!this.isolate.isDisposed) {
@@ -126,6 +147,7 @@ export class Sandbox {
 
   private async call(name: EntryPoint, ...args: Array<string | boolean>): Promise<unknown> {
     const reference = this.entries.get(name);
+    if (this.terminated) throw new SandboxTerminated();
     if (!reference || this.disposing || this.isolate.isDisposed) throw new SandboxFault('the projection\'s isolate was disposed after an earlier fault');
     this.inFlight += 1;
     try {
@@ -141,6 +163,7 @@ export class Sandbox {
     try {
       return await run();
     } catch (error) {
+      if (this.terminated) throw new SandboxTerminated();
       throw new SandboxFault(this.describeFault(error));
     }
   }

@@ -32,9 +32,10 @@ export function deletedStreamOf(event: EventRecord): string | undefined {
   return truncateBefore === DELETED_EVENT_NUMBER ? originalStreamOf(event.streamName) : undefined;
 }
 
-function resolved(reader: LinkReader, link: EventRecord): EventRecord | undefined {
+function resolved(reader: LinkReader, link: EventRecord, mayRead: ((streamName: string) => boolean) | undefined): EventRecord | undefined {
   const target = parseLink(link.data.toString('utf8'));
   if (!target) return undefined;
+  if (mayRead && !mayRead(target.streamName)) return undefined;
   try {
     return reader.readEvent(target.streamName, target.eventNumber).event;
   } catch {
@@ -54,8 +55,13 @@ function deletionLinkedBy(link: EventRecord): string | undefined {
   }
 }
 
-/** The page's events for the projection, up to (not including) `endPosition`. */
-export function selectEvents(selector: EventSelector, reader: LinkReader, events: readonly EventRecord[], endPosition: number): SourceEvent[] {
+/**
+ * The page's events for the projection, up to (not including) `endPosition`. `mayRead`, for a
+ * projection held to a user's rights, says which streams links may be resolved into.
+ */
+export function selectEvents(
+  selector: EventSelector, reader: LinkReader, events: readonly EventRecord[], endPosition: number, mayRead?: (streamName: string) => boolean,
+): SourceEvent[] {
   const out: SourceEvent[] = [];
   for (const event of events) {
     if (event.logPosition >= endPosition) break;
@@ -72,7 +78,7 @@ export function selectEvents(selector: EventSelector, reader: LinkReader, events
         if (selector.deletions) out.push({ event, link: event, deleted: true, deletedStream: linkedDeletion, position: event.logPosition });
         continue;
       }
-      const target = resolved(reader, event);
+      const target = resolved(reader, event, mayRead);
       if (target) out.push({ event: target, link: event, deleted: false, position: event.logPosition });
       continue;
     }

@@ -203,5 +203,8 @@ export class SystemProcessor implements Processor {
     return 0;
   }
 
+  /** Its code runs on the node's thread, a batch at a time: nothing is under way to end. */
+  terminate(): void {}
+
   dispose(): void {}
 }
