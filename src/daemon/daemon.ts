@@ -23,6 +23,7 @@ import { QueueMeter } from '../storage/engine-stats.js';
 import type { OperationsDependencies } from './http/admin-operations.js';
 import { GossipService } from './services/gossip.js';
 import { MetricsService } from './services/metrics.js';
+import { projectionReadings } from './services/projection-readings.js';
 import { optionsInfo } from './services/options-info.js';
 import { connectionsMaxOf } from './services/connection-limits.js';
 import { ConnectionMeter } from './services/stats-process.js';
@@ -176,7 +177,7 @@ export class Daemon {
     subscriptions.start();
     const connections = new ConnectionMeter();
     this.scavenge = this.scavengeService();
-    const operations = this.operations(loaded, connections, security, subscriptions);
+    const operations = this.operations(loaded, connections, security, subscriptions, projections);
     const { allowAnonymousEndpointAccess, allowAnonymousStreamAccess, enableTrustedAuth } = options;
     const connectionsMax = connectionsMaxOf(options.connectionsMax);
     if (connectionsMax.warning) context.logger.warn({ connectionsMax: connectionsMax.value }, connectionsMax.warning);
@@ -186,7 +187,8 @@ export class Daemon {
       users: security.users, authenticator: security.authenticator,
       access: { allowAnonymousEndpointAccess, allowAnonymousStreamAccess, enableTrustedAuth },
       https: certificates.https, disableHttpCaching: options.disableHttpCaching,
-      connections: { max: connectionsMax.value, headersTimeoutMs: options.httpHeadersTimeoutMs }, projections,
+      connections: { max: connectionsMax.value, headersTimeoutMs: options.httpHeadersTimeoutMs, requestTimeoutMs: options.httpRequestTimeoutMs },
+      projections,
       console: this.consoleAssets(),
     });
     this.logDroppedConnections();
@@ -260,7 +262,9 @@ export class Daemon {
   }
 
   /** The services behind /stats, /metrics, /gossip, /info/options and /admin. */
-  private operations(loaded: LoadedOptions, connections: ConnectionMeter, security: Security, subscriptions: SubscriptionsService): OperationsDependencies {
+  private operations(
+    loaded: LoadedOptions, connections: ConnectionMeter, security: Security, subscriptions: SubscriptionsService, projections: ProjectionsService | undefined,
+  ): OperationsDependencies {
     const requests = new QueueMeter('HttpRequests', 'Http');
     let requestErrors = 0;
     const stats = new StatsService({
@@ -277,7 +281,10 @@ export class Daemon {
     });
     return {
       stats, gossip, requests,
-      metrics: new MetricsService(() => stats.collect()),
+      metrics: new MetricsService({
+        stats: () => stats.collect(), version: this.context.version,
+        projections: projections && (() => projectionReadings(projections, () => this.storage.status().writerPosition)),
+      }),
       options: optionsInfo(loaded),
       onRequestError: () => void requestErrors++,
       logRequests: this.options.logHttpRequests,

@@ -48,6 +48,12 @@ export const optionSchema = {
       + 'a connection that sends none in time is closed. Idle kept-alive connections close after 72 s.',
     default: 10_000, min: 100, max: 600_000, unit: 'ms',
   }),
+  httpRequestTimeoutMs: integer({
+    group: 'Interface',
+    description: 'Time a client has to send a whole request, body included, from its first byte (never less than --http-headers-timeout-ms); a request not complete in time is answered 408 '
+      + 'and its connection closed. Independently, a body that arrives slower than 240 bytes a second on average, after its first 5 s, is cut off the same way.',
+    default: 120_000, min: 1000, max: 3_600_000, unit: 'ms',
+  }),
   insecure: boolean({
     group: 'Interface',
     description: 'Allow plain HTTP on an address other than loopback. Without it and without TLS the node only serves on 127.0.0.0/8 or ::1; with TLS configured it has no effect.',

@@ -17,6 +17,8 @@ import { addCorsHeaders } from './cors.js';
 import { redirectTrailingSlash } from './trailing-slash.js';
 import { readEmptyBodiesAsNone } from './empty-bodies.js';
 import { refuseCrossSiteChanges } from './cross-site.js';
+import { limitBodies } from './body-deadline.js';
+import { capConnections } from './connection-cap.js';
 import { streamsRoutes } from './streams/plugin.js';
 import type { StreamsService } from '../services/streams.js';
 import type { UsersService } from '../services/users.js';
@@ -49,21 +51,31 @@ export interface AppDependencies {
   https?: SecureContextOptions;
   /** --disable-http-caching: every reply says no-cache. */
   disableHttpCaching?: boolean;
-  /** --connections-max and --http-headers-timeout-ms; without them Node's defaults apply. */
+  /** --connections-max, --http-headers-timeout-ms and --http-request-timeout-ms; without them Node's defaults apply. */
   connections?: ConnectionLimits;
   /** The web console's files; without them nothing is served at `/web`. */
   console?: ConsoleAssets;
 }
 
 export interface ConnectionLimits {
-  /** Connections open at once; the server closes any beyond it as it arrives. */
+  /** Connections open at once, shared out among client addresses (connection-cap.ts). */
   max: number;
   /** A connection that has not sent a request's headers within this is answered 408 and closed. */
   headersTimeoutMs: number;
+  /** A request whose body has not all arrived within this of its start is answered 408 and closed. */
+  requestTimeoutMs: number;
 }
 
-/** Node's own header timeout, in force when the app is built without connection limits. */
-const NODE_HEADERS_TIMEOUT_MS = 60_000;
+/**
+ * The request timeout in force: never shorter than the header timeout, since Node swaps the two
+ * when the request timeout is the shorter one.
+ */
+function requestTimeoutOf(limits: ConnectionLimits): number {
+  return Math.max(limits.requestTimeoutMs, limits.headersTimeoutMs);
+}
+
+/** Node's own timeouts, in force when the app is built without connection limits. */
+const NODE_TIMEOUTS = { headersTimeoutMs: 60_000, requestTimeoutMs: 300_000 };
 
 /** How often the server looks for connections past their header timeout, at most. */
 const CONNECTIONS_CHECK_INTERVAL_MS_MAX = 1000;
@@ -74,8 +86,9 @@ const CONNECTIONS_CHECK_INTERVAL_MS_MAX = 1000;
  * a TLS connection must finish its handshake as soon.
  */
 function limitConnections(server: FastifyInstance['server'], limits: ConnectionLimits): void {
-  server.maxConnections = limits.max;
+  capConnections(server, limits.max);
   server.headersTimeout = limits.headersTimeoutMs;
+  server.requestTimeout = requestTimeoutOf(limits);
   // Node looks for expired connections only every 30 s by default, which would keep an idle
   // connection many times its timeout. Read when the server starts listening.
   (server as { connectionsCheckingInterval?: number }).connectionsCheckingInterval =
@@ -103,7 +116,7 @@ export function buildApp(dependencies: AppDependencies): FastifyInstance {
     // fastify's own 503 body has no error code; the onRequest hook below answers instead.
     return503OnClosing: false,
     frameworkErrors: (error, request, reply) => void frameworkErrorHandler(error, request, reply),
-    clientErrorHandler: clientErrorHandler(logger, connections?.headersTimeoutMs ?? NODE_HEADERS_TIMEOUT_MS),
+    clientErrorHandler: clientErrorHandler(logger, connections ? { ...connections, requestTimeoutMs: requestTimeoutOf(connections) } : NODE_TIMEOUTS),
   });
 
   if (connections) limitConnections(app.server, connections);
@@ -136,6 +149,7 @@ function registerRoutes(app: FastifyInstance, dependencies: AppDependencies): vo
   addCorsHeaders(app);
   if (disableHttpCaching) forbidCaching(app);
   refuseCrossSiteChanges(app);
+  limitBodies(app);
   redirectTrailingSlash(app);
   readEmptyBodiesAsNone(app);
   addAuthentication(app, authenticator, access);

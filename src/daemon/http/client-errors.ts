@@ -40,19 +40,37 @@ export function clientErrorResponse(error: SvcError): string {
     + `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
 }
 
-/** fastify's clientErrorHandler; `headersTimeoutMs` is the timeout in force, for the 408's message. */
-export function clientErrorHandler(logger: FastifyBaseLogger, headersTimeoutMs: number) {
+/** The reply of the request this connection is receiving, once its headers have arrived. */
+function currentReply(socket: Socket): http.ServerResponse | null | undefined {
+  return (socket as Socket & { _httpMessage?: http.ServerResponse | null })._httpMessage;
+}
+
+/** Answers `error` on the connection itself and closes it; a connection already replying is just closed. */
+export function answerAndClose(socket: Socket, error: SvcError): void {
+  // A reply already under way on this connection (a pipelined request) cannot be followed by another.
+  if (!socket.writable || currentReply(socket)?.headersSent === true) {
+    socket.destroy();
+    return;
+  }
+  socket.end(clientErrorResponse(error), () => socket.destroy());
+}
+
+export interface RequestTimeouts {
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+}
+
+/** fastify's clientErrorHandler; the timeouts in force are for the 408's message. */
+export function clientErrorHandler(logger: FastifyBaseLogger, timeouts: RequestTimeouts) {
   return (error: NodeJS.ErrnoException, socket: Socket): void => {
     // A reset connection has nobody to answer.
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
-    const svcError = toSvcError(error, headersTimeoutMs);
+    // Node's request timeout and header timeout are one error; a request whose headers arrived
+    // has its reply object, and then it was the body that was late.
+    const svcError = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' && currentReply(socket)
+      ? Errors.httpBodyTimeout.create(`the whole request must arrive within ${timeouts.requestTimeoutMs} ms (--http-request-timeout-ms)`)
+      : toSvcError(error, timeouts.headersTimeoutMs);
     logger.debug({ code: svcError.code, parserCode: error.code }, 'request rejected by the HTTP parser');
-    // A reply already under way on this connection (a pipelined request) cannot be followed by another.
-    const responding = (socket as Socket & { _httpMessage?: http.ServerResponse | null })._httpMessage?.headersSent === true;
-    if (!socket.writable || responding) {
-      socket.destroy();
-      return;
-    }
-    socket.end(clientErrorResponse(svcError), () => socket.destroy());
+    answerAndClose(socket, svcError);
   };
 }
