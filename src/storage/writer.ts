@@ -108,6 +108,13 @@ const EMPTY_BYTES = Buffer.alloc(0);
  */
 const THREAD_POOL_WRITE_BYTES_MIN = 64 * 1024;
 
+/**
+ * Requests one group commit takes at most; the rest wait for the next. A commit's bookkeeping
+ * spreads its requests into calls, and 125k of them at once (a projection's fan-out, a flood of
+ * clients) overflowed the stack and stopped the writer.
+ */
+const COMMIT_REQUESTS_MAX = 8192;
+
 /** The longest a commit waits for more writers to join it. */
 const GATHER_MS_MAX = 1;
 /** A commit stops waiting once this share of the active writers has queued. */
@@ -208,8 +215,8 @@ export class Writer {
       while (this.queue.length > 0 && !this.failure) {
         this.committing = true;
         await this.gather(writers, previousMs);
-        const batch = this.queue;
-        this.queue = [];
+        const batch = this.queue.length <= COMMIT_REQUESTS_MAX ? this.queue : this.queue.splice(0, COMMIT_REQUESTS_MAX);
+        if (batch === this.queue) this.queue = [];
         this.committingWriters = countWriters(batch);
         this.writeOffLoop = this.committingWriters < batch.length;
         this.queueMeter.taken(batch.length);

@@ -25,6 +25,13 @@ export type EmitterStorage = Pick<Engine, 'append' | 'readStreamBackward'>;
 /** Events read at most at once, backwards from a target stream's end, looking for the projection's last emit. */
 const RECOVERY_READ_EVENTS_MAX = 1000;
 
+/**
+ * Appends of one batch submitted to the writer at once. A batch that writes to more streams is
+ * written a slice at a time, each once the one before is durable: 125k emits to distinct streams
+ * are otherwise 125k appends queued at once for the writer.
+ */
+const APPENDS_AT_ONCE_MAX = 1000;
+
 /** Emitted events follow from the events the projection read: appends nobody waits on to commit. */
 const FOLLOW_UP = Object.freeze({ followUp: true });
 
@@ -70,6 +77,11 @@ export class Emitter {
   private readonly lastWritten = new Map<string, number>();
   private readonly packer: EmittedEventPacker;
   private readonly prefix: string;
+  /**
+   * While a batch is written in slices: settles once its last slice is submitted. The batches
+   * after it wait for that, so that every stream still gets its events in the order emitted.
+   */
+  private backlog: Promise<void> | undefined;
 
   /**
    * @param recoveryEnd the log's end when the projection started: events after it were never
@@ -131,11 +143,43 @@ export class Emitter {
   }
 
   private async appendAll(byStream: Map<string, NewEvent[]>, lastPosition: number): Promise<void> {
-    await Promise.all([...byStream].map(([streamName, events]) => this.append(streamName, events)));
+    const appends = [...byStream];
+    // Submitted now, as the batches before it were, unless it is large or waits behind one that is.
+    if (this.backlog === undefined && appends.length <= APPENDS_AT_ONCE_MAX) await this.appendSlice(appends);
+    else await this.appendInSlices(appends);
     // Past the end of the log of the previous run, no emit can have been written before.
     if (lastPosition >= this.recoveryEnd) {
       this.recoveryEnd = -1;
       this.lastWritten.clear();
+    }
+  }
+
+  private appendSlice(appends: ReadonlyArray<[string, NewEvent[]]>): Promise<unknown> {
+    return Promise.all(appends.map(([streamName, events]) => this.append(streamName, events)));
+  }
+
+  private async appendInSlices(appends: ReadonlyArray<[string, NewEvent[]]>): Promise<void> {
+    const previous = this.backlog;
+    let submittedAll: () => void = () => undefined;
+    const backlog = new Promise<void>((resolve) => {
+      submittedAll = resolve;
+    });
+    this.backlog = backlog;
+    try {
+      await previous;
+      for (let start = 0; ; start += APPENDS_AT_ONCE_MAX) {
+        const slice = this.appendSlice(appends.slice(start, start + APPENDS_AT_ONCE_MAX));
+        if (start + APPENDS_AT_ONCE_MAX >= appends.length) {
+          submittedAll();
+          await slice;
+          return;
+        }
+        await slice;
+      }
+    } finally {
+      // A failed slice ends the batch: the projection faults, and those waiting go on to fail too.
+      submittedAll();
+      if (this.backlog === backlog) this.backlog = undefined;
     }
   }
 
