@@ -17,6 +17,9 @@ import { AdminPage } from './pages/admin.js';
 import { ScavengePage } from './pages/scavenge.js';
 import { SubscriptionsPage, SubscriptionPage } from './pages/subscriptions.js';
 import { ProjectionsPage, ProjectionPage, QueryPage } from './pages/projections.js';
+import { AccountPage, type CurrentUser } from './pages/account.js';
+import { mayOpen, NO_RIGHTS, pageAudience, rightsOf, usesDefaultPassword, type Rights } from './lib/rights.js';
+import { Notice, useLoad } from './components/ui.js';
 
 const NAVIGATION: Array<[Route['page'], string]> = [
   ['dashboard', 'Dashboard'], ['streams', 'Streams'], ['subscriptions', 'Subscriptions'], ['projections', 'Projections'],
@@ -33,7 +36,8 @@ function useRoute(): Route {
   return route;
 }
 
-function Page({ route, api }: { route: Route; api: Api }) {
+function Page({ route, api, rights }: { route: Route; api: Api; rights: Rights }) {
+  if (!mayOpen(route.page, rights)) return <Notice text={`This page is for ${pageAudience(route.page)}; ${api.login} is not one of them.`} />;
   switch (route.page) {
     case 'dashboard': return <Dashboard api={api} />;
     case 'streams': return <StreamsPage />;
@@ -48,6 +52,7 @@ function Page({ route, api }: { route: Route; api: Api }) {
     case 'projections': return <ProjectionsPage api={api} />;
     case 'projection': return <ProjectionPage api={api} name={route.name} />;
     case 'query': return <QueryPage api={api} />;
+    case 'account': return null;
   }
 }
 
@@ -67,23 +72,46 @@ export function App() {
   const route = useRoute();
   const api = useMemo(() => (credentials ? new Api(credentials, location.origin) : undefined), [credentials]);
   useEffect(() => { document.title = api ? titleOf(route) : 'Sign in · svcdb'; }, [api, route]);
-  if (!api) {
+  if (!api || !credentials) {
     return <Login onSignIn={(signedIn) => { session.signIn(signedIn); setCredentials(signedIn); }} />;
   }
+  const signIn = (signedIn: Credentials | undefined) => {
+    if (signedIn) session.signIn(signedIn);
+    else session.signOut();
+    setCredentials(signedIn);
+  };
+  return <Shell api={api} credentials={credentials} route={route} signIn={signIn} />;
+}
+
+/**
+ * The signed-in console: the navigation offers only the pages the user's groups may use (until
+ * the node has said who the user is, none of the restricted ones), and a default user still on
+ * the default password is told so on every page.
+ */
+function Shell({ api, credentials, route, signIn }: { api: Api; credentials: Credentials; route: Route; signIn: (credentials: Credentials | undefined) => void }) {
+  const me = useLoad((signal) => api.json<{ data: CurrentUser }>('/users/$current', { signal }).then((reply) => reply.data), [api]);
+  const rights = me.data ? rightsOf(me.data.groups) : NO_RIGHTS;
   const section = sectionOf(route);
   return (
     <div class="shell">
       <header>
         <a class="brand" href="#/dashboard">svcdb</a>
         <nav>
-          {NAVIGATION.map(([page, label]) => (
+          {NAVIGATION.filter(([page]) => mayOpen(page, rights)).map(([page, label]) => (
             <a key={page} href={formatRoute({ page } as Route)} class={page === section ? 'current' : undefined}>{label}</a>
           ))}
         </nav>
-        <span class="user">{api.login}</span>
-        <button type="button" name="sign-out" onClick={() => { session.signOut(); setCredentials(undefined); }}>Sign out</button>
+        <a class="user" href="#/account">{api.login}</a>
+        <button type="button" name="sign-out" onClick={() => signIn(undefined)}>Sign out</button>
       </header>
-      <main><Page route={route} api={api} /></main>
+      {usesDefaultPassword(credentials.login, credentials.password)
+        ? <p class="warning" role="alert" data-name="default-password">{credentials.login} still has the default password. <a href="#/account">Change it</a> before this node holds anything of value.</p>
+        : null}
+      <main>
+        {route.page === 'account'
+          ? <AccountPage api={api} user={me.data} passwordChanged={(password) => signIn({ login: credentials.login, password })} />
+          : me.loading && me.data === undefined ? null : <Page route={route} api={api} rights={rights} />}
+      </main>
     </div>
   );
 }

@@ -293,16 +293,46 @@ t.test('users are created, changed and deleted', async (t) => {
   await page.close();
 });
 
-t.test('a user without the rights sees the API\'s refusals', async (t) => {
+t.test('a user without groups is offered no admin page or action, and changes their own password', async (t) => {
   await createUser(url, { loginName: 'plain', password: 'plain-password' });
   const page = await chrome.newPage();
   await signIn(page, url, 'plain', 'plain-password');
+  await page.waitForSelector('header nav a >> text=Streams');
+  t.same(await page.locator('header nav a').allTextContents(), ['Dashboard', 'Streams', 'Subscriptions', 'Projections', 'Query'], 'no Users, Scavenge or Admin');
+  t.equal(await page.locator('[data-name=default-password]').count(), 0, 'no default-password warning for a user with their own');
+  await page.goto(`${url}/web#/admin`);
+  await page.waitForSelector('.notice');
+  t.match(await page.textContent('.notice'), /^This page is for operators/, 'the admin page says whom it is for');
+  t.equal(await page.locator('button[name=shutdown]').count(), 0, 'no shutdown button');
   await page.goto(`${url}/web#/users`);
-  await page.waitForSelector('[role=alert]');
-  t.match(await page.textContent('[role=alert]'), /^Not allowed/, 'the users list is refused by the API');
+  await page.waitForSelector('.notice >> text=/administrators/');
   await page.goto(`${url}/web#/streams/%24all`);
   await page.waitForSelector('[role=alert]');
   t.match(await page.textContent('[role=alert]'), /^Not allowed/, '$all is refused by its ACL');
+  await screenshot(page, 'plain-user');
+
+  await page.click('header a.user');
+  await page.waitForSelector('form[name=change-password]');
+  t.equal(await page.textContent('[data-name=groups]'), '(none)');
+  await page.fill('input[name=current-password]', 'plain-password');
+  await page.fill('input[name=new-password]', 'second-plain-password');
+  await page.click('button[name=change-password]');
+  await page.waitForSelector('text=Password changed.');
+  const asPlain = await fetch(`${url}/users/$current`, { headers: { authorization: basicAuth('plain', 'second-plain-password') } });
+  t.equal(asPlain.status, 200, 'the new password is the user\'s');
+  await page.goto(`${url}/web#/streams`);
+  await page.waitForSelector('header nav a >> text=Streams');
+  t.equal(await page.locator('[role=alert]').count(), 0, 'the console goes on with the new password');
+  await page.close();
+});
+
+t.test('an operator on the default password is warned on every page', async (t) => {
+  const page = await signedIn();
+  await page.waitForSelector('[data-name=default-password]');
+  t.match(await page.textContent('[data-name=default-password]'), /^admin still has the default password/);
+  t.same(await page.locator('header nav a').allTextContents(), ['Dashboard', 'Streams', 'Subscriptions', 'Projections', 'Query', 'Users', 'Scavenge', 'Admin']);
+  await page.goto(`${url}/web#/scavenge`);
+  await page.waitForSelector('[data-name=default-password]');
   await page.close();
 });
 
