@@ -56,14 +56,45 @@ t.test('info has the config, counts, parked count and connections', async (t) =>
   }]);
 });
 
-t.test('lists and info in XML', async (t) => {
+t.test('lists and info in XML name their elements in PascalCase, as the reference does', async (t) => {
   const node = await startNode(t);
   await mustCreateGroup(node.url, 's', 'g');
   const list = await adminFetch(`${node.url}/subscriptions`, { headers: { accept: 'text/xml' } });
   t.equal(list.status, 200);
   t.match(list.headers.get('content-type'), /^text\/xml/);
   const xml = await list.text();
-  t.match(xml, /^<\?xml version="1\.0" encoding="utf-8"\?><subscriptions><subscription><links><href>[^<]+\/info<\/href><rel>detail<\/rel><\/links><eventStreamId>s<\/eventStreamId><groupName>g<\/groupName>/);
+  t.match(xml, /^<\?xml version="1\.0" encoding="utf-8"\?><subscriptions><subscription><Links><Href>[^<]+\/info<\/Href><Rel>detail<\/Rel><\/Links><EventStreamId>s<\/EventStreamId><GroupName>g<\/GroupName><ParkedMessageUri>[^<]+<\/ParkedMessageUri><GetMessagesUri>[^<]+<\/GetMessagesUri><Status>Live<\/Status>/);
+  t.match(xml, '<LastKnownEventNumber>-1</LastKnownEventNumber><LastKnownEventPosition>-1</LastKnownEventPosition><ConnectionCount>0</ConnectionCount><TotalInFlightMessages>0</TotalInFlightMessages></subscription></subscriptions>');
+  t.notMatch(xml, /<[a-z][A-Za-z]*>[^<]*<\/[a-z]/, 'no camelCase field element');
   const details = await adminFetch(`${groupUrl(node.url, 's', 'g')}/info?format=xml`);
-  t.match(await details.text(), /<subscription>.*<config>.*<bufferSize>500<\/bufferSize>.*<\/config>.*<parkedMessageCount>0<\/parkedMessageCount>/);
+  t.match(await details.text(), /<subscription>.*<Config>.*<BufferSize>500<\/BufferSize>.*<\/Config>.*<ParkedMessageCount>0<\/ParkedMessageCount>/);
+  const json = await (await adminFetch(`${node.url}/subscriptions`)).json() as Array<Record<string, unknown>>;
+  t.match(json[0], { eventStreamId: 's', groupName: 'g' }, 'JSON keeps camelCase');
+});
+
+t.test('lists and info show only the groups of streams the caller may read', async (t) => {
+  const node = await startNode(t);
+  const secret = await adminFetch(`${node.url}/streams/secret/metadata`, {
+    method: 'POST', headers: { 'content-type': 'application/json', 'svc-eventid': '11111111-1111-4111-8111-111111111111' },
+    body: JSON.stringify({ $acl: { $r: '$admins' } }),
+  });
+  t.equal(secret.status, 201);
+  await mustCreateGroup(node.url, 'secret', 'g');
+  await mustCreateGroup(node.url, 'open', 'g');
+  const alice = await createUser(node.url, { loginName: 'alice', password: 'pw' });
+  const all = await adminFetch(`${node.url}/subscriptions`, { headers: { authorization: alice } });
+  t.equal(all.status, 200);
+  t.same((await all.json() as Array<{ eventStreamId: string }>).map((item) => item.eventStreamId), ['open'], 'the group of secret is left out');
+  const ofSecret = await adminFetch(`${node.url}/subscriptions/secret`, { headers: { authorization: alice } });
+  t.equal(ofSecret.status, 401);
+  t.equal((await ofSecret.json() as { code: string }).code, 'SVCDB_ERR_ACCESS_DENIED');
+  const details = await adminFetch(`${groupUrl(node.url, 'secret', 'g')}/info`, { headers: { authorization: alice } });
+  t.equal(details.status, 401);
+  t.equal((await details.json() as { code: string }).code, 'SVCDB_ERR_ACCESS_DENIED');
+  const missing = await adminFetch(`${groupUrl(node.url, 'secret', 'no-such-group')}/info`, { headers: { authorization: alice } });
+  t.equal(missing.status, 401, 'the same answer whether the group exists or not');
+  t.equal((await adminFetch(`${groupUrl(node.url, 'open', 'g')}/info`, { headers: { authorization: alice } })).status, 200, 'a group of a stream alice may read');
+  const asAdmin = await (await adminFetch(`${node.url}/subscriptions`)).json() as Array<{ eventStreamId: string }>;
+  t.same(asAdmin.map((item) => item.eventStreamId).sort(), ['open', 'secret'], 'an admin sees both');
+  t.equal((await adminFetch(`${groupUrl(node.url, 'secret', 'g')}/info`)).status, 200);
 });

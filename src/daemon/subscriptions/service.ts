@@ -134,6 +134,41 @@ export class SubscriptionsService {
     return found;
   }
 
+  /**
+   * The groups `principal` may see: those of streams it may read. For one stream, a caller who
+   * may not read it is refused (401) before the groups are looked at, so it learns nothing of them.
+   */
+  listReadable(principal: Principal | undefined, stream?: string): SubscriptionGroup[] {
+    if (stream !== undefined) {
+      this.options.access.check(principal, 'read', stream);
+      return this.list(stream);
+    }
+    const readable = new Map<string, boolean>();
+    return this.list().filter(({ definition }) => {
+      let may = readable.get(definition.stream);
+      if (may === undefined) {
+        may = this.mayRead(principal, definition.stream);
+        readable.set(definition.stream, may);
+      }
+      return may;
+    });
+  }
+
+  /** The group, for a caller who may read its stream (401 otherwise, whether or not it exists). */
+  getReadable(principal: Principal | undefined, stream: string, group: string): SubscriptionGroup {
+    this.options.access.check(principal, 'read', stream);
+    return this.get(stream, group);
+  }
+
+  private mayRead(principal: Principal | undefined, stream: string): boolean {
+    try {
+      this.options.access.check(principal, 'read', stream);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   list(stream?: string): SubscriptionGroup[] {
     if (stream !== undefined) return [...(this.groups.get(stream)?.values() ?? [])];
     return [...this.groups.values()].flatMap((ofStream) => [...ofStream.values()]);

@@ -1,7 +1,8 @@
 /**
  * The persistent subscriptions API (`/subscriptions`), over the subscriptions service: groups
- * are created, changed and deleted by operators; any user lists them; consumers with the read
- * right on the stream take messages (a competing-consumer feed) and acknowledge them. Who may
+ * are created, changed and deleted by operators; users see (lists, info) the groups of the
+ * streams they may read; consumers with the read right on the stream take messages (a
+ * competing-consumer feed) and acknowledge them. Who may
  * manage groups is settled by the authentication hook; stream rights by the service.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -21,6 +22,7 @@ import { baseUrl } from '../streams/urls.js';
 import { jsonChildren } from '../streams/xml-text.js';
 import { competingFeed } from './competing-feed.js';
 import { groupInfo, groupSummary } from './info.js';
+import { pascalCased } from './pascal-case.js';
 import { consumerIdentity, messageCount, messageIds, nackAction, stopAtParam } from './params.js';
 import { settingsBody } from './settings-body.js';
 import { groupUrl } from './urls.js';
@@ -45,14 +47,15 @@ interface GroupParams {
 
 const paramsOf = (request: FastifyRequest) => request.params as GroupParams;
 
-/** A JSON document, or XML with `root` as its root element, as the request asks. */
+/** A JSON document, or XML with `root` as its root element and PascalCase elements, as the request asks. */
 function sendDocument(request: FastifyRequest, reply: FastifyReply, root: string, document: unknown, itemName?: string): FastifyReply {
   const { type } = negotiate(request.headers.accept, (request.query as { format?: unknown }).format, DOCUMENT_TYPES);
   reply.header('cache-control', 'max-age=0, no-cache, must-revalidate');
   if (type === MediaType.json) return reply.type(withCharset(type)).send(JSON.stringify(document));
-  const children = Array.isArray(document)
-    ? document.map((item) => `<${itemName}>${jsonChildren(item as Record<string, unknown>)}</${itemName}>`).join('')
-    : jsonChildren(document as Record<string, unknown>);
+  const xml = pascalCased(document);
+  const children = Array.isArray(xml)
+    ? xml.map((item) => `<${itemName}>${jsonChildren(item as Record<string, unknown>)}</${itemName}>`).join('')
+    : jsonChildren(xml as Record<string, unknown>);
   return reply.type(withCharset(type)).send(`<?xml version="1.0" encoding="utf-8"?><${root}>${children}</${root}>`);
 }
 
@@ -71,7 +74,7 @@ function bodyParsers(app: FastifyInstance): void {
 export async function subscriptionsRoutes(app: FastifyInstance, { subscriptions, streams }: SubscriptionsPluginOptions): Promise<void> {
   bodyParsers(app);
   const list = (stream?: string) => async (request: FastifyRequest, reply: FastifyReply) => {
-    const groups = subscriptions.list(stream);
+    const groups = subscriptions.listReadable(principalOf(request), stream);
     if (stream !== undefined && groups.length === 0) throw Errors.subscriptionNotFound.create(stream, '(any)');
     const base = baseUrl(request);
     return sendDocument(request, reply, 'subscriptions', groups.map((group) => groupSummary(group, base)), 'subscription');
@@ -98,6 +101,8 @@ export async function subscriptionsRoutes(app: FastifyInstance, { subscriptions,
       handler: async (request, reply) => {
         const { stream, group } = paramsOf(request);
         await subscriptions.update(principalOf(request), stream, group, settingsBody(request));
+        // As a create answers: clients take the group's URL from either.
+        reply.header('Location', groupUrl(baseUrl(request), stream, group));
         return sendDocument(request, reply, 'result', result());
       },
     },
@@ -114,7 +119,7 @@ export async function subscriptionsRoutes(app: FastifyInstance, { subscriptions,
     GET: {
       handler: async (request, reply) => {
         const { stream, group } = paramsOf(request);
-        return sendDocument(request, reply, 'subscription', groupInfo(subscriptions.get(stream, group), baseUrl(request), subscriptions.now()));
+        return sendDocument(request, reply, 'subscription', groupInfo(subscriptions.getReadable(principalOf(request), stream, group), baseUrl(request), subscriptions.now()));
       },
     },
   });
