@@ -164,6 +164,8 @@ t.test('update changes the settings; update and delete of a missing group are 40
   await mustCreateGroup(node.url, 's', 'g', { maxRetryCount: 2 });
   const update = await adminFetch(groupUrl(node.url, 's', 'g'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"messageTimeoutMilliseconds":1234}' });
   t.equal(update.status, 200);
+  t.equal(update.headers.get('location'), groupUrl(node.url, 's', 'g'), 'Location, as a create answers');
+  t.match(await update.json(), { correlationId: String, reason: '', result: 'Success' });
   t.match((await info(node.url, 's', 'g')).config, { maxRetryCount: 2, messageTimeoutMilliseconds: 1234 }, 'fields not sent keep their values');
   const badUpdate = await adminFetch(groupUrl(node.url, 's', 'g'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"bufferSize":-1}' });
   t.equal(badUpdate.status, 400);
