@@ -64,9 +64,8 @@ export default class CertReload extends BaseCommand {
       display.fail();
       throw error;
     }
-    display.succeed(result.via === 'http'
-      ? `certificates reloaded by the node at ${result.url}`
-      : `process ${result.pid}: ${result.result === 'nothing to reload' ? 'no certificates configured, nothing to reload' : 'certificates reloaded'}`);
+    const node = result.via === 'http' ? `the node at ${result.url}` : `process ${result.pid}`;
+    display.succeed(`${node}: ${result.result === 'nothing to reload' ? 'no certificates configured (plain HTTP), nothing to reload' : 'certificates reloaded'}`);
     return result;
   }
 }

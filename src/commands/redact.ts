@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../cli/base-command.js';
 import { DB_DEFAULT, dataDirectories } from '../cli/data-directories.js';
+import { count } from '../cli/human-text.js';
 import { progressDisplay } from '../cli/progress.js';
 import { eventsFromFlags } from '../maint/redact/events-list.js';
 import { redact, type RedactResult } from '../maint/redact/redact.js';
@@ -13,10 +14,14 @@ export default class Redact extends BaseCommand {
     'and projections that read the events again. Run it on the node\'s machine, as the node\'s user, once per node,',
     'while the node runs with --enable-unix-socket. It overwrites the data of each listed event with 0xFF bytes of',
     'the same length and sets its IsRedacted flag; event type, metadata and timestamp stay. Readers see the change',
-    'at once: every representation shows the event with isRedacted true and empty data. Only events in completed',
+    'at once: every representation shows empty data, and entries with rich fields (embed=rich and above: feeds,',
+    '$all, a single event as application/vnd.svc.atom+json) say isRedacted true; the event document (event+json,',
+    'event+xml) and Atom XML keep the reference\'s fixed fields, without it. Only events in completed',
     'chunks can be redacted. Running it twice is harmless. It refuses, changing nothing: no socket (exit 10), an',
     'event that does not exist or is a tombstone (exit 12), an event in the chunk still being written (exit 13), an',
-    'event of a metadata stream ($$s: metadata cannot be redacted, write new metadata instead; exit 17), a scavenge',
+    'event of a metadata stream ($$s: metadata cannot be redacted, write new metadata instead; exit 17) or another',
+    'event the node reads for rights ($settings, $users, $user-*, $users-password-notifications, projection',
+    'definitions; exit 17), a scavenge',
     'running (exit 7), a malformed --events list (exit 2), a --db that is not a node\'s (exit 8), a run as another user',
     'than the node\'s, root included (exit 8: its copies would not be the node\'s to open). It needs free space',
     'for a copy of each chunk it changes, up to four at once: on a full disk it stops (exit 5), deletes its copies',
@@ -78,7 +83,7 @@ export default class Redact extends BaseCommand {
       display.fail();
       throw error;
     }
-    display.succeed(`${result.dryRun ? 'would redact' : 'redacted'} ${result.events.length} event record(s); ${result.chunksSwitched.length} chunk(s) switched`);
+    display.succeed(`${result.dryRun ? 'would redact' : 'redacted'} ${count(result.events.length, 'event record')}; ${count(result.chunksSwitched.length, 'chunk')} switched`);
     if (!this.jsonEnabled()) {
       for (const event of result.events) {
         const state = event.alreadyRedacted ? 'already redacted' : result.dryRun ? 'would be redacted' : `redacted, now in ${event.newChunkFile}`;

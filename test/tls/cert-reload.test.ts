@@ -50,7 +50,7 @@ t.test('--signal rotates the certificate of the node running on --db', async (t)
 t.test('--url with --ca-file rotates the certificate over HTTPS', async (t) => {
   const node = await startTlsNode(t, set);
   const exit = await rotateWith(t, node, ({ server }) => ['--url', server.url, '--ca-file', set.ca.certFile, '--json']);
-  t.same(jsonOutput(exit), { via: 'http', url: node.server.url });
+  t.same(jsonOutput(exit), { via: 'http', url: node.server.url, result: 'reloaded' });
   const second = await certReload(['--url', node.server.url, '--ca-file', set.nextCa.certFile]);
   t.equal(second.code, 0, 'the next reload trusts the new CA');
   t.equal(second.stdout, '', 'quiet off a terminal');
@@ -138,5 +138,6 @@ t.test('against a real node: wrong credentials and a user outside $admins and $o
 
   const ops = await certReload(['--url', server.url, '--username', 'ops', '--password', 'changeit', '--json']);
   t.equal(ops.code, 0, `ops: exit 0 (stderr: ${ops.stderr})`);
+  t.same(jsonOutput(ops), { via: 'http', url: server.url, result: 'nothing to reload' }, 'the result does not claim a reload the node did not do');
   t.ok(server.process.logLines.some((line) => line.msg === 'no certificates to reload'), 'a plain HTTP node had nothing to reload');
 });

@@ -1,6 +1,7 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
-import { progressDisplay } from '../../cli/progress.js';
+import { count } from '../../cli/human-text.js';
+import { formatBytes, progressDisplay } from '../../cli/progress.js';
 import { verifyBackup, type VerifyResult } from '../../maint/backup/verify.js';
 
 /** Which backup the checked files hold, in words. */
@@ -16,6 +17,11 @@ function describeHeld(result: VerifyResult): string {
     return `it holds a newer log than ${last}, written by an interrupted backup (the last one into the folder is ${which}, which ${state}); run the backup again to finish it`;
   }
   return `it holds ${last}: ${which} ${state} before it wrote the new log; run the backup again to finish it`;
+}
+
+/** Where a restore cuts the log: a log position is a byte offset, so it says how much of the log that is. */
+function restoreText(position: number | undefined): string {
+  return position === undefined ? 'a restore keeps the log the backup holds' : `a restore keeps the log up to position ${position} (its first ${formatBytes(position)})`;
 }
 
 export default class BackupVerify extends BaseCommand {
@@ -50,8 +56,8 @@ export default class BackupVerify extends BaseCommand {
       display.fail();
       throw error;
     }
-    const summary = `backup of node ${result.nodeId} is intact: ${result.chunks} chunks, ${result.indexFiles} index files; `
-      + `${describeHeld(result)}; a restore keeps the log up to ${result.restoreEndsAt}`;
+    const summary = `backup of node ${result.nodeId} is intact: ${count(result.chunks, 'chunk')}, ${count(result.indexFiles, 'index file')}; `
+      + `${describeHeld(result)}; ${restoreText(result.restoreEndsAt)}`;
     display.succeed(summary);
     // Quiet from cron like the other backup commands, unless an interrupted backup needs finishing.
     // One line, unwrapped, for logs and scripts that grep it.

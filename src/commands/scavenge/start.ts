@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
 import { nodeConnection, nodeFlags } from '../../cli/node-flags.js';
+import { timeSpan } from '../../cli/human-text.js';
 import { formatBytes } from '../../cli/progress.js';
 import { scavengeDisplay } from '../../cli/scavenge-progress.js';
 import { followScavenge } from '../../maint/scavenge/follow.js';
@@ -59,8 +60,8 @@ export default class ScavengeStart extends BaseCommand {
         return { url: client.url, scavengeId };
       }
       const completed = checkCompleted(await followScavenge(client, scavengeId, (state) => display.update(state)));
-      display.succeed(`scavenge ${scavengeId} succeeded in ${completed.timeTaken}: ${formatBytes(completed.spaceSaved)} reclaimed`
-        + (completed.maxChunkScavenged >= 0 ? `, chunks up to ${completed.maxChunkScavenged} scavenged` : ''));
+      display.succeed(`scavenge ${scavengeId} succeeded in ${timeSpan(completed.timeTaken)}: ${formatBytes(completed.spaceSaved)} reclaimed`
+        + (completed.maxChunkScavenged >= 0 ? `; chunks 0 to ${completed.maxChunkScavenged} were scavenged` : ''));
       return { url: client.url, scavengeId, completed };
     } catch (error) {
       display.fail();

@@ -15,6 +15,7 @@ export async function reloadOverHttp(options: HttpReloadOptions): Promise<CertRe
   nodeUrl(options.url, RELOAD_PATH);
   const ca = await readCaFile(options.caFile);
   const reply = await requestNode(options, { method: 'POST', path: RELOAD_PATH, ...(ca !== undefined && { ca }) });
-  if (reply.status === 200) return { via: 'http', url: options.url };
+  // A node serves HTTPS only when it has certificates: one that answers plain HTTP had none to reload.
+  if (reply.status === 200) return { via: 'http', url: options.url, result: nodeUrl(options.url, '/').protocol === 'https:' ? 'reloaded' : 'nothing to reload' };
   throw replyError(options, reply);
 }

@@ -6,7 +6,7 @@ export interface CertReloadResult {
   url?: string;
   /** The node's process (with a signal). */
   pid?: number;
-  /** What the reload did, as the node recorded it (with a signal). */
+  /** What the reload did: as the node recorded it (with a signal), or by the protocol it serves (over HTTP). */
   result?: 'reloaded' | 'nothing to reload';
   /** The node's count of its reloads (with a signal). */
   sequence?: number;
