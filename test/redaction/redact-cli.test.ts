@@ -75,6 +75,12 @@ t.test('redacted events read as redacted through every path; the rest is untouch
     const path = `/streams/${stream}/${number}`;
     const document = JSON.parse((await read(server.url, path, 'application/vnd.svc.event+json')).body) as Record<string, unknown>;
     t.equal(document.data, '', `${target}: event document data is empty`);
+    t.same(Object.keys(document), ['eventStreamId', 'eventNumber', 'eventType', 'eventId', 'data', 'metadata'],
+      `${target}: the event document has the reference's fixed fields, without isRedacted (as the README says)`);
+    t.notMatch((await read(server.url, path, 'application/vnd.svc.event+xml')).body, /isRedacted/, `${target}: so has event+xml`);
+    t.notMatch((await read(server.url, path, 'application/atom+xml')).body, /isRedacted/, `${target}: Atom XML has no rich fields`);
+    const richEntry = JSON.parse((await read(server.url, `${path}?embed=rich`, 'application/vnd.svc.atom+json')).body) as Record<string, unknown>;
+    t.equal(richEntry.isRedacted, true, `${target}: a single entry with rich fields says isRedacted`);
     t.same(document.metadata, { batch: Math.floor(Number(number) / 5) }, `${target}: metadata kept`);
     t.equal((await read(server.url, path, 'application/json')).body, '""', `${target}: application/json is an empty string`);
     t.equal((await read(server.url, path, 'application/octet-stream')).body, '', `${target}: octet-stream is empty`);
