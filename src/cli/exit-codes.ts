@@ -38,7 +38,7 @@ export const ExitCode = {
   scavengeFailed: 15,
   /** The scavenge was stopped before it completed, by a stop request or the node's shutdown. */
   scavengeStopped: 16,
-  /** An event to redact is stream metadata (an event of a `$$` stream). */
+  /** An event to redact is stream metadata (an event of a `$$` stream) or another event the node reads for rights. */
   metadataEvent: 17,
   /** The node answers but does not serve requests: it is starting or stopping (`svcdb status`). */
   notReady: 18,
@@ -100,6 +100,7 @@ const exitCodeByErrorCode: ReadonlyMap<string, number> = new Map([
   [Errors.redactEventNotFound.code, ExitCode.eventNotFound],
   [Errors.redactChunkNotCompleted.code, ExitCode.chunkNotCompleted],
   [Errors.redactMetadataEvent.code, ExitCode.metadataEvent],
+  [Errors.redactInterpretedEvent.code, ExitCode.metadataEvent],
   [Errors.redactNoSocket.code, ExitCode.unreachable],
   [Errors.redactNotDataDirectory.code, ExitCode.refused],
   [Errors.redactDiskFull.code, ExitCode.io],

@@ -568,6 +568,14 @@ export const Errors = {
       + `metadata without it (POST /streams/${stream}/metadata): the node uses the latest only`,
     (event: string, stream: string) => ({ event, stream }),
   ),
+  redactInterpretedEvent: define(
+    'SVCDB_ERR_REDACT_INTERPRETED_EVENT', 400, 'an event to redact is one the node reads to decide who may do what',
+    (event: string, what: string) =>
+      `event ${event} is ${what}, which the node reads to decide who may do what; redacting it would change rights rather than hide data, so it `
+      + 'cannot be redacted, and nothing was changed: remove it from --events, and change what it holds through the API that writes it '
+      + '(/users, $settings, /projection/{name})',
+    (event: string, what: string) => ({ event, what }),
+  ),
   redactNoSocket: define(
     'SVCDB_ERR_REDACT_NO_SOCKET', 503, 'the node\'s redaction socket cannot be reached',
     (socketPath: string, cause: string) =>

@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { mkdirSync } from 'node:fs';
+import { lstatSync, mkdirSync } from 'node:fs';
 import { unlink } from 'node:fs/promises';
 import { Errors } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
@@ -447,6 +447,10 @@ export class Engine {
     if (!this.switchLock.holdOf(hold.id)) throw Errors.redactRequestInvalid.create('take the chunk-switch lock before switching a chunk');
     const refuse = (why: string) => Errors.storageReplacementInvalid.create(basename(tempPath), why);
     if (dirname(tempPath) !== this.options.dbPath || !tempPath.endsWith('.tmp')) throw refuse('it is not a .tmp file in the database directory');
+    // A symbolic link would switch in (or have the node write to) a file outside the database directory.
+    const copy = lstatSync(tempPath, { throwIfNoEntry: false });
+    if (copy?.isSymbolicLink()) throw refuse('it is a symbolic link; the copy must be a regular file in the database directory');
+    if (copy !== undefined && !copy.isFile()) throw refuse('it is not a regular file');
     const parsed = parseChunkFileName(targetFileName);
     if (!parsed) throw refuse(`the target ${targetFileName} is not a chunk file name (chunk-NNNNNN.NNNNNN)`);
     const active = this.log.chunkAt(parsed.chunkNumber);

@@ -7,7 +7,8 @@
  * hashed side by side (Md5Lanes). The contents can be checked before the redactor has written
  * the hash (checkRedactedCopies): the switch then compares the hash written with the one found.
  */
-import { open, stat, type FileHandle } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { lstat, open, type FileHandle } from 'node:fs/promises';
 import { Md5Lanes } from '../common/md5-lanes.js';
 import { Errors } from '../common/errors.js';
 import { CHUNK_HEADER_BYTES } from './chunk-format.js';
@@ -148,13 +149,15 @@ class CopyComparison {
    */
   static async open({ copyPath, target }: CopyToCheck, syncAfter: Promise<unknown>): Promise<CopyComparison> {
     const refuse = refusalOf(copyPath);
-    const copy = await open(copyPath, 'r+').catch((error: NodeJS.ErrnoException) => {
-      throw refuse(`it cannot be opened (${error.code ?? error.message})`);
+    // O_NOFOLLOW: a copy replaced by a symbolic link after the name was checked is refused (ELOOP), not followed.
+    const copy = await open(copyPath, constants.O_RDWR | constants.O_NOFOLLOW).catch((error: NodeJS.ErrnoException) => {
+      throw refuse(error.code === 'ELOOP' ? 'it is a symbolic link; the copy must be a regular file' : `it cannot be opened (${error.code ?? error.message})`);
     });
     let original: FileHandle | undefined;
     try {
       original = await open(target.path, 'r');
       const [originalStat, copyStat] = await Promise.all([original.stat(), copy.stat()]);
+      if (!copyStat.isFile()) throw refuse('it is not a regular file');
       if (originalStat.size !== copyStat.size) throw refuse(`it is ${copyStat.size} bytes, ${target.fileName} ${originalStat.size}`);
       const syncing = syncAfter.then(() => copy.sync()).catch((error: unknown) => {
         throw Errors.storageIo.create(copyPath, 'fsync', String(error));
@@ -288,7 +291,8 @@ export async function validateRedactedChunk(candidate: Chunk, range: ReplacedRan
   const found = checked ?? (await checkRedactedCopies([{ copyPath: candidate.path, target }]))[0];
   if (found instanceof Error) throw found;
   if (found.target !== target || found.copyPath !== candidate.path) throw refuse(`it was checked as a copy of ${found.target.fileName}, not of ${target.fileName}`);
-  const now = await stat(candidate.path);
+  // lstat: the name must still be the checked file itself, not a link to it.
+  const now = await lstat(candidate.path);
   if (now.dev !== found.device || now.ino !== found.inode || now.size !== found.size) throw refuse('it is not the file that was checked: it was replaced or its size changed');
   // The redactor may have written the hash after the check's fsync: an fdatasync makes it durable.
   await candidate.sync();

@@ -15,6 +15,7 @@ import type { ChunkSwitchHold } from '../../storage/chunk-switch-lock.js';
 import type { Engine } from '../../storage/engine.js';
 import type { EventPosition } from '../../storage/event-positions.js';
 import { METADATA_STREAM_PREFIX } from '../../storage/stream-metadata.js';
+import { interpretedAs } from './interpreted-events.js';
 
 export type RedactionStorage = Pick<
   Engine, 'takeChunkSwitchLock' | 'releaseChunkSwitchLock' | 'chunkSwitchHoldOf' | 'eventPositions' | 'checkRedactedCopies' | 'switchRedactedChunk'
@@ -92,11 +93,19 @@ export class RedactionService {
     }
   }
 
-  /** Where each event's records lie; refused for a metadata event, which cannot be redacted. */
+  /**
+   * Where each event's records lie; refused for a metadata event and for the other events the
+   * node reads to decide who may do what (interpreted-events.ts), which cannot be redacted.
+   */
   positions(events: ReadonlyArray<{ stream: string; eventNumber: number }>): EventPositions[] {
     const metadata = events.find(({ stream }) => stream.startsWith(METADATA_STREAM_PREFIX));
     if (metadata) throw Errors.redactMetadataEvent.create(`${metadata.eventNumber}@${metadata.stream}`, metadata.stream.slice(METADATA_STREAM_PREFIX.length));
-    return events.map(({ stream, eventNumber }) => ({ stream, eventNumber, positions: this.storage.eventPositions(stream, eventNumber) }));
+    const found = events.map(({ stream, eventNumber }) => ({ stream, eventNumber, positions: this.storage.eventPositions(stream, eventNumber) }));
+    for (const { stream, eventNumber, positions } of found) {
+      const what = positions.map((position) => interpretedAs(stream, position.eventType)).find((reason) => reason !== undefined);
+      if (what !== undefined) throw Errors.redactInterpretedEvent.create(`${eventNumber}@${stream}`, what);
+    }
+    return found;
   }
 
   /** The hold of a lock the caller names, or the refusal: the lock must be taken first. */
