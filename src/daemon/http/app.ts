@@ -28,6 +28,7 @@ import { usersRoutes } from './users.js';
 import { consoleRoutes } from './console.js';
 import type { ConsoleAssets } from '../services/console-assets.js';
 import { subscriptionsRoutes } from './subscriptions/plugin.js';
+import { offerSubscriptionGroups } from './subscriptions/stream-groups.js';
 import type { SubscriptionsService } from '../subscriptions/service.js';
 import { projectionsRoutes } from './projections.js';
 import type { ProjectionsService } from '../projections/projections-service.js';
@@ -155,6 +156,8 @@ function registerRoutes(app: FastifyInstance, dependencies: AppDependencies): vo
   addAuthentication(app, authenticator, access);
   if (operations) registerOperations(app, operations);
   app.register(pingRoutes);
+  // Before the streams plugin: a stream's description document names its groups.
+  if (subscriptions) offerSubscriptionGroups(app, subscriptions);
   app.register(streamsRoutes, { service: streams });
   if (subscriptions) app.register(subscriptionsRoutes, { subscriptions, streams });
   app.register(infoRoutes, { nodeInfo });

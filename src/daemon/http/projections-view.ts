@@ -4,6 +4,8 @@
  */
 import type { FastifyRequest } from 'fastify';
 import type { Projection } from '../projections/projection.js';
+import { isOperator } from '../projections/projections-service.js';
+import { principalOf } from './principal.js';
 import { pathSegment } from './path-segment.js';
 import { baseUrl } from './streams/urls.js';
 
@@ -29,7 +31,8 @@ export function projectionView(request: FastifyRequest, projection: Projection, 
   const statistics = projection.statistics();
   const view: Record<string, unknown> = {
     name: projection.name, effectiveName: projection.name, mode: definition.mode, status: statusText(projection),
-    stateReason: projection.stateReason, enabled: definition.enabled, version: definition.version, epoch: definition.epoch,
+    // Operators read the whole reason; other users not the internal detail of a node error.
+    stateReason: isOperator(principalOf(request)) ? projection.stateReason : projection.publicReason, enabled: definition.enabled, version: definition.version, epoch: definition.epoch,
     position: projection.position.text, progress: progressOf(projection, logEnd),
     lastCheckpoint: projection.lastCheckpointText,
     eventsProcessedAfterRestart: projection.eventsProcessedAfterRestart, checkpointStatus: statistics.checkpointStatus,

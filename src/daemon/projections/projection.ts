@@ -23,7 +23,7 @@ import { selectEvents } from './select-events.js';
 import { RunCounters, type RunStatistics } from './run-statistics.js';
 import { ReorderBuffer } from './reorder-buffer.js';
 import { SandboxTerminated } from './sandbox.js';
-import { ProjectionFault } from './projection-fault.js';
+import { faultReason, ProjectionFault } from './projection-fault.js';
 import { ReadableStreams } from './readable-streams.js';
 import type { RunAs } from './projection-config.js';
 import type { SourceEvent } from './source-event.js';
@@ -93,7 +93,10 @@ const STOP_PAGE_WAIT_MS = 1000;
 
 export class Projection {
   status: RunStatus = 'Stopped';
+  /** Why it faulted, whole: for operators and the log (see publicReason). */
   stateReason = '';
+  /** Why it faulted, for users who are not operators: internal detail (paths, say) left out. */
+  publicReason = '';
   eventsProcessedAfterRestart = 0;
   private processor: Processor | undefined;
   private consumer: LogConsumer | undefined;
@@ -192,6 +195,7 @@ export class Projection {
     if (ACTIVE.has(this.status)) return;
     this.status = 'Loading';
     this.stateReason = '';
+    this.publicReason = '';
     this.writeError = undefined;
     this.counters.reset();
     this.starting = this.load();
@@ -396,6 +400,7 @@ export class Projection {
     }
     this.status = how === 'abort' ? 'Aborted' : 'Stopped';
     this.stateReason = '';
+    this.publicReason = '';
   }
 
   /**
@@ -659,7 +664,7 @@ export class Projection {
       { eventId: crypto.randomUUID(), eventType: CHECKPOINT_EVENT_TYPE, data, metadata, isJson: true },
     ], { followUp: true }).catch((error: unknown) => {
       if (!Errors.eventTooLarge.is(error)) throw error;
-      throw new Error(checkpointTooLargeReason(this.name, checkpoint, data.length));
+      throw new ProjectionFault(checkpointTooLargeReason(this.name, checkpoint, data.length));
     }).then(() => {
       this.lastCheckpointTag = checkpoint.lastPosition;
       this.lastCheckpointStreams = streams;
@@ -704,7 +709,9 @@ export class Projection {
     if (error instanceof SandboxTerminated) return;
     this.unfollow();
     this.status = 'Faulted';
-    this.stateReason = error instanceof Error ? error.message : String(error);
+    const reason = faultReason(error);
+    this.stateReason = reason.full;
+    this.publicReason = reason.public;
     this.deps.logger.warn({ projection: this.name, reason: this.stateReason }, 'projection faulted');
     this.processor?.dispose();
     this.processor = undefined;

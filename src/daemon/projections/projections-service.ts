@@ -56,8 +56,13 @@ export type ProjectionCommand = 'enable' | 'disable' | 'reset' | 'abort';
 
 const SYSTEM_HANDLER_TYPE = 'System';
 
+/** An admin or an $ops user: may change projections, and reads their whole fault reasons. */
+export function isOperator(principal: Principal | undefined): boolean {
+  return isAdmin(principal) || principal?.groups.includes(OPS_GROUP) === true;
+}
+
 function requireOperator(principal: Principal | undefined, what: string): void {
-  if (isAdmin(principal) || principal?.groups.includes(OPS_GROUP)) return;
+  if (isOperator(principal)) return;
   if (principal === undefined) throw Errors.authRequired.create(what);
   throw Errors.accessDenied.create(`user ${principal.name}`, what, '$admins, $ops');
 }
