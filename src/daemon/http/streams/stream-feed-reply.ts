@@ -20,10 +20,12 @@ import { principalKey, type PageCache, type PageState } from './page-cache.js';
 import { EmbedLevel, HEAD } from './read-params.js';
 import { chooseType, embedOf } from './read-request.js';
 import { baseUrl } from './urls.js';
+import { subscriptionGroupsOf } from '../subscriptions/stream-groups.js';
 
-function sendDescription(reply: FastifyReply, streamName: string, unspecified: boolean): FastifyReply {
+function sendDescription(request: FastifyRequest, reply: FastifyReply, streamName: string, unspecified: boolean): FastifyReply {
   reply.raw.statusMessage = unspecified ? 'Not Acceptable' : 'Description Document';
-  return reply.code(unspecified ? 406 : 200).type(withCharset(MediaType.streamDescJson)).send(descriptionDocument(streamName));
+  const document = descriptionDocument(streamName, subscriptionGroupsOf(request, streamName));
+  return reply.code(unspecified ? 406 : 200).type(withCharset(MediaType.streamDescJson)).send(document);
 }
 
 export interface StreamRead {
@@ -66,7 +68,7 @@ export async function streamFeedReply(
   const { streamName, direction, from, count } = read;
   headers.checkRequireLeader(request);
   const { type, unspecified } = chooseType(request, STREAM_FEED_TYPES);
-  if (type === MediaType.streamDescJson) return sendDescription(reply, streamName, unspecified);
+  if (type === MediaType.streamDescJson) return sendDescription(request, reply, streamName, unspecified);
   const embed = embedOf(request, type, EmbedLevel.prettyBody);
   const resolveLinks = headers.resolveLinkTos(request, read.resolveByDefault);
   const longPollSeconds = direction === 'forward' ? headers.longPollSeconds(request) : undefined;
