@@ -40,7 +40,7 @@ function Page({ route, api, rights }: { route: Route; api: Api; rights: Rights }
   if (!mayOpen(route.page, rights)) return <Notice text={`This page is for ${pageAudience(route.page)}; ${api.login} is not one of them.`} />;
   switch (route.page) {
     case 'dashboard': return <Dashboard api={api} />;
-    case 'streams': return <StreamsPage />;
+    case 'streams': return <StreamsPage api={api} />;
     case 'stream': return <StreamPage api={api} route={route} />;
     case 'event': return <EventPage api={api} stream={route.stream} eventNumber={route.eventNumber} />;
     case 'metadata': return <MetadataPage api={api} stream={route.stream} />;
