@@ -251,15 +251,17 @@ t.test('GET /metrics parses as Prometheus text with the /stats figures', async (
   t.match(response.headers.get('content-type'), /^text\/plain; version=0\.0\.4/);
   const families = parsePrometheusTextFormat(await response.text());
   const byName = new Map(families.map((family) => [family.name, family]));
-  t.ok(families.length > 50, 'one metric per numeric field');
-  t.equal(byName.get('svcdb_proc_id')?.type, 'GAUGE');
-  t.equal(Number(byName.get('svcdb_proc_id')?.metrics[0].value), process.pid);
-  t.equal(byName.get('svcdb_svc_writer_total_flushes_total')?.type, 'COUNTER');
-  t.ok(Number(byName.get('svcdb_svc_writer_total_flushes_total')?.metrics[0].value) >= 21, 'the flushes of the appends');
-  const queueLengths = byName.get('svcdb_svc_queue_length')?.metrics ?? [];
+  t.ok(families.length > 50, 'the curated series and the process and Node.js defaults');
+  t.equal(byName.get('svcdb_writer_flushes_total')?.type, 'COUNTER');
+  t.ok(Number(byName.get('svcdb_writer_flushes_total')?.metrics[0].value) >= 21, 'the flushes of the appends');
+  const queueLengths = byName.get('svcdb_queue_length')?.metrics ?? [];
   t.same(queueLengths.map((metric) => metric.labels?.queue).sort(), ['HttpRequests', 'StorageWriter'], 'queues are labels');
-  t.ok(byName.get('svcdb_sys_drive_available_bytes')?.metrics[0].labels?.drive, 'drives are labels');
-  t.ok(byName.has('svcdb_proc_start_time_seconds'));
+  t.ok(byName.get('svcdb_drive_available_bytes')?.metrics[0].labels?.drive, 'drives are labels');
+  const stats = (await getJson('/stats')).body;
+  t.equal(Number(byName.get('svcdb_drive_size_bytes')?.metrics[0].value), (Object.values(stats.sys.drive)[0] as Json).totalBytes, 'the /stats figure');
+  const startSeconds = Number(byName.get('process_start_time_seconds')?.metrics[0].value);
+  t.ok(Math.abs(startSeconds - Date.parse(stats.proc.startTime) / 1000) <= 1, 'the process defaults, in seconds since the epoch');
+  t.match(byName.get('svcdb_build_info')?.metrics, [{ labels: { version: '9.9.9' }, value: '1' }]);
   const again = parsePrometheusTextFormat(await (await adminFetch(`${base}/metrics`)).text());
   t.equal(again.length, families.length, 'a second scrape has the same families');
 });
@@ -287,7 +289,7 @@ t.test('/stats and /metrics report the log consumers by name: long polls follow 
   t.match(entry, { state: /^(idle|running)$/, position: Number, behindBytes: Number, pagesHandled: Number });
   t.notOk('error' in entry, 'a healthy consumer reports no error');
   const metrics = parsePrometheusTextFormat(await (await adminFetch(`${base}/metrics`)).text());
-  const positions = metrics.find((family) => family.name === 'svcdb_svc_consumers_position')?.metrics ?? [];
+  const positions = metrics.find((family) => family.name === 'svcdb_consumer_position_bytes')?.metrics ?? [];
   t.match(positions, [{ labels: { consumer: 'long-polls' } }], 'consumers are labels in /metrics');
 });
 

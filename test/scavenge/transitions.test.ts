@@ -113,7 +113,7 @@ t.test('a run stopped with DELETE is recorded Stopped, refuses a second start me
   const stats = await call(node.url, 'GET', '/stats');
   t.match(stats.body.svc.scavenge, { scavengeId, running: 1, scavengesStarted: 1 }, '/stats shows the running scavenge');
   const metrics = await call(node.url, 'GET', '/metrics');
-  t.match(metrics.text, /^svcdb_svc_scavenge_running 1$/m, '/metrics too');
+  t.match(metrics.text, /^svcdb_scavenge_running 1$/m, '/metrics too');
 
   const unknown = await call(node.url, 'DELETE', '/admin/scavenge/00000000-0000-0000-0000-000000000000');
   t.equal(unknown.status, 404, 'an unknown id');

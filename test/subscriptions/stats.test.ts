@@ -27,10 +27,10 @@ t.test('per-group figures in /stats and /metrics', async (t) => {
   t.match(figures, { inFlight: 1, parked: 1, totalItemsProcessed: 3, processedRate: Number, connections: 1 });
   t.equal(figures.lag, 9 - 3, 'events 4 to 9 are not handled yet (the oldest, 4, is in flight)');
   const metrics = await (await adminFetch(`${server.url}/metrics`)).text();
-  t.match(metrics, /^svcdb_svc_subscriptions_in_flight\{subscription="orders::billing"\} 1$/m);
-  t.match(metrics, /^svcdb_svc_subscriptions_parked\{subscription="orders::billing"\} 1$/m);
-  t.match(metrics, /^svcdb_svc_subscriptions_lag\{subscription="orders::billing"\} 6$/m);
-  t.match(metrics, /^svcdb_svc_subscriptions_total_items_processed_total\{subscription="orders::billing"\} 3$/m);
-  t.match(metrics, /^svcdb_svc_subscriptions_processed_rate\{subscription="orders::billing"\} /m);
+  t.match(metrics, /^svcdb_subscription_in_flight_messages\{subscription="orders::billing"\} 1$/m);
+  t.match(metrics, /^svcdb_subscription_parked_messages\{subscription="orders::billing"\} 1$/m);
+  t.match(metrics, /^svcdb_subscription_lag_events\{subscription="orders::billing"\} 6$/m);
+  t.match(metrics, /^svcdb_subscription_processed_messages_total\{subscription="orders::billing"\} 3$/m);
+  t.match(metrics, /^svcdb_subscription_connections\{subscription="orders::billing"\} 1$/m);
   await server.process.stop('SIGTERM');
 });

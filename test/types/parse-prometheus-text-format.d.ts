@@ -3,6 +3,10 @@ declare module 'parse-prometheus-text-format' {
   export interface PrometheusMetric {
     value?: string;
     labels?: Record<string, string>;
+    /** Histograms: the cumulative count per upper bound (`le`), the count and the sum. */
+    buckets?: Record<string, string>;
+    count?: string;
+    sum?: string;
   }
   export interface PrometheusFamily {
     name: string;

@@ -13,6 +13,7 @@ import { adminRoutes } from './admin.js';
 import { gossipRoutes } from './gossip.js';
 import { infoOptionsRoutes } from './info-options.js';
 import { metricsRoutes } from './metrics.js';
+import { measureRequestDurations } from './request-durations.js';
 import { observeRequests } from './stats-hooks.js';
 import { statsRoutes } from './stats.js';
 import { scavengeRoutes } from './scavenge.js';
@@ -36,6 +37,7 @@ export interface OperationsDependencies {
 export function registerOperations(app: FastifyInstance, dependencies: OperationsDependencies): void {
   const { requests, onRequestError, logRequests } = dependencies;
   app.register(observeRequests, { requests, onRequestError, logRequests });
+  app.register(measureRequestDurations, { metrics: dependencies.metrics });
   app.register(statsRoutes, { stats: dependencies.stats });
   app.register(metricsRoutes, { metrics: dependencies.metrics });
   app.register(gossipRoutes, { gossip: dependencies.gossip });

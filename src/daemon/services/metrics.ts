@@ -1,111 +1,74 @@
 /**
- * The /stats figures in the Prometheus text format, for the scrapers operators already run. Each
- * numeric field of the statistics tree is one metric, `svcdb_<path in snake case>`; the branches
- * keyed by name (drives, queues) become labels. Running totals are counters (`_total`), the
- * rest gauges. Metrics are registered the first time their field appears.
+ * The node's figures in the Prometheus text format: the curated series of metric-table.ts, the
+ * HTTP request duration histogram per route group, and prom-client's process_* and nodejs_*
+ * defaults, all in the node's own registry (two nodes in one process keep their figures apart).
  */
-import { Counter, Gauge, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { SERIES, type MetricInputs, type ProjectionReading, type SeriesDefinition } from './metric-table.js';
 import type { Stats } from './stats.js';
 
-type Tree = { [key: string]: unknown };
-
-/** Branches whose keys are names (a drive's mount point, a queue's name), not fields. */
-const labelledBranches: Record<string, string> = { 'sys.drive': 'drive', 'svc.queue': 'queue', 'svc.consumers': 'consumer', 'svc.subscriptions': 'subscription' };
-
-/** Fields that only grow while the process runs. */
-const totals = new Set([
-  'proc.diskIo.readBytes', 'proc.diskIo.writtenBytes', 'proc.diskIo.readOps', 'proc.diskIo.writeOps',
-  'proc.gc.gen0ItemsCount', 'proc.gc.gen1ItemsCount', 'proc.gc.gen2ItemsCount',
-  'proc.tcp.receivedBytesTotal', 'proc.tcp.sentBytesTotal',
-  'svc.queue.totalItemsProcessed', 'svc.writer.totalFlushes', 'svc.writer.totalFlushedBytes', 'svc.writer.refusedCommits', 'svc.consumers.pagesHandled',
-  'svc.readIndex.cachedRecord', 'svc.readIndex.notCachedRecord', 'svc.readIndex.cachedStreamInfo',
-  'svc.readIndex.notCachedStreamInfo', 'svc.readIndex.cachedTransInfo', 'svc.readIndex.notCachedTransInfo',
-  'svc.readIndex.hashCollisions',
-  'svc.subscriptions.totalItemsProcessed',
-  'svc.scavenge.scavengesStarted', 'svc.scavenge.scavengesSucceeded', 'svc.scavenge.scavengesFailed', 'svc.scavenge.scavengesStopped',
-  'svc.authentication.verificationsRefused', 'svc.authentication.failedLogins', 'svc.authentication.throttledRequests',
-]);
-
-const snake = (name: string) => name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();
-
-interface Reading {
-  path: string;
-  labels: Record<string, string>;
-  value: number;
+export interface MetricsSources {
+  stats: () => Promise<Stats>;
+  /** The projections' figures; absent when the node runs none. */
+  projections?: () => readonly ProjectionReading[];
+  /** The node's version, for svcdb_build_info. */
+  version: string;
 }
 
-function readings(tree: Tree, path: string[] = [], labels: Record<string, string> = {}, into: Reading[] = []): Reading[] {
-  const label = labelledBranches[path.join('.')];
-  for (const [key, value] of Object.entries(tree)) {
-    if (label !== undefined) {
-      // `*` holds the name's place in the path; the name itself becomes the label.
-      readings(value as Tree, [...path, '*'], { ...labels, [label]: key }, into);
-    } else if (typeof value === 'number') {
-      into.push({ path: [...path, key].filter((segment) => segment !== '*').join('.'), labels, value });
-    } else if (typeof value === 'object' && value !== null) {
-      readings(value as Tree, [...path, key], labels, into);
-    }
-  }
-  return into;
-}
+/** The groups request durations are kept by: a bounded set, whatever URLs clients send. */
+export type RouteGroup = 'streams_read' | 'streams_write' | 'subscriptions' | 'projections' | 'admin' | 'users' | 'other';
+
+/**
+ * Upper bounds in seconds: appends take milliseconds (an fsync), reads less, and long polls and
+ * subscription reads wait up to their timeout, so the buckets run from 1 ms to a minute.
+ */
+const REQUEST_DURATION_BUCKETS_SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
 export class MetricsService {
   private readonly registry = new Registry();
-  private readonly gauges = new Map<string, Gauge>();
-  private readonly counters = new Map<string, Counter>();
-  private readonly startTime: Gauge;
+  private readonly series: ReadonlyArray<{ definition: SeriesDefinition; metric: Counter | Gauge }>;
+  private readonly requestDurations: Histogram<'route' | 'status_class'>;
 
-  constructor(private readonly collect: () => Promise<Stats>) {
-    this.startTime = new Gauge({ name: 'svcdb_proc_start_time_seconds', help: 'Start time of the process (proc.startTime), in seconds since the Unix epoch.', registers: [this.registry] });
+  constructor(private readonly sources: MetricsSources) {
+    collectDefaultMetrics({ register: this.registry });
+    const registers = [this.registry];
+    this.series = SERIES.map((definition) => {
+      const settings = { name: definition.name, help: definition.help, labelNames: [...(definition.labels ?? [])], registers };
+      return { definition, metric: definition.type === 'counter' ? new Counter(settings) : new Gauge(settings) };
+    });
+    this.requestDurations = new Histogram({
+      name: 'svcdb_http_request_duration_seconds',
+      help: 'Time from a request\'s arrival to the end of its response, by route group (streams_read, streams_write, subscriptions, projections, admin, users, other) and status class (2xx, 4xx…).',
+      labelNames: ['route', 'status_class'], buckets: REQUEST_DURATION_BUCKETS_SECONDS, registers,
+    });
+    new Gauge({
+      name: 'svcdb_build_info', help: 'The node\'s version, in the version label; the value is always 1.', labelNames: ['version'], registers,
+    }).set({ version: sources.version }, 1);
   }
 
   get contentType(): string {
     return this.registry.contentType;
   }
 
+  /** Called once per answered request (request-durations.ts). */
+  observeRequest(route: RouteGroup, statusCode: number, seconds: number): void {
+    this.requestDurations.observe({ route, status_class: `${Math.floor(statusCode / 100)}xx` }, seconds);
+  }
+
   async render(): Promise<string> {
-    const stats = await this.collect();
-    this.startTime.set(Date.parse(stats.proc.startTime) / 1000);
-    const byPath = new Map<string, Reading[]>();
-    for (const reading of readings(stats as unknown as Tree)) {
-      const list = byPath.get(reading.path) ?? [];
-      list.push(reading);
-      byPath.set(reading.path, list);
-    }
-    for (const [path, list] of byPath) {
-      const labelNames = Object.keys(list[0].labels);
-      if (totals.has(path)) {
-        // A counter cannot be set; clearing it and adding the total gives the same exposition.
-        const counter = this.counter(path, labelNames);
-        counter.reset();
-        for (const reading of list) counter.inc(reading.labels, reading.value);
-      } else {
-        const gauge = this.gauge(path, labelNames);
-        for (const reading of list) gauge.set(reading.labels, reading.value);
+    const inputs: MetricInputs = { stats: await this.sources.stats(), projections: this.sources.projections?.() ?? [] };
+    for (const { definition, metric } of this.series) {
+      const value = definition.read(inputs);
+      // Cleared on every scrape, so that a queue, group or projection that is gone leaves no series behind.
+      metric.reset();
+      if (value === undefined) continue;
+      const samples = typeof value === 'number' ? [[{}, value] as const] : value;
+      // A counter cannot be set; clearing it and adding the total gives the same exposition.
+      for (const [labels, sample] of samples) {
+        if (metric instanceof Counter) metric.inc(labels, sample);
+        else metric.set(labels, sample);
       }
     }
     return this.registry.metrics();
-  }
-
-  private metricName(path: string): string {
-    return `svcdb_${path.split('.').map(snake).join('_')}`;
-  }
-
-  private gauge(path: string, labelNames: string[]): Gauge {
-    let gauge = this.gauges.get(path);
-    if (!gauge) {
-      gauge = new Gauge({ name: this.metricName(path), help: `The /stats field ${path}.`, labelNames, registers: [this.registry] });
-      this.gauges.set(path, gauge);
-    }
-    return gauge;
-  }
-
-  private counter(path: string, labelNames: string[]): Counter {
-    let counter = this.counters.get(path);
-    if (!counter) {
-      counter = new Counter({ name: `${this.metricName(path)}_total`.replace(/_total_total$/, '_total'), help: `The /stats field ${path}.`, labelNames, registers: [this.registry] });
-      this.counters.set(path, counter);
-    }
-    return counter;
   }
 }
