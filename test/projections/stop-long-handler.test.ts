@@ -53,3 +53,21 @@ t.test('disable, abort and shutdown stop a projection whose handler runs on unde
   await withDeadline(node.projections.close(), 'the projections to close for the node\'s shutdown');
   t.pass('the node\'s shutdown stopped it');
 });
+
+t.test('a disable and the shutdown stop a projection whose $init runs on while it starts', async (t) => {
+  const node = await startProjectionsNode(t);
+  await createProjection(node.url, 'continuous', 'spin', 'fromStream("spin-2").when({$init: function () { for (;;) {} }, $any: function (s) { return s; }})', { enabled: 'no' });
+  const config = await adminFetch(`${node.url}/projection/spin/config`, { method: 'PUT', body: JSON.stringify({ projectionExecutionTimeout: RAISED_TIMEOUT_MS }) });
+  t.equal(config.status, 200);
+  // The enable is answered once the start is done: here, once the disable has cut $init off.
+  const enabling = command(node, 'enable');
+  await stuckInHandler(node);
+  t.equal((await command(node, 'disable')).status, 200, 'the disable is answered');
+  t.equal((await enabling).status, 200);
+  t.equal((await projectionInfo(node.url, 'spin')).status, 'Stopped');
+
+  const enablingAgain = command(node, 'enable');
+  await stuckInHandler(node);
+  await withDeadline(node.projections.close(), 'the projections to close for the node\'s shutdown');
+  t.equal((await enablingAgain).status, 200);
+});

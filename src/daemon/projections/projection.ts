@@ -46,6 +46,8 @@ export type RunStatus = 'Creating' | 'Loading' | 'Loaded' | 'Preparing' | 'Prepa
 
 /** The states in which a projection is on its way to running, or runs. */
 const ACTIVE: ReadonlySet<RunStatus> = new Set(['Loading', 'Loaded', 'Preparing', 'Prepared', 'Starting', 'Running']);
+/** The states of a start before the projection follows the log. */
+const LOADING: ReadonlySet<RunStatus> = new Set(['Loading', 'Loaded', 'Preparing', 'Prepared']);
 /** The states in which a command must wait: the projection is being started, stopped or written. */
 const BUSY: ReadonlySet<RunStatus> = new Set([...ACTIVE, 'Stopping', 'Aborting', 'Creating', 'Deleting']);
 
@@ -269,9 +271,11 @@ export class Projection {
     this.reorder = lagMs === undefined ? undefined : new ReorderBuffer(lagMs);
     this.readEnd = this.checkpoint.nextPosition;
     this.checkReads(this.processor);
-    await this.processor.restore({ states: this.checkpoint.states, shared: this.checkpoint.shared });
+    const processor = this.processor;
+    // $init and $initShared are the projection's code: a stop may have to cut them off too.
+    await this.inHandlers(() => processor.restore({ states: this.checkpoint.states, shared: this.checkpoint.shared }));
     if (this.outputs.rootState && !this.states.has('')) {
-      const first = await this.processor.process([]);
+      const first = await this.inHandlers(() => processor.process([]));
       this.applyChanges(first);
     }
     this.lastCheckpointMs = Date.now();
@@ -386,7 +390,6 @@ export class Projection {
     const wasRunning = this.status === 'Running';
     if (ACTIVE.has(this.status)) this.status = how === 'abort' ? 'Aborting' : 'Stopping';
     this.unfollow();
-    await this.starting.catch(() => undefined);
     await this.finishPageInHand(how);
     await Promise.all(this.writing);
     if (wasRunning && how === 'disable' && this.definition.checkpointsEnabled) {
@@ -404,20 +407,40 @@ export class Projection {
   }
 
   /**
-   * Waits for the page in hand: a disable for a bounded time, an abort not at all. A handler still
-   * running then is ended by tearing its isolate down; the page is not applied or checkpointed.
+   * Waits for a start under way and the page in hand: a disable for a bounded time, an abort not
+   * at all. Handlers still running then are ended by tearing their isolate down; their page is
+   * not applied or checkpointed.
    */
   private async finishPageInHand(how: 'disable' | 'abort'): Promise<void> {
+    const settled = Promise.all([this.starting.catch(() => undefined), this.inFlight]);
     if (how === 'disable') {
       let timer: NodeJS.Timeout | undefined;
       const waited = new Promise<void>((resolve) => {
         timer = setTimeout(resolve, STOP_PAGE_WAIT_MS);
       });
-      await Promise.race([this.inFlight, waited]);
+      await Promise.race([settled, waited]);
       clearTimeout(timer);
     }
     if (this.handlingBatch) this.processor?.terminate();
-    await this.inFlight;
+    await settled;
+  }
+
+  /**
+   * Cuts off handlers that run while the projection starts ($init, $initShared): the start is
+   * awaited by the command that began it, and the stop that is coming waits behind that command.
+   */
+  interruptStart(): void {
+    if (LOADING.has(this.status) && this.handlingBatch) this.processor?.terminate();
+  }
+
+  /** Runs a call into the projection's handlers, marked so that a stop can cut it off. */
+  private async inHandlers<T>(call: () => Promise<T>): Promise<T> {
+    this.handlingBatch = true;
+    try {
+      return await call();
+    } finally {
+      this.handlingBatch = false;
+    }
   }
 
   /** Forgets every state and the checkpoint; the next start processes the log from its beginning. */
@@ -519,13 +542,7 @@ export class Projection {
     if (!processor) return;
     if (events.length > 0) {
       const startedMs = performance.now();
-      this.handlingBatch = true;
-      let output: BatchOutput;
-      try {
-        output = await processor.process(events);
-      } finally {
-        this.handlingBatch = false;
-      }
+      const output = await this.inHandlers(() => processor.process(events));
       // Faulted meanwhile (its user lost its rights, a write failed): nothing of this batch is written.
       if (this.status === 'Faulted') return;
       this.counters.processed(performance.now() - startedMs);
@@ -705,8 +722,9 @@ export class Projection {
   private fault(error: unknown): void {
     // The first reason stays: what fails after it (a page in hand, a write under way) follows from it.
     if (this.status === 'Faulted') return;
-    // Handlers cut off by a stop: the stop goes on, nothing went wrong.
-    if (error instanceof SandboxTerminated) return;
+    // Handlers cut off by a stop under way: the stop goes on, nothing went wrong. (Cut off
+    // before the stop came, while starting, the projection faults until the stop sets its status.)
+    if (error instanceof SandboxTerminated && !ACTIVE.has(this.status)) return;
     this.unfollow();
     this.status = 'Faulted';
     const reason = faultReason(error);

@@ -167,6 +167,7 @@ export class ProjectionsService {
 
   async close(): Promise<void> {
     this.stopWatchingUsers();
+    for (const projection of this.projections.values()) projection.interruptStart();
     await this.restarting;
     await this.changes.settled();
     // All at once: each may take up to the time a stop gives the page in hand.
@@ -309,6 +310,8 @@ export class ProjectionsService {
 
   async command(principal: Principal | undefined, name: string, command: ProjectionCommand, enableRunAs: boolean): Promise<void> {
     requireOperator(principal, `${command} projection ${name}`);
+    // A start held up by its handlers would hold this stop up behind it.
+    if (command === 'disable' || command === 'abort') this.projections.get(name)?.interruptStart();
     await this.restarting;
     await this.changes.run(name, () => this.runCommand(principal, name, command, enableRunAs));
   }
