@@ -13,6 +13,7 @@ import {
 import { RECORD_PAYLOAD_BYTES_MAX, checkFrame } from './record.js';
 import { storageError, writeFully, writeFullySync } from './file-write.js';
 import { POSITION_MAP_ENTRY_BYTES, PositionMap } from './position-map.js';
+import { PRIVATE_FILE_MODE } from './file-modes.js';
 
 const READ_AHEAD_BYTES = 4096;
 const HASH_BLOCK_BYTES = 4 * 1024 * 1024;
@@ -121,7 +122,7 @@ export class Chunk {
     const temp = `${path}.${header.chunkId}.tmp`;
     let handle: FileHandle;
     try {
-      handle = await open(temp, 'w+');
+      handle = await open(temp, 'w+', PRIVATE_FILE_MODE);
     } catch (error) {
       throw storageError(temp, 'create chunk', error);
     }

@@ -4,6 +4,7 @@ import { dirname, basename, join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Errors } from '../common/errors.js';
 import { storageError, writeFully, writeFullySync } from './file-write.js';
+import { PRIVATE_FILE_MODE } from './file-modes.js';
 
 /** Makes a rename or a create in `directory` durable. */
 export async function fsyncDirectory(directory: string): Promise<void> {
@@ -40,7 +41,7 @@ function tempNameFor(path: string): string {
 export async function replaceFileDurably(path: string, contents: Buffer | string): Promise<void> {
   const temp = tempNameFor(path);
   try {
-    const handle = await open(temp, 'w');
+    const handle = await open(temp, 'w', PRIVATE_FILE_MODE);
     const bytes = typeof contents === 'string' ? Buffer.from(contents) : contents;
     try {
       await writeFully(handle, bytes, 0, bytes.length, 0, temp);
@@ -61,7 +62,7 @@ export function replaceFileDurablySync(path: string, contents: Buffer | string):
   const temp = tempNameFor(path);
   const bytes = typeof contents === 'string' ? Buffer.from(contents) : contents;
   try {
-    const fd = openSync(temp, 'w');
+    const fd = openSync(temp, 'w', PRIVATE_FILE_MODE);
     try {
       writeFullySync(fd, bytes, 0, bytes.length, 0, temp);
       syncOrThrowFatalSync(() => fsyncSync(fd), temp);

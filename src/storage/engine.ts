@@ -33,6 +33,7 @@ import { checkRedactedCopies, validateRedactedChunk, type CheckedCopy } from './
 import { parseChunkFileName } from './chunk-format.js';
 import { isLenientJson } from '../common/lenient-json.js';
 import type { ScavengeAccess } from './scavenge/access.js';
+import { PRIVATE_DIRECTORY_MODE } from './file-modes.js';
 
 export type EngineState = 'open' | 'closing' | 'closed' | 'failed';
 
@@ -119,8 +120,8 @@ export class Engine {
   static async open(engineOptions: EngineOptions): Promise<Engine> {
     const options = resolveEngineOptions(engineOptions);
     const logger = options.logger.child({ component: 'storage' });
-    mkdirSync(options.dbPath, { recursive: true });
-    mkdirSync(options.indexPath, { recursive: true });
+    mkdirSync(options.dbPath, { recursive: true, mode: PRIVATE_DIRECTORY_MODE });
+    mkdirSync(options.indexPath, { recursive: true, mode: PRIVATE_DIRECTORY_MODE });
     const lock = DatabaseLock.acquire(options.dbPath);
     try {
       const recovered = await recover(options, logger);

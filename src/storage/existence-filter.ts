@@ -10,6 +10,7 @@ import { isTransientStorageError, storageError, writeFully } from './file-write.
 import type { StreamHasher } from './index/types.js';
 import { readInt64, writeInt64 } from './int64.js';
 import { hashPartsFunction, type HashParts, type HashPartsFunction } from './stream-hash.js';
+import { PRIVATE_DIRECTORY_MODE, PRIVATE_FILE_MODE } from './file-modes.js';
 
 const fsyncAsync = promisify(fsync);
 const ftruncateAsync = promisify(ftruncate);
@@ -79,7 +80,7 @@ export class StreamExistenceFilter {
     if (!Number.isSafeInteger(options.sizeBytes) || sizeBytes < BLOOM_PAGE_BYTES) {
       throw new TypeError(`existence filter size ${options.sizeBytes} is below ${BLOOM_PAGE_BYTES} bytes`);
     }
-    await mkdir(options.directory, { recursive: true });
+    await mkdir(options.directory, { recursive: true, mode: PRIVATE_DIRECTORY_MODE });
     const loaded = await loadExisting(options, sizeBytes);
     let filter: BloomFilter;
     let checkpoint: number;
@@ -291,7 +292,7 @@ async function createEmpty(directory: string, sizeBytes: number, rebuildCount: n
   const filter = BloomFilter.create(sizeBytes, { trackDirty: true, corruptionRebuildCount: rebuildCount });
   const header = filter.copyPages({ firstPage: 0, pageCount: 1 });
   filter.takeDirtyRuns();
-  const fd = openSync(dataPath, 'w');
+  const fd = openSync(dataPath, 'w', PRIVATE_FILE_MODE);
   try {
     await writeFully(fd, header.bytes, 0, header.bytes.length, 0, dataPath);
     await ftruncateAsync(fd, sizeBytes);

@@ -2,6 +2,7 @@ import { linkSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import { Errors } from '../common/errors.js';
 import { storageError } from './file-write.js';
+import { PRIVATE_FILE_MODE } from './file-modes.js';
 
 export const LOCK_FILE_NAME = 'svcdb.lock';
 
@@ -61,7 +62,7 @@ export class DatabaseLock {
     const prepared = `${path}.${process.pid}.tmp`;
     try {
       // writeFileSync writes every byte or throws; a full disk is then the coded disk-full error.
-      writeFileSync(prepared, `${process.pid}\n${processStartTime(process.pid) ?? ''}\n`);
+      writeFileSync(prepared, `${process.pid}\n${processStartTime(process.pid) ?? ''}\n`, { mode: PRIVATE_FILE_MODE });
     } catch (error) {
       throw storageError(prepared, 'write', error);
     }

@@ -17,6 +17,7 @@ import { storageError, writeFully } from './file-write.js';
 import { writeInt64 } from './int64.js';
 import { BufferPool } from './buffer-pool.js';
 import { POSITION_MAP_ENTRY_BYTES } from './position-map.js';
+import { PRIVATE_FILE_MODE } from './file-modes.js';
 
 /** Bytes of one output block; a longer frame gets a block of its own size. */
 const BLOCK_BYTES = 16 * 1024 * 1024;
@@ -65,7 +66,7 @@ export class RewrittenChunkWriter {
   }
 
   static async create(target: RewriteTarget): Promise<RewrittenChunkWriter> {
-    const handle = await open(target.path, 'wx').catch((error: unknown) => {
+    const handle = await open(target.path, 'wx', PRIVATE_FILE_MODE).catch((error: unknown) => {
       throw storageError(target.path, 'create', error);
     });
     return new RewrittenChunkWriter(target, handle, new Md5FileStream(target.path));

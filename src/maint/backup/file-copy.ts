@@ -13,6 +13,7 @@ import { fsyncDirectory } from '../../storage/durable-file.js';
 import { isDiskFull, writeFully } from '../../storage/file-write.js';
 import { copySparse } from './sparse-copy.js';
 import { TEMP_SUFFIX } from './layout.js';
+import { PRIVATE_FILE_MODE } from '../../storage/file-modes.js';
 
 /**
  * A source file's modification time is trusted as "unchanged since the copy" only when it was
@@ -96,7 +97,7 @@ function tempNameFor(path: string): string {
  */
 export async function writeFileSynced(path: string, contents: Buffer | string, durability = new Durability()): Promise<void> {
   const bytes = typeof contents === 'string' ? Buffer.from(contents) : contents;
-  const handle = await open(path, 'wx');
+  const handle = await open(path, 'wx', PRIVATE_FILE_MODE);
   try {
     await writeFully(handle, bytes, 0, bytes.length, 0, path);
     await durability.syncHandle(handle);
@@ -132,7 +133,7 @@ async function copyWithHoles(source: string, temp: string): Promise<void> {
   }
   const input = await open(source, 'r');
   try {
-    const output = await open(temp, 'wx');
+    const output = await open(temp, 'wx', PRIVATE_FILE_MODE);
     try {
       const { size } = await input.stat();
       await copySparse(input, output, size, size, temp, (position) => Errors.backupSourceChanged.create(`${source} ended at byte ${position}, before the ${size} bytes it had when the copy began`));
@@ -189,7 +190,7 @@ export async function copyPrefixDurably(
   }
   const temp = tempNameFor(target);
   try {
-    const output = await open(temp, 'wx');
+    const output = await open(temp, 'wx', PRIVATE_FILE_MODE);
     try {
       await copySparse(input, output, prefixBytes, fileBytes, temp, (position) => Errors.backupSourceChanged.create(`${source} ended at byte ${position}, before the ${prefixBytes} bytes writer.chk covers`));
       await durability.syncHandle(output);

@@ -36,6 +36,7 @@ import { checkComplete, readManifest, type BackupManifest, type RunningBackup } 
 import { NODE_IDENTITY_FILE } from './node-identity.js';
 import { Tally, type CopiedFile, type ProgressListener } from './progress.js';
 import { readCheckpointBytes, checkpointValue } from './source.js';
+import { PRIVATE_DIRECTORY_MODE } from '../../storage/file-modes.js';
 
 export interface RestoreRequest {
   /** A backup folder or archive. */
@@ -84,8 +85,8 @@ export async function restore(request: RestoreRequest): Promise<RestoreResult> {
   const manifest = archive ? await readArchiveManifest(source) : checkComplete(await readManifest(source), source);
   const writer = archive ? undefined : lockOwnerPid(source);
   if (writer !== undefined) throw Errors.backupDestinationLocked.create(source, String(writer));
-  await mkdir(db, { recursive: true });
-  await mkdir(index, { recursive: true });
+  await mkdir(db, { recursive: true, mode: PRIVATE_DIRECTORY_MODE });
+  await mkdir(index, { recursive: true, mode: PRIVATE_DIRECTORY_MODE });
   const lock = DatabaseLock.acquire(db);
   const tally = new Tally(request.onProgress);
   const durability = new Durability();

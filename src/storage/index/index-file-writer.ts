@@ -12,6 +12,7 @@ import {
 } from './index-file-format.js';
 import { IndexFile, bloomFilterPathOf } from './index-file.js';
 import { Midpoints } from './midpoints.js';
+import { PRIVATE_FILE_MODE } from '../file-modes.js';
 
 /** Entries buffered before one write: 1 MiB. */
 const BUFFER_ENTRIES = 43_690;
@@ -70,7 +71,7 @@ export class IndexFileWriter {
     const tempPath = join(options.directory, `${id}.tmp`);
     let handle: FileHandle;
     try {
-      handle = await open(tempPath, 'wx');
+      handle = await open(tempPath, 'wx', PRIVATE_FILE_MODE);
     } catch (error) {
       throw storageError(tempPath, 'create', error);
     }

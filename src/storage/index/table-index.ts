@@ -12,6 +12,7 @@ import { mergeIndexFiles } from './merge.js';
 import { filterIndexFile, type KeepEntry } from './filter.js';
 import { ENTRY_BYTES } from './index-file-format.js';
 import type { IndexEntry, TableIndexOptions } from './types.js';
+import { PRIVATE_DIRECTORY_MODE } from '../file-modes.js';
 
 /** An index file as the map lists it. */
 interface FileSlot {
@@ -112,7 +113,7 @@ export class TableIndex {
   static async open(options: TableIndexOptions): Promise<TableIndex> {
     checkOptions(options);
     const { directory, logger } = options;
-    await mkdir(directory, { recursive: true });
+    await mkdir(directory, { recursive: true, mode: PRIVATE_DIRECTORY_MODE });
     let map = await readIndexMap(directory);
     if (map === undefined) {
       map = { commitPosition: 0, maxAutoMergeLevel: options.maxAutoMergeLevel ?? Infinity, files: [] };

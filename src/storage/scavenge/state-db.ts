@@ -9,6 +9,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { ScavengePoint, ScavengeStage } from './types.js';
+import { PRIVATE_DIRECTORY_MODE } from '../file-modes.js';
 
 export const SCHEMA_VERSION = 1;
 
@@ -57,7 +58,7 @@ export interface StateDbOptions {
 }
 
 export function openStateDb(options: StateDbOptions): Database.Database {
-  mkdirSync(dirname(options.path), { recursive: true });
+  mkdirSync(dirname(options.path), { recursive: true, mode: PRIVATE_DIRECTORY_MODE });
   const db = new Database(options.path);
   try {
     // The page size applies to a new database only (before WAL): an existing file keeps its own.
