@@ -19,6 +19,7 @@ import { readEmptyBodiesAsNone } from './empty-bodies.js';
 import { refuseCrossSiteChanges } from './cross-site.js';
 import { limitBodies } from './body-deadline.js';
 import { capConnections } from './connection-cap.js';
+import { checkRightsBeforeFormat } from './rights-before-format.js';
 import { streamsRoutes } from './streams/plugin.js';
 import type { StreamsService } from '../services/streams.js';
 import type { UsersService } from '../services/users.js';
@@ -154,6 +155,7 @@ function registerRoutes(app: FastifyInstance, dependencies: AppDependencies): vo
   redirectTrailingSlash(app);
   readEmptyBodiesAsNone(app);
   addAuthentication(app, authenticator, access);
+  checkRightsBeforeFormat(app, streams, users);
   if (operations) registerOperations(app, operations);
   app.register(pingRoutes);
   // Before the streams plugin: a stream's description document names its groups.

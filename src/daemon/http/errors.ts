@@ -8,6 +8,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { Errors, isSvcError, summaryOf, type SvcError } from '../../common/errors.js';
 import { STREAM_NAME_BYTES_MAX } from '../../storage/request-checks.js';
 import { decorateError } from './error-decorations.js';
+import { readDenial } from './rights-before-format.js';
 
 export interface ErrorBody {
   code: string;
@@ -53,8 +54,15 @@ function routingError(request: FastifyRequest, reply: FastifyReply): SvcError | 
   return Errors.httpMethodNotAllowed.create(request.method, allowed);
 }
 
+/** A 406 goes to a caller who may read the resource; anyone else gets the denial (rights-before-format.ts). */
+function deniedBeforeFormat(error: SvcError, request: FastifyRequest): SvcError {
+  if (!Errors.httpNotAcceptable.is(error)) return error;
+  const denial = readDenial(request);
+  return denial !== undefined && isSvcError(denial) && denial.statusCode === 401 ? denial : error;
+}
+
 function handleError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply, extend?: ErrorBodyExtension): FastifyReply {
-  const svcError = routingError(request, reply) ?? toSvcError(error, request);
+  const svcError = routingError(request, reply) ?? deniedBeforeFormat(toSvcError(error, request), request);
   // A stopping node refusing requests is expected, not a failure worth an error line each.
   if (svcError.statusCode >= 500 && svcError.code !== Errors.nodeShuttingDown.code) {
     request.log.error({ err: error, code: svcError.code, url: request.url, method: request.method }, 'request failed');

@@ -60,6 +60,15 @@ export class StreamsService {
     this.access.check(principal, operation, streamName);
   }
 
+  /**
+   * Throws the coded 401 unless `principal` may read `streamName` (`$all` for the log), or its
+   * metadata when `metadata` is set: for a refusal that must not come before the caller's rights.
+   */
+  checkRead(principal: Principal | undefined, streamName: string, metadata = false): void {
+    if (metadata) this.access.check(principal, 'metadataRead', streamName);
+    else this.check(principal, 'read', streamName);
+  }
+
   append(principal: Principal | undefined, streamName: string, expectedVersion: number, events: NewEvent[]): Promise<WriteResult> {
     this.check(principal, 'write', streamName);
     return this.storage.append(streamName, expectedVersion, events);
