@@ -484,6 +484,22 @@ export const Errors = {
     (lockFile: string) => `no running node holds ${lockFile}; start the node, or point --db at the database directory of the running node`,
     (lockFile: string) => ({ lockFile }),
   ),
+  clientNodeNotReady: define(
+    'SVCDB_ERR_CLIENT_NODE_NOT_READY', 503, 'the node answers but does not serve requests',
+    (url: string, state: string) =>
+      `the node at ${url} answers but is ${state}, not serving requests; wait until it has started (svcdb status exits 0 then), or read its log`,
+    (url: string, state: string) => ({ url, state }),
+  ),
+  clientProjectionsOff: define(
+    'SVCDB_ERR_CLIENT_PROJECTIONS_OFF', 404, 'the node does not run projections',
+    (url: string) => `the node at ${url} does not run projections (it has no projections API); start it with --run-projections All (or System for the system projections only)`,
+    (url: string) => ({ url }),
+  ),
+  clientEventInvalid: define(
+    'SVCDB_ERR_CLIENT_EVENT_INVALID', 400, 'an event given to svcdb stream append is malformed',
+    (where: string, why: string) => `${where}: ${why}`,
+    (where: string) => ({ where }),
+  ),
   clientSignalFailed: define(
     'SVCDB_ERR_CLIENT_SIGNAL_FAILED', 503, 'the node\'s process cannot be sent a signal',
     (pid: number, cause: string) => `cannot send SIGHUP to process ${pid} (${cause}); run the command as the user that runs the node, or as root`,
@@ -494,17 +510,6 @@ export const Errors = {
   projectionNotFound: define(
     'SVCDB_ERR_PROJECTION_NOT_FOUND', 404, 'no such projection',
     (name: string) => `projection ${name} does not exist; GET /projections/any lists the projections of this node`,
-  clientNodeNotReady: define(
-    'SVCDB_ERR_CLIENT_NODE_NOT_READY', 503, 'the node answers but does not serve requests',
-    (url: string, state: string) =>
-      `the node at ${url} answers but is ${state}, not serving requests; wait until it has started (svcdb status exits 0 then), or read its log`,
-    (url: string, state: string) => ({ url, state }),
-  ),
-  clientEventInvalid: define(
-    'SVCDB_ERR_CLIENT_EVENT_INVALID', 400, 'an event given to svcdb stream append is malformed',
-    (where: string, why: string) => `${where}: ${why}`,
-    (where: string) => ({ where }),
-  ),
     (name: string) => ({ name }),
   ),
   projectionConflict: define(
