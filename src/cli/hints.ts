@@ -48,6 +48,7 @@ const hintByErrorCode: ReadonlyMap<string, string> = new Map([
   // Named flags are the ones every command that talks to a node has (node-flags.ts).
   [Errors.clientUnauthorized.code, 'Check --username and --password or --password-file (or SVC_USERNAME and SVC_PASSWORD or SVC_PASSWORD_FILE); '
     + 'admin commands need a user in $admins or $ops, stream commands one that the stream\'s ACL allows.'],
+  [Errors.clientProjectionsOff.code, 'Restart the node with --run-projections All (SVC_RUN_PROJECTIONS=All, or RunProjections: All in its config file).'],
   [Errors.clientNodeNotReady.code, 'Wait for the node to finish starting (its log says "listening"), then run the command again.'],
   [Errors.clientEventInvalid.code, 'Give the data as JSON (--data \'{"a":1}\'), and on standard input one JSON object per line: '
     + '{"eventType":"T","data":{...}}, or the data alone with --type.'],

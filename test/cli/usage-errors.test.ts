@@ -73,6 +73,17 @@ const cases: Record<string, UsageCase[]> = {
   status: [
     { args: ['status', 'extra'], problem: /unexpected argument extra/, help: 'svcdb status --help' },
   ],
+  'user:add': [{ args: ['user', 'add'], problem: /missing argument LOGIN/, help: 'svcdb user add --help' }],
+  'user:list': [{ args: ['user', 'list', 'extra'], problem: /unexpected argument extra/, help: 'svcdb user list --help' }],
+  'user:passwd': [{ args: ['user', 'passwd', 'a', '--bogus'], problem: /unknown flag --bogus/, help: 'svcdb user passwd --help' }],
+  'user:disable': [{ args: ['user', 'disable'], problem: /missing argument LOGIN/, help: 'svcdb user disable --help' }],
+  'projection:create': [{ args: ['projection', 'create', 'p'], problem: /--file|--query/, help: 'svcdb projection create --help' }],
+  'projection:list': [{ args: ['projection', 'list', 'extra'], problem: /unexpected argument extra/, help: 'svcdb projection list --help' }],
+  'projection:state': [{ args: ['projection', 'state'], problem: /missing argument NAME/, help: 'svcdb projection state --help' }],
+  'projection:reset': [{ args: ['projection', 'reset'], problem: /missing argument NAME/, help: 'svcdb projection reset --help' }],
+  'subscription:create': [{ args: ['subscription', 'create', 's'], problem: /missing argument GROUP/, help: 'svcdb subscription create --help' }],
+  'subscription:list': [{ args: ['subscription', 'list', 's', 'extra'], problem: /unexpected argument extra/, help: 'svcdb subscription list --help' }],
+  'subscription:replay-parked': [{ args: ['subscription', 'replay-parked', 's'], problem: /missing argument GROUP/, help: 'svcdb subscription replay-parked --help' }],
 };
 
 const unknownCommands: UsageCase[] = [

@@ -4,7 +4,12 @@
  * competing-consumer feed gives them.
  */
 import { randomUUID } from 'node:crypto';
+import pino from 'pino';
+import type { Test } from 'tap';
+import { SubscriptionsService } from '../../src/daemon/subscriptions/service.js';
+import { SystemStreams } from '../../src/daemon/subscriptions/system-streams.js';
 import { adminFetch } from './auth.js';
+import type { TestNode } from './node.js';
 
 export const COMPETING_JSON = 'application/vnd.svc.competingatom+json';
 
@@ -134,4 +139,15 @@ export async function checkpointOf(url: string, stream: string, group: string, a
   const event = await response.json() as { eventType: string; data: string };
   if (event.eventType !== 'SubscriptionCheckpoint') throw new Error(`unexpected checkpoint event type ${event.eventType}`);
   return Number(event.data);
+}
+
+/** A second service over the node's streams, started: what the node builds at its next start. Ticked by hand. */
+export function restartedService(t: Test, node: TestNode): SubscriptionsService {
+  const restarted = new SubscriptionsService({
+    system: new SystemStreams(node.streams), access: node.security.access, follow: (options) => node.engine.follow(options),
+    logger: pino({ level: 'silent' }), tickIntervalMs: 0,
+  });
+  restarted.start();
+  t.teardown(() => restarted.close());
+  return restarted;
 }

@@ -3,30 +3,17 @@
 // is written alone and the whole set only now and then, so N creations cost O(N) bytes; and a
 // config stream written the old way (whole sets under `$maxCount`) still loads and keeps its
 // groups once changes are written one by one after it.
-import t, { type Test } from 'tap';
-import pino from 'pino';
+import t from 'tap';
 import { randomUUID } from 'node:crypto';
 import { adminFetch } from '../helpers/auth.js';
-import { startNode, type TestNode } from '../helpers/node.js';
-import { createGroup, groupUrl } from '../helpers/subscriptions.js';
-import { SubscriptionsService } from '../../src/daemon/subscriptions/service.js';
-import { SystemStreams } from '../../src/daemon/subscriptions/system-streams.js';
+import { startNode } from '../helpers/node.js';
+import { createGroup, groupUrl, restartedService } from '../helpers/subscriptions.js';
 
 const GROUPS = 2000;
 /** A change event is ~500 bytes of JSON plus its record; the whole sets add at most about twice that. */
 const BYTES_PER_GROUP_MAX = 4096;
 const CONCURRENT_REQUESTS = 16;
 
-/** A service over the node's streams, as the node builds it at its next start. */
-function restartedService(t: Test, node: TestNode): SubscriptionsService {
-  const restarted = new SubscriptionsService({
-    system: new SystemStreams(node.streams), access: node.security.access, follow: (options) => node.engine.follow(options),
-    logger: pino({ level: 'silent' }), tickIntervalMs: 0,
-  });
-  restarted.start();
-  t.teardown(() => restarted.close());
-  return restarted;
-}
 
 /** Runs `work(i)` for i in [0, count), a few at a time. */
 async function inParallel(count: number, work: (i: number) => Promise<void>): Promise<void> {

@@ -1,13 +1,10 @@
 // Subscription groups over HTTP: create (201 with Location, 409 twice, 401 for non-operators),
 // every SubscriptionItem field with its default, camelCase and PascalCase, the reference's
 // validation messages as coded 400s, update, delete, and definitions that survive a restart.
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { adminFetch, createUser, OPS_AUTH } from '../helpers/auth.js';
-import { requestBody, startNode, type TestNode } from '../helpers/node.js';
-import { ack, appendEvents, createGroup, groupUrl, info, mustCreateGroup, take, takeResponse } from '../helpers/subscriptions.js';
-import { SubscriptionsService } from '../../src/daemon/subscriptions/service.js';
-import { SystemStreams } from '../../src/daemon/subscriptions/system-streams.js';
-import pino from 'pino';
+import { requestBody, startNode } from '../helpers/node.js';
+import { ack, appendEvents, createGroup, groupUrl, info, mustCreateGroup, restartedService, take, takeResponse } from '../helpers/subscriptions.js';
 
 const DEFAULTS = {
   resolveLinktos: false, startFrom: 0, messageTimeoutMilliseconds: 10000, extraStatistics: false, maxRetryCount: 10,
@@ -179,16 +176,6 @@ t.test('update changes the settings; update and delete of a missing group are 40
   t.equal((await createGroup(node.url, 's', 'g')).status, 201, 'a deleted group can be created again');
 });
 
-/** A service over the node's streams, as the node builds it at its next start. */
-function restartedService(t: Test, node: TestNode): SubscriptionsService {
-  const restarted = new SubscriptionsService({
-    system: new SystemStreams(node.streams), access: node.security.access, follow: (options) => node.engine.follow(options),
-    logger: pino({ level: 'silent' }), tickIntervalMs: 0,
-  });
-  restarted.start();
-  t.teardown(() => restarted.close());
-  return restarted;
-}
 
 // Regression: an update stops the group and writes its checkpoint before replacing it; a second
 // update or a delete arriving meanwhile worked on the old group, so one update's fields were lost,
@@ -292,21 +279,11 @@ t.test('a config event that does not read, or a bad checkpoint, does not stop th
   };
   await write('$persistentSubscriptionConfig', '$PersistentConfig', { ...config.data, entries });
   await write('$persistentsubscription-s::good-checkpoint', 'SubscriptionCheckpoint', 'not a number');
-  const restarted = new SubscriptionsService({
-    system: new SystemStreams(node.streams), access: node.security.access, follow: (options) => node.engine.follow(options),
-    logger: pino({ level: 'silent' }), tickIntervalMs: 0,
-  });
-  restarted.start();
-  t.teardown(() => restarted.close());
+  const restarted = restartedService(t, node);
   t.same(restarted.list().map((group) => group.definition.group), ['good'], 'the readable group starts');
   t.equal(restarted.get('s', 'good').lastCheckpoint, -1, 'from its startFrom');
   await write('$persistentSubscriptionConfig', '$PersistentConfig', 'garbage');
-  const again = new SubscriptionsService({
-    system: new SystemStreams(node.streams), access: node.security.access, follow: (options) => node.engine.follow(options),
-    logger: pino({ level: 'silent' }), tickIntervalMs: 0,
-  });
-  again.start();
-  t.teardown(() => again.close());
+  const again = restartedService(t, node);
   t.same(again.list().map((group) => group.definition.group), ['good'], 'a config event that is not JSON is passed over: the set before it holds');
 });
 
@@ -318,12 +295,7 @@ t.test('a group from the end of a stream that does not exist yet keeps its start
     body: JSON.stringify([{ eventId: crypto.randomUUID(), eventType: 'T', data: {} }, { eventId: crypto.randomUUID(), eventType: 'T', data: {} }]),
   });
   t.equal(response.status, 201);
-  const restarted = new SubscriptionsService({
-    system: new SystemStreams(node.streams), access: node.security.access, follow: (options) => node.engine.follow(options),
-    logger: pino({ level: 'silent' }), tickIntervalMs: 0,
-  });
-  restarted.start();
-  t.teardown(() => restarted.close());
+  const restarted = restartedService(t, node);
   const admin = { name: 'admin', groups: ['$admins'] };
   const { messages } = restarted.consume(admin, 'not-yet', 'g', { key: 'c', from: 'test', username: 'admin', connectionName: 'c' }, 10);
   t.same(messages.map((message) => message.eventNumber), [0, 1], 'the events written before the restart are delivered');

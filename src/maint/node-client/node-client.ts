@@ -4,7 +4,7 @@
  * (streams, status) share it, so every command reports a wrong URL, a refused credential or an
  * unexpected reply the same way.
  */
-import { jsonReply, nodeUrl, readCaFile, requestNode, type NodeConnection, type NodeReply, type RequestOptions } from './node-request.js';
+import { nodeUrl, readCaFile, replyError, requestNode, unexpectedReply, type NodeConnection, type NodeReply, type RequestOptions } from './node-request.js';
 
 export class NodeClient {
   private constructor(readonly connection: NodeConnection, private readonly ca: string | undefined) {}
@@ -23,8 +23,20 @@ export class NodeClient {
     return requestNode(this.connection, { ...options, ...(this.ca !== undefined && { ca: this.ca }) });
   }
 
-  /** The JSON body of a 200 reply to a request with a JSON body (or none), or the error it stands for. */
+  /** The reply to a request the node carried out (2xx), or the error it stands for. */
+  async send(options: Omit<RequestOptions, 'ca'>): Promise<NodeReply> {
+    const reply = await this.request(options);
+    if (reply.status < 200 || reply.status > 299) throw replyError(this.connection, reply);
+    return reply;
+  }
+
+  /** The JSON body of a 2xx reply to a request with a JSON body (or none), or the error it stands for. */
   async json<T>(method: RequestOptions['method'], path: string, body?: unknown): Promise<T> {
-    return jsonReply<T>(this.connection, await this.request({ method, path, body }));
+    const reply = await this.send({ method, path, body });
+    try {
+      return JSON.parse(reply.body) as T;
+    } catch {
+      throw unexpectedReply(this.connection, reply);
+    }
   }
 }
