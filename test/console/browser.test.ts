@@ -83,7 +83,7 @@ t.test('the dashboard shows the node and its figures', async (t) => {
 
 t.test('an event appended through the form appears in the live tail', async (t) => {
   const dashboard = await signedIn();
-  await dashboard.waitForSelector('[data-name=tail]');
+  await dashboard.waitForSelector('form[name=tail-filter]');
   const page = await signedIn();
   await page.goto(`${url}/web#/streams/orders-1`);
   await page.waitForSelector('form[name=append]');
@@ -118,6 +118,33 @@ t.test('an event appended through the form is stored byte for byte, and shown so
   t.equal(await page.textContent('pre[aria-label=data]'), '{\n  "big": 12345678901234567890123,\n  "price": 1.0,\n  "id": 9007199254740993\n}', 'the event page shows every digit');
   t.equal(await page.title(), '0@exact-1 · svcdb', 'the tab is titled by the event it shows');
   await screenshot(page, 'event-exact-numbers');
+  await page.close();
+});
+
+t.test('the live tail hides system events and links, and filters by stream and type', async (t) => {
+  const page = await signedIn();
+  await page.waitForSelector('form[name=tail-filter]');
+  await append('tail-a', [{ eventType: 'Placed', data: {} }]);
+  await append('tail-links', [{ eventType: '$>', data: '0@tail-a' }]);
+  await append('tail-b', [{ eventType: 'Shipped', data: {} }]);
+  await page.waitForSelector('[data-name=tail] >> text=0@tail-b');
+  const shown = await page.locator('[data-name=tail] tr td:first-child').allTextContents();
+  t.notOk(shown.includes('0@tail-links'), 'a link is not shown by default');
+  t.notOk(shown.some((title) => title.includes('@$')), 'nor an event of a system stream');
+  await page.fill('form[name=tail-filter] input[name=tail-stream]', 'tail-');
+  await page.fill('form[name=tail-filter] input[name=tail-type]', 'Ship');
+  await page.click('form[name=tail-filter] button[type=submit]');
+  await page.waitForFunction(() => document.querySelectorAll('[data-name=tail] tr').length === 1);
+  t.same(await page.locator('[data-name=tail] tr td:first-child').allTextContents(), ['0@tail-b'], 'only tail- streams\' Ship* events');
+  await append('tail-a', [{ eventType: 'Shipped', data: {} }, { eventType: 'Billed', data: {} }]);
+  await page.waitForSelector('[data-name=tail] >> text=1@tail-a');
+  t.same(await page.locator('[data-name=tail] tr td:first-child').allTextContents(), ['1@tail-a', '0@tail-b'], 'a new matching event arrives live; the other is left out');
+  await page.check('form[name=tail-filter] input[name=tail-system]');
+  await page.fill('form[name=tail-filter] input[name=tail-type]', '');
+  await page.click('form[name=tail-filter] button[type=submit]');
+  await page.waitForSelector('[data-name=tail] >> text=0@tail-links');
+  t.pass('links show when asked for');
+  await screenshot(page, 'dashboard-tail-filtered');
   await page.close();
 });
 

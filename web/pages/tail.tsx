@@ -1,21 +1,22 @@
 /**
  * The live tail of `$all`: the newest events, then every new one as it is written. It reads
  * forward from the end with a long poll, so the node answers as soon as an event arrives and an
- * idle tail costs one request per poll period.
+ * idle tail costs one request per poll period. What it shows is filtered (lib/tail-filter.ts).
  */
 import { useEffect, useState } from 'preact/hooks';
 import type { Api } from '../lib/api.js';
 import { entryReference, linkOf, type Feed, type FeedEntry } from '../lib/feed.js';
 import { formatRoute } from '../lib/routes.js';
-import { ErrorBanner } from '../components/ui.js';
+import { DEFAULT_TAIL_FILTER, tailHeadPath, tailShows, type TailFilter } from '../lib/tail-filter.js';
+import { ErrorBanner, Field } from '../components/ui.js';
 
 export const TAIL_ENTRIES_MAX = 50;
 const LONG_POLL_SECONDS = 10;
 const RETRY_MS = 3000;
 const FEED = 'application/vnd.svc.atom+json';
 
-async function follow(api: Api, signal: AbortSignal, show: (entries: FeedEntry[]) => void, fail: (error: unknown) => void): Promise<void> {
-  const head = await api.json<Feed>('/streams/%24all/head/backward/20?embed=rich', { accept: FEED, signal });
+async function follow(api: Api, filter: TailFilter, signal: AbortSignal, show: (entries: FeedEntry[]) => void, fail: (error: unknown) => void): Promise<void> {
+  const head = await api.json<Feed>(tailHeadPath(filter, 20), { accept: FEED, signal });
   show(head.entries);
   let next = linkOf(head.links, 'previous')?.uri;
   while (!signal.aborted && next !== undefined) {
@@ -36,15 +37,24 @@ async function follow(api: Api, signal: AbortSignal, show: (entries: FeedEntry[]
 export function Tail({ api }: { api: Api }) {
   const [entries, setEntries] = useState<FeedEntry[]>([]);
   const [error, setError] = useState<unknown>();
+  const [filter, setFilter] = useState<TailFilter>(DEFAULT_TAIL_FILTER);
+  const [typed, setTyped] = useState<TailFilter>(DEFAULT_TAIL_FILTER);
   useEffect(() => {
     const controller = new AbortController();
-    const show = (more: FeedEntry[]) => setEntries((shown) => [...more, ...shown].slice(0, TAIL_ENTRIES_MAX));
-    follow(api, controller.signal, show, setError).catch((caught) => { if (!controller.signal.aborted) setError(caught); });
+    setEntries([]);
+    const show = (more: FeedEntry[]) => setEntries((shown) => [...more.filter((entry) => tailShows(filter, entry)), ...shown].slice(0, TAIL_ENTRIES_MAX));
+    follow(api, filter, controller.signal, show, setError).catch((caught) => { if (!controller.signal.aborted) setError(caught); });
     return () => controller.abort();
-  }, [api]);
+  }, [api, filter]);
   return (
     <section class="tail">
       <h2>Live: $all</h2>
+      <form class="inline" name="tail-filter" onSubmit={(event) => { event.preventDefault(); setFilter({ ...typed }); }}>
+        <Field label="Stream starts with"><input name="tail-stream" value={typed.streamPrefix} onInput={(event) => setTyped({ ...typed, streamPrefix: event.currentTarget.value })} /></Field>
+        <Field label="Event type starts with"><input name="tail-type" value={typed.typePrefix} onInput={(event) => setTyped({ ...typed, typePrefix: event.currentTarget.value })} /></Field>
+        <label class="check"><input type="checkbox" name="tail-system" checked={typed.includeSystem} onChange={(event) => setTyped({ ...typed, includeSystem: event.currentTarget.checked })} /> System events and links</label>
+        <button type="submit">Filter</button>
+      </form>
       <ErrorBanner error={error} />
       <table>
         <thead><tr><th>Event</th><th>Type</th><th>Time</th></tr></thead>
