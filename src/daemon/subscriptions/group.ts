@@ -39,7 +39,7 @@ export class SubscriptionGroup {
   /** The next event number to read from the stream. */
   private readFrom: number;
   private readonly buffer: Message[] = [];
-  /** Messages of the stream to deliver again, in event order: they go before the buffer. */
+  /** Messages of the stream to deliver again, in event order: they go before the replays and the buffer. */
   private readonly retries: Message[] = [];
   /** Parked messages handed back by a replay, in parked order: after the retries, before the buffer. */
   private readonly replays: Message[] = [];
@@ -106,9 +106,8 @@ export class SubscriptionGroup {
   }
 
   /**
-   * Checks out up to `count` messages to `consumer`, in delivery order: retries by event number
-   * (all of them before the buffer, which only holds events after them), then replayed parked
-   * messages, then the stream in order.
+   * Checks out up to `count` messages to `consumer`, in delivery order: retries by event number,
+   * then replayed parked messages, then the rest of the stream in order.
    */
   take(consumer: Consumer, count: number): Message[] {
     consumer.requestedCount = count;
