@@ -3,9 +3,9 @@
 // request within --http-headers-timeout-ms, stays up, and serves again once they are gone.
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import net from 'node:net';
 import t, { type Test } from 'tap';
 import { adminFetch } from '../helpers/auth.js';
+import { openConnection, type RawConnection } from '../helpers/raw-connection.js';
 import { startServer, type RunningServer } from '../helpers/cli.js';
 import { Errors } from '../../src/common/errors.js';
 import { loadOptions } from '../../src/common/options/load.js';
@@ -29,40 +29,11 @@ function idleConnectionCount(t: Test): number {
   return count;
 }
 
-interface IdleConnection {
-  socket: net.Socket;
-  /** What the server sent before it closed the connection. */
-  received: () => string;
-  /** Resolves when the connection is closed, by either side. */
-  closed: Promise<void>;
-  isClosed: () => boolean;
-}
-
-/** Connects and sends nothing. */
-function openIdle(port: number): Promise<IdleConnection> {
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(port, '127.0.0.1');
-    let received = '';
-    let isClosed = false;
-    socket.setEncoding('utf8').on('data', (chunk: string) => {
-      received += chunk;
-    });
-    // A connection the server drops may be reset rather than ended; 'close' follows either way.
-    socket.on('error', () => {});
-    const closed = new Promise<void>((closedResolve) => socket.once('close', () => {
-      isClosed = true;
-      closedResolve();
-    }));
-    socket.once('connect', () => resolve({ socket, received: () => received, closed, isClosed: () => isClosed }));
-    socket.once('close', () => reject(new Error(`connection to port ${port} failed before it was established`)));
-  });
-}
-
-async function openMany(port: number, count: number): Promise<IdleConnection[]> {
-  const connections: IdleConnection[] = [];
+async function openMany(port: number, count: number): Promise<RawConnection[]> {
+  const connections: RawConnection[] = [];
   while (connections.length < count) {
     const wave = Math.min(OPENING_WAVE, count - connections.length);
-    connections.push(...await Promise.all(Array.from({ length: wave }, () => openIdle(port))));
+    connections.push(...await Promise.all(Array.from({ length: wave }, () => openConnection(port))));
   }
   return connections;
 }
@@ -126,7 +97,7 @@ t.test('connections beyond --connections-max are closed as they arrive; the node
   t.ok(connections.filter((connection) => connection.isClosed()).every((connection) => connection.received() === ''),
     'the dropped connections were closed without a reply');
 
-  const refused = await openIdle(server.port);
+  const refused = await openConnection(server.port);
   refused.socket.write('GET /ping HTTP/1.1\r\nHost: node\r\n\r\n');
   await refused.closed;
   t.equal(refused.received(), '', 'a new client is closed without a reply while the cap is reached');

@@ -4,9 +4,7 @@
 // SVCDB_ERR_HTTP_BODY_TIMEOUT and closed; a reply sent before the body was read closes the
 // connection; and with --connections-max held by one address's slow-body connections, new
 // clients from another address are still served.
-import { once } from 'node:events';
 import http from 'node:http';
-import net from 'node:net';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import t, { type Test } from 'tap';
@@ -15,6 +13,7 @@ import { Daemon } from '../../src/daemon/daemon.js';
 import { daemonOptions } from '../../src/daemon/options.js';
 import { Engine } from '../../src/storage/engine.js';
 import { ADMIN_AUTH } from '../helpers/auth.js';
+import { openConnection, type RawConnection } from '../helpers/raw-connection.js';
 
 async function startDaemon(t: Test, values: Record<string, number>): Promise<number> {
   const dir = t.testdir();
@@ -24,30 +23,12 @@ async function startDaemon(t: Test, values: Record<string, number>): Promise<num
   return daemon.address.port;
 }
 
-interface SlowClient {
-  socket: net.Socket;
-  received: () => string;
-  closed: Promise<void>;
-  isClosed: () => boolean;
-}
-
 /** Sends a request's headers announcing `bodyBytes` bytes and `firstBytes` of them, then nothing unless told. */
-async function slowPost(port: number, { localAddress = '127.0.0.1', method = 'POST', path = '/streams/slow', bodyBytes = 1_000_000, firstBytes = '' } = {}): Promise<SlowClient> {
-  const socket = net.connect({ port, host: '127.0.0.1', localAddress });
-  await once(socket, 'connect');
-  let received = '';
-  let isClosed = false;
-  socket.setEncoding('utf8').on('data', (chunk: string) => {
-    received += chunk;
-  });
-  socket.on('error', () => {});
-  const closed = new Promise<void>((resolve) => socket.once('close', () => {
-    isClosed = true;
-    resolve();
-  }));
-  socket.write(`${method} ${path} HTTP/1.1\r\nHost: node\r\nAuthorization: ${ADMIN_AUTH}\r\nContent-Type: application/json\r\n`
+async function slowPost(port: number, { localAddress = '127.0.0.1', method = 'POST', path = '/streams/slow', bodyBytes = 1_000_000, firstBytes = '' } = {}): Promise<RawConnection> {
+  const client = await openConnection(port, localAddress);
+  client.socket.write(`${method} ${path} HTTP/1.1\r\nHost: node\r\nAuthorization: ${ADMIN_AUTH}\r\nContent-Type: application/json\r\n`
     + `Svc-EventType: Slow\r\nSvc-EventId: 5b0c2a0e-5d0b-4f36-9a36-2f4c1d8e0f01\r\nContent-Length: ${bodyBytes}\r\n\r\n${firstBytes}`);
-  return { socket, received: () => received, closed, isClosed: () => isClosed };
+  return client;
 }
 
 function bodyTimeoutReply(reply: string): { status: string; code?: unknown; message?: unknown } {
@@ -108,7 +89,7 @@ t.test('with the connection cap held by one address\'s slow bodies, other addres
   const connectionsMax = 20;
   const port = await startDaemon(t, { connectionsMax, httpRequestTimeoutMs: 3_600_000 });
   const attacker = '127.0.0.2';
-  const slow: SlowClient[] = [];
+  const slow: RawConnection[] = [];
   let stopped = false;
   // The attacker keeps the cap full: each of its connections that is closed is opened again.
   const keepOpen = async (): Promise<void> => {
