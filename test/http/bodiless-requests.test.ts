@@ -55,6 +55,8 @@ t.test('DELETE /admin/scavenge/current answers with a Content-Type as without it
 });
 
 t.test('the other bodiless commands answer with a Content-Type as without it', async (t) => {
+  const group = await adminFetch(`${base}/subscriptions/orders/workers`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{}' });
+  t.equal(group.status, 201, 'a subscription group to command');
   const commands: Array<[string, string, (body: string) => unknown]> = [
     ['POST', '/admin/mergeindexes', (body) => t.match(JSON.parse(body), { mergeIndexesId: /^[0-9a-f-]{36}$/ })],
     ['POST', '/admin/reloadconfig', (body) => t.equal(body, '')],
@@ -64,6 +66,7 @@ t.test('the other bodiless commands answer with a Content-Type as without it', a
     ['PUT', '/users/ops/command/enable', (body) => t.match(JSON.parse(body), { loginName: 'ops', success: true })],
     ['POST', '/projection/$by_category/command/enable', (body) => t.same(JSON.parse(body), { name: '$by_category' })],
     ['POST', '/projection/$by_category/command/disable', (body) => t.same(JSON.parse(body), { name: '$by_category' })],
+    ['POST', '/subscriptions/orders/workers/replayParked', (body) => t.match(JSON.parse(body), { result: 'Success' })],
   ];
   for (const [method, path, check] of commands) {
     const plain = await send(method, path);
