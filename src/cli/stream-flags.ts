@@ -1,12 +1,36 @@
 /**
- * Flags shared by `svcdb stream read` and `tail`: the output form and the filters of $all.
+ * Flags shared by the stream commands: the expected version of append and delete, and the
+ * position, count and filters of $all of read and tail.
  */
 import { Flags } from '@oclif/core';
 import { Errors } from '../common/errors.js';
+import { EXPECTED_VERSION_HELP, expectedVersionOf } from '../maint/streams/expected-version.js';
 import type { AllFilter } from '../maint/streams/read.js';
 import { ALL_STREAM } from '../maint/streams/wire.js';
 
 const helpGroup = 'FILTER ($all)';
+
+/** --expected-version of a write (`what`: append, delete). */
+export function expectedVersionFlag(what: string) {
+  return Flags.string({
+    char: 'e',
+    summary: `${what} only if the stream is at this version: ${EXPECTED_VERSION_HELP} (its last event number).`,
+    helpValue: 'VERSION',
+  });
+}
+
+/** The number the node takes for --expected-version, when it was given. */
+export function expectedVersionOfFlag(text: string | undefined): number | undefined {
+  return text === undefined ? undefined : expectedVersionOf(text);
+}
+
+/** --from and --count of read and tail; `start` says where they begin without --from. */
+export function positionFlags(start: string, countSummary: string) {
+  return {
+    from: Flags.string({ char: 'f', summary: `First event number (or $all position) to print; ${start} by default.`, helpValue: 'N' }),
+    count: Flags.integer({ char: 'n', summary: countSummary, min: 1 }),
+  };
+}
 
 export const allFilterFlags = {
   'event-type-prefix': Flags.string({ summary: 'Only events whose type starts with one of these prefixes (comma-separated).', helpValue: 'PREFIXES', helpGroup }),

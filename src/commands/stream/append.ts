@@ -5,7 +5,7 @@ import { Errors } from '../../common/errors.js';
 import { NodeCommand } from '../../cli/node-command.js';
 import { checkSomething, StreamAppender, type AppendResult } from '../../maint/streams/append.js';
 import { batchEntry, fileDataText, jsonText, lineEntry } from '../../maint/streams/event-input.js';
-import { EXPECTED_VERSION_HELP, expectedVersionOf } from '../../maint/streams/expected-version.js';
+import { expectedVersionFlag, expectedVersionOfFlag } from '../../cli/stream-flags.js';
 
 export default class StreamAppend extends NodeCommand {
   static override summary = 'Append events to a stream: one from --data or --data-file, or one per line of standard input.';
@@ -36,16 +36,12 @@ export default class StreamAppend extends NodeCommand {
     data: Flags.string({ char: 'd', summary: 'The event\'s data, JSON.', helpValue: 'JSON', exclusive: ['data-file'] }),
     'data-file': Flags.string({ summary: 'File holding the event\'s data (JSON, or text).', helpValue: 'FILE' }),
     metadata: Flags.string({ char: 'm', summary: 'Metadata of the event(s), JSON.', helpValue: 'JSON' }),
-    'expected-version': Flags.string({
-      char: 'e',
-      summary: `Append only if the stream is at this version: ${EXPECTED_VERSION_HELP} (its last event number).`,
-      helpValue: 'VERSION',
-    }),
+    'expected-version': expectedVersionFlag('Append'),
   };
 
   async run(): Promise<AppendResult> {
     const { args, flags } = await this.parse(StreamAppend);
-    const expected = flags['expected-version'] === undefined ? undefined : expectedVersionOf(flags['expected-version']);
+    const expected = expectedVersionOfFlag(flags['expected-version']);
     const metadata = flags.metadata === undefined ? undefined : jsonText(flags.metadata, '--metadata');
     const single = flags.data !== undefined || flags['data-file'] !== undefined;
     if (single && flags.type === undefined) throw Errors.cliUsage.create('--type is required with --data or --data-file', this.commandLine());

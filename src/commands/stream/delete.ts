@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { NodeCommand } from '../../cli/node-command.js';
 import { deleteStream, type DeleteResult } from '../../maint/streams/delete.js';
-import { EXPECTED_VERSION_HELP, expectedVersionOf } from '../../maint/streams/expected-version.js';
+import { expectedVersionFlag, expectedVersionOfFlag } from '../../cli/stream-flags.js';
 
 export default class StreamDelete extends NodeCommand {
   static override summary = 'Delete a stream: softly (an append brings it back), or for good with --hard.';
@@ -25,16 +25,12 @@ export default class StreamDelete extends NodeCommand {
 
   static override flags = {
     hard: Flags.boolean({ summary: 'Delete for good: the stream name can never be used again.', default: false }),
-    'expected-version': Flags.string({
-      char: 'e',
-      summary: `Delete only if the stream is at this version: ${EXPECTED_VERSION_HELP} (its last event number).`,
-      helpValue: 'VERSION',
-    }),
+    'expected-version': expectedVersionFlag('Delete'),
   };
 
   async run(): Promise<DeleteResult> {
     const { args, flags } = await this.parse(StreamDelete);
-    const expected = flags['expected-version'] === undefined ? undefined : expectedVersionOf(flags['expected-version']);
+    const expected = expectedVersionOfFlag(flags['expected-version']);
     const result = await deleteStream(await this.nodeClient(flags), args.stream, flags.hard, expected);
     this.log(result.hard ? `stream ${result.stream} deleted for good (a tombstone was written)` : `stream ${result.stream} deleted (an append recreates it)`);
     return result;

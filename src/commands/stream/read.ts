@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { NodeCommand } from '../../cli/node-command.js';
 import { eventJsonLine, eventTextLine, exitQuietlyOnClosedPipe, writeLine } from '../../cli/event-lines.js';
-import { allFilterFlags, allFilterOf } from '../../cli/stream-flags.js';
+import { allFilterFlags, allFilterOf, positionFlags } from '../../cli/stream-flags.js';
 import { readEvents } from '../../maint/streams/read.js';
 
 export default class StreamRead extends NodeCommand {
@@ -27,8 +27,7 @@ export default class StreamRead extends NodeCommand {
   };
 
   static override flags = {
-    from: Flags.string({ char: 'f', summary: 'First event number (or $all position) to read; the start, or with --backwards the end.', helpValue: 'N' }),
-    count: Flags.integer({ char: 'n', summary: 'Read at most this many events.', min: 1 }),
+    ...positionFlags('the start, or with --backwards the end', 'Read at most this many events.'),
     backwards: Flags.boolean({ char: 'b', summary: 'Newest first.', default: false }),
     ...allFilterFlags,
   };

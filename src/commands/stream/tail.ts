@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { NodeCommand } from '../../cli/node-command.js';
 import { eventJsonLine, eventTextLine, exitQuietlyOnClosedPipe, writeLine } from '../../cli/event-lines.js';
-import { allFilterFlags, allFilterOf } from '../../cli/stream-flags.js';
+import { allFilterFlags, allFilterOf, positionFlags } from '../../cli/stream-flags.js';
 import { followEvents } from '../../maint/streams/read.js';
 
 export default class StreamTail extends NodeCommand {
@@ -25,8 +25,7 @@ export default class StreamTail extends NodeCommand {
   };
 
   static override flags = {
-    from: Flags.string({ char: 'f', summary: 'First event number (or $all position) to print; events written from now on by default.', helpValue: 'N' }),
-    count: Flags.integer({ char: 'n', summary: 'Stop after this many events.', min: 1 }),
+    ...positionFlags('events written from now on', 'Stop after this many events.'),
     'long-poll-seconds': Flags.integer({ summary: 'How long the node holds each read open waiting for an event.', min: 1, max: 300, default: 30 }),
     ...allFilterFlags,
   };
