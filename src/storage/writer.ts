@@ -484,10 +484,7 @@ export class Writer {
    */
   private plan(request: WriteRequest, decision: WriteResult): Plan[] {
     const { streamName } = request;
-    if (request.kind === 'softDelete') {
-      const text = withMember(this.currentMetadata(streamName).text, '$tb', EVENT_NUMBER_MAX_TEXT);
-      return [this.metadataPlan(metadataStreamOf(streamName), this.currentLast(metadataStreamOf(streamName)) + 1, text)];
-    }
+    if (request.kind === 'softDelete') return [this.truncatePlan(streamName, EVENT_NUMBER_MAX_TEXT)];
     let framedBytes = request.kind === 'append' ? request.framedBytes ?? 0 : 0;
     if (framedBytes === 0) for (const event of request.events) framedBytes += framedEventBytes(streamName, event);
     const plan: Plan = { streamName, firstEventNumber: decision.firstEventNumber, events: request.events, framedBytes };
@@ -497,8 +494,14 @@ export class Writer {
       return undelete ? [plan, undelete] : [plan];
     }
     if (this.currentMetadata(streamName).truncateBefore !== DELETED_EVENT_NUMBER) return [plan];
-    const text = withMember(this.currentMetadata(streamName).text, '$tb', String(decision.firstEventNumber));
-    return [this.metadataPlan(metadataStreamOf(streamName), this.currentLast(metadataStreamOf(streamName)) + 1, text), plan];
+    return [this.truncatePlan(streamName, String(decision.firstEventNumber)), plan];
+  }
+
+  /** The next metadata event of `streamName`: its present metadata with `$tb` set to `truncateBeforeText`. */
+  private truncatePlan(streamName: string, truncateBeforeText: string): Plan {
+    const metadataStream = metadataStreamOf(streamName);
+    const text = withMember(this.currentMetadata(streamName).text, '$tb', truncateBeforeText);
+    return this.metadataPlan(metadataStream, this.currentLast(metadataStream) + 1, text);
   }
 
   /**
