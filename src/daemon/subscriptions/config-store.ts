@@ -81,10 +81,18 @@ export class ConfigStore {
   /** Appends the whole set, then truncates the stream before it: what came before is superseded. */
   private async writeSet(data: string): Promise<void> {
     const result = await this.system.append(CONFIG_STREAM, [{ eventType: CONFIG_EVENT_TYPE, data }]);
-    // A crash before this line leaves the older events readable: a start still takes the last set.
-    await this.system.writeMetadata(CONFIG_STREAM, { $tb: result.lastEventNumber });
-    this.setBytes = Buffer.byteLength(data);
     this.changesBytes = 0;
+    // A crash or a failure here leaves the older events readable: a start still takes the last set.
+    try {
+      await this.system.writeMetadata(CONFIG_STREAM, { $tb: result.lastEventNumber });
+    } catch (error) {
+      // The change is durable in the set. Until `$tb` is written a former `$maxCount` may still
+      // bound the stream, so the next change writes a set (and `$tb`) again.
+      this.logger.warn({ err: error, stream: CONFIG_STREAM }, 'could not truncate the subscription config before its last set; the next change writes the set again');
+      this.setBytes = undefined;
+      return;
+    }
+    this.setBytes = Buffer.byteLength(data);
   }
 }
 
