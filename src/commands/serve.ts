@@ -3,6 +3,7 @@ import { BaseCommand } from '../cli/base-command.js';
 import {
   configKey, describeValues, environmentVariable, flagName, type OptionDefinition,
 } from '../common/options/definition.js';
+import { effectiveConfig } from '../common/options/config-yaml.js';
 import { loadOptions, type RawValue } from '../common/options/load.js';
 import { optionKeys, optionSchema, type OptionKey } from '../common/options/schema.js';
 import { runDaemon, type RunResult } from '../daemon/run.js';
@@ -65,9 +66,16 @@ export default class Serve extends BaseCommand {
     'SVC_HTTP_PORT=0 <%= config.bin %> <%= command.id %> --db /tmp/svcdb-test/db',
   ];
 
-  static override flags = optionFlags;
+  static override flags: Interfaces.FlagInput = {
+    ...optionFlags,
+    // Not an option of the node: it changes what the command does, so it is not in the schema.
+    'print-config': Flags.boolean({
+      summary: 'Print the effective configuration (flags, SVC_* variables, --config file and defaults applied) as a config file, and exit 0 without opening the database.',
+      helpGroup: 'APPLICATION',
+    }),
+  };
 
-  async run(): Promise<RunResult> {
+  async run(): Promise<RunResult | undefined> {
     const { flags } = await this.parse(Serve);
     const given: Partial<Record<OptionKey, RawValue>> = {};
     for (const key of optionKeys) {
@@ -75,6 +83,10 @@ export default class Serve extends BaseCommand {
       if (value !== undefined) given[key] = value;
     }
     const options = loadOptions({ flags: given, env: process.env, cwd: process.cwd() });
+    if (flags['print-config']) {
+      process.stdout.write(effectiveConfig(options));
+      return undefined;
+    }
     return runDaemon(options, this.config.version);
   }
 }
