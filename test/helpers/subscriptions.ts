@@ -151,3 +151,12 @@ export function restartedService(t: Test, node: TestNode): SubscriptionsService 
   t.teardown(() => restarted.close());
   return restarted;
 }
+
+/** Makes `stream` readable by `$admins` only (its metadata's `$acl`); fails unless written. */
+export async function readableByAdminsOnly(url: string, stream: string): Promise<void> {
+  const response = await adminFetch(`${url}/streams/${encodeURIComponent(stream)}/metadata`, {
+    method: 'POST', headers: { 'content-type': 'application/json', 'svc-eventid': randomUUID() },
+    body: JSON.stringify({ $acl: { $r: '$admins' } }),
+  });
+  if (response.status !== 201) throw new Error(`writing the metadata of ${stream}: ${response.status} ${await response.text()}`);
+}

@@ -4,7 +4,7 @@
 import t from 'tap';
 import { adminFetch, createUser } from '../helpers/auth.js';
 import { startNode } from '../helpers/node.js';
-import { appendEvents, mustCreateGroup } from '../helpers/subscriptions.js';
+import { appendEvents, mustCreateGroup, readableByAdminsOnly } from '../helpers/subscriptions.js';
 
 const STREAM_DESC = 'application/vnd.svc.streamdesc+json';
 const COMPETING = ['application/vnd.svc.competingatom+xml', 'application/vnd.svc.competingatom+json'];
@@ -42,11 +42,7 @@ t.test('a streamSubscription link per group of the stream; none for a stream wit
 
 t.test('a caller who may not read the stream is not told its groups', async (t) => {
   const node = await startNode(t);
-  const metadata = await adminFetch(`${node.url}/streams/secret/metadata`, {
-    method: 'POST', headers: { 'content-type': 'application/json', 'svc-eventid': '11111111-1111-4111-8111-111111111111' },
-    body: JSON.stringify({ $acl: { $r: '$admins' } }),
-  });
-  t.equal(metadata.status, 201);
+  await readableByAdminsOnly(node.url, 'secret');
   await mustCreateGroup(node.url, 'secret', 'hidden-group');
   const alice = await createUser(node.url, { loginName: 'alice', password: 'pw' });
   const response = await adminFetch(`${node.url}/streams/secret`, { headers: { accept: STREAM_DESC, authorization: alice } });

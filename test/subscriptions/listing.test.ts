@@ -2,7 +2,7 @@
 import t from 'tap';
 import { adminFetch, createUser } from '../helpers/auth.js';
 import { startNode } from '../helpers/node.js';
-import { ack, appendEvents, groupUrl, info, mustCreateGroup, nack, take } from '../helpers/subscriptions.js';
+import { ack, appendEvents, groupUrl, info, mustCreateGroup, nack, readableByAdminsOnly, take } from '../helpers/subscriptions.js';
 
 t.test('GET /subscriptions and /subscriptions/{stream} list groups with links and counts', async (t) => {
   const node = await startNode(t);
@@ -74,11 +74,7 @@ t.test('lists and info in XML name their elements in PascalCase, as the referenc
 
 t.test('lists and info show only the groups of streams the caller may read', async (t) => {
   const node = await startNode(t);
-  const secret = await adminFetch(`${node.url}/streams/secret/metadata`, {
-    method: 'POST', headers: { 'content-type': 'application/json', 'svc-eventid': '11111111-1111-4111-8111-111111111111' },
-    body: JSON.stringify({ $acl: { $r: '$admins' } }),
-  });
-  t.equal(secret.status, 201);
+  await readableByAdminsOnly(node.url, 'secret');
   await mustCreateGroup(node.url, 'secret', 'g');
   await mustCreateGroup(node.url, 'open', 'g');
   const alice = await createUser(node.url, { loginName: 'alice', password: 'pw' });
