@@ -49,6 +49,13 @@ const hintByErrorCode: ReadonlyMap<string, string> = new Map([
   [Errors.clientUnauthorized.code, 'Check --username and --password or --password-file (or SVC_USERNAME and SVC_PASSWORD or SVC_PASSWORD_FILE); '
     + 'admin commands need a user in $admins or $ops, stream commands one that the stream\'s ACL allows.'],
   [Errors.clientProjectionsOff.code, 'Restart the node with --run-projections All (SVC_RUN_PROJECTIONS=All, or RunProjections: All in its config file).'],
+  [Errors.streamNotFound.code, 'Check the stream name (svcdb stream read \'$all\' shows what was written, as an admin); an append creates a stream, and a soft-deleted one reads as missing until the next append.'],
+  [Errors.eventNotFound.code, 'Read the stream (svcdb stream read STREAM) for the event numbers it has.'],
+  [Errors.wrongExpectedVersion.code, 'Another writer got there first: read the stream (svcdb stream read STREAM --backwards --count 1), decide again, and retry with its last event number as the expected version.'],
+  [Errors.streamDeleted.code, 'A stream deleted for good (hard delete) never comes back: write to another stream name.'],
+  [Errors.userNotFound.code, 'Check the login name; svcdb user list lists the users.'],
+  [Errors.projectionNotFound.code, 'Check the name; svcdb projection list lists the projections.'],
+  [Errors.subscriptionNotFound.code, 'Check the stream and group names; svcdb subscription list lists the groups, svcdb subscription create makes one.'],
   [Errors.clientNodeNotReady.code, 'Wait for the node to finish starting (its log says "listening"), then run the command again.'],
   [Errors.clientEventInvalid.code, 'Give the data as JSON (--data \'{"a":1}\'), and on standard input one JSON object per line: '
     + '{"eventType":"T","data":{...}}, or the data alone with --type.'],
