@@ -3,9 +3,9 @@
 // with development behaviour: full stack traces and no command cache. oclif.manifest.json is
 // ignored here: it describes the last build, and help and flags must come from the modules.
 import { fileURLToPath } from 'node:url';
-import { execute, Plugin } from '@oclif/core';
+import { execute } from '@oclif/core';
+import { honourNoColor, loadWithoutManifest } from './setup.js';
 
+honourNoColor();
 const root = fileURLToPath(new URL('..', import.meta.url));
-const plugin = new Plugin({ root, type: 'core', isRoot: true, ignoreManifest: true });
-await plugin.load();
-await execute({ development: true, dir: import.meta.url, loadOptions: { root, plugins: new Map([[plugin.name, plugin]]) } });
+await execute({ development: true, dir: import.meta.url, loadOptions: await loadWithoutManifest(root) });

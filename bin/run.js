@@ -3,16 +3,13 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { execute, Plugin, settings } from '@oclif/core';
+import { execute, settings } from '@oclif/core';
+import { honourNoColor, loadWithoutManifest } from './setup.js';
 
 // Always the compiled code, whatever NODE_ENV says; bin/dev.js is the way to run the sources.
 settings.enableAutoTranspile = false;
 
-// NO_COLOR (no-color.org) and --no-color turn colours off, whatever FORCE_COLOR says: chalk reads
-// only FORCE_COLOR when it is set, and never NO_COLOR.
-const words = process.argv.slice(2);
-const flagsEnd = words.indexOf('--');
-if (process.env.NO_COLOR || (flagsEnd === -1 ? words : words.slice(0, flagsEnd)).includes('--no-color')) process.env.FORCE_COLOR = '0';
+honourNoColor();
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -34,17 +31,5 @@ function manifestIsCurrent() {
     .every((file) => statSync(join(commands, String(file))).mtimeMs <= written);
 }
 
-let loadOptions;
-if (!manifestIsCurrent()) {
-  const plugin = new Plugin({ root, type: 'core', isRoot: true, ignoreManifest: true });
-  await plugin.load();
-  // Plugins given to oclif replace the ones package.json lists (help, autocomplete): load those too.
-  const plugins = new Map([[plugin.name, plugin]]);
-  for (const name of plugin.pjson.oclif.plugins ?? []) {
-    const dependency = new Plugin({ root: join(root, 'node_modules', name), type: 'core' });
-    await dependency.load();
-    plugins.set(dependency.name, dependency);
-  }
-  loadOptions = { root, plugins };
-}
+const loadOptions = manifestIsCurrent() ? undefined : await loadWithoutManifest(root);
 await execute({ dir: import.meta.url, loadOptions });
