@@ -24,6 +24,8 @@ import type { OperationsDependencies } from './http/admin-operations.js';
 import { GossipService } from './services/gossip.js';
 import { MetricsService } from './services/metrics.js';
 import { projectionReadings } from './services/projection-readings.js';
+import { nodeUrl } from './node-url.js';
+import { CONSOLE_PATH } from './http/console.js';
 import { optionsInfo } from './services/options-info.js';
 import { connectionsMaxOf } from './services/connection-limits.js';
 import { ConnectionMeter } from './services/stats-process.js';
@@ -341,9 +343,11 @@ export class Daemon {
     if (this.stopping) return;
     this.nodeState = 'leader';
     const { ip, port } = this.address;
+    const protocol = this.certificates.https ? 'https' : 'http';
+    const url = nodeUrl(protocol, ip, port);
     // Operators and tests look for this line; its msg and fields are stable.
     this.context.logger.info({
-      address: ip, port, protocol: this.certificates.https ? 'https' : 'http', dbPath: this.options.db, connectionsMax: this.connectionsMax,
+      address: ip, port, protocol, url, consoleUrl: `${url}${CONSOLE_PATH}`, dbPath: this.options.db, connectionsMax: this.connectionsMax,
     }, 'listening');
   }
 

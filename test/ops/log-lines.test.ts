@@ -76,7 +76,10 @@ t.test('start, appends, a refused request, stop and restart: JSON lines, no key 
     }
     const listening = listeningLines(server);
     t.equal(listening.length, 1, `start ${run + 1}: one line mentions listening:\n${listening.join('\n')}`);
-    t.match(JSON.parse(listening[0] ?? '{}'), { msg: 'listening', address: '127.0.0.1', port: server.port, protocol: 'http' });
+    t.match(JSON.parse(listening[0] ?? '{}'), {
+      msg: 'listening', address: '127.0.0.1', port: server.port, protocol: 'http',
+      url: `http://127.0.0.1:${server.port}`, consoleUrl: `http://127.0.0.1:${server.port}/web`,
+    });
     t.ok(lines.some((line) => line.includes('"msg":"request"')), 'the requests were logged (--log-http-requests)');
     t.ok(lines.some((line) => line.includes('"msg":"stopped"')), 'the stop was logged');
   }
@@ -89,5 +92,5 @@ t.test('on 0.0.0.0 the node still writes one listening line, not one per interfa
   await server.process.exited;
   const listening = listeningLines(server);
   t.equal(listening.length, 1, `one line mentions listening:\n${listening.join('\n')}`);
-  t.match(JSON.parse(listening[0] ?? '{}'), { msg: 'listening', address: '0.0.0.0', port: server.port });
+  t.match(JSON.parse(listening[0] ?? '{}'), { msg: 'listening', address: '0.0.0.0', port: server.port, url: `http://localhost:${server.port}` }, 'a URL a browser can open');
 });
