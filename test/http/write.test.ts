@@ -155,7 +155,7 @@ t.test('OPTIONS answers with the allowed methods; a trailing slash redirects', a
   t.match(options.headers.get('access-control-expose-headers'), /Svc-CurrentVersion/);
   const slash = await postEvent(`${node.url}/streams/any/?q=1`, '{}', JSON_EVENT);
   t.equal(slash.status, 307);
-  t.equal(slash.headers.get('location'), '/streams/any?q=1');
+  t.equal(slash.headers.get('location'), `${node.url}/streams/any?q=1`, 'the absolute URL, query kept');
 });
 
 t.test('soft delete: 204, then 404 on reads; an append revives the stream with continued numbering', async (t) => {
