@@ -13,9 +13,12 @@ import type { NodeConnection } from '../maint/node-client/node-request.js';
 /** Shown together under their own heading by --help. */
 const helpGroup = 'NODE';
 
-/** `exclusive`: flags of the command that none of these may be combined with (cert-reload's --signal). */
-export function nodeFlags(exclusive: string[] = []) {
-  const excluding = exclusive.length > 0 ? { exclusive } : {};
+/**
+ * No flag here excludes another flag of the command through oclif: oclif counts a value from the
+ * environment as given, so an exported SVC_URL would refuse cert-reload --signal. A command checks
+ * what was typed instead (typedFlags).
+ */
+export function nodeFlags() {
   return {
     url: Flags.string({
       summary: 'Base URL of the node, http:// or https://.',
@@ -23,7 +26,6 @@ export function nodeFlags(exclusive: string[] = []) {
       env: 'SVC_URL',
       helpValue: 'URL',
       helpGroup,
-      ...excluding,
     }),
     username: Flags.string({
       char: 'U',
@@ -45,7 +47,7 @@ export function nodeFlags(exclusive: string[] = []) {
       summary: 'File that holds the password of --username (one trailing line break is ignored).',
       env: 'SVC_PASSWORD_FILE',
       helpValue: 'FILE',
-      exclusive: ['password', ...exclusive],
+      exclusive: ['password'],
       helpGroup,
     }),
     'ca-file': Flags.string({
@@ -53,7 +55,6 @@ export function nodeFlags(exclusive: string[] = []) {
       env: 'SVC_CA_FILE',
       helpValue: 'FILE',
       helpGroup,
-      ...excluding,
     }),
   };
 }
@@ -75,4 +76,11 @@ export interface NodeFlagValues {
 /** The connection the flags describe, with each answer awaited at most `timeoutSeconds`. */
 export function nodeConnection(flags: NodeFlagValues, timeoutSeconds: number): NodeConnection {
   return { url: flags.url, username: flags.username, password: passwordOf(flags), caFile: flags['ca-file'], timeoutMs: timeoutSeconds * 1000 };
+}
+
+/** Which of `names` were typed on the command line (`--url X` or `--url=X`), not taken from the environment. */
+export function typedFlags(argv: readonly string[], names: readonly string[]): string[] {
+  const end = argv.indexOf('--');
+  const words = end === -1 ? argv : argv.slice(0, end);
+  return names.filter((name) => words.some((word) => word === `--${name}` || word.startsWith(`--${name}=`)));
 }

@@ -5,7 +5,8 @@ import { progressDisplay } from '../cli/progress.js';
 import { reloadOverHttp } from '../maint/cert-reload/http-reload.js';
 import type { CertReloadResult } from '../maint/cert-reload/result.js';
 import { reloadBySignal } from '../maint/cert-reload/signal-reload.js';
-import { nodeFlags, passwordOf } from '../cli/node-flags.js';
+import { nodeFlags, passwordOf, typedFlags } from '../cli/node-flags.js';
+import { Errors } from '../common/errors.js';
 
 export default class CertReload extends BaseCommand {
   static override summary = 'Reload a running node\'s certificates from their files, without a restart.';
@@ -33,7 +34,7 @@ export default class CertReload extends BaseCommand {
   ];
 
   static override flags = {
-    ...nodeFlags(['signal']),
+    ...nodeFlags(),
     signal: Flags.boolean({
       summary: 'Send SIGHUP to the node running on --db (same machine) instead of an HTTP request.',
       default: false,
@@ -53,6 +54,10 @@ export default class CertReload extends BaseCommand {
 
   async run(): Promise<CertReloadResult> {
     const { flags } = await this.parse(CertReload);
+    const withSignal = flags.signal ? typedFlags(this.argv, ['url', 'ca-file', 'password', 'password-file']) : [];
+    if (withSignal.length > 0) {
+      throw Errors.cliUsage.create(`--${withSignal[0]} cannot also be provided when using --signal, which sends no request`, this.commandLine());
+    }
     const timeoutMs = flags['timeout-seconds'] * 1000;
     const display = progressDisplay('Reloading certificates', this.jsonEnabled());
     let result: CertReloadResult;
