@@ -55,6 +55,15 @@ t.test('the stream commands against a running node', async (t) => {
     t.match(JSON.parse(read.stdout), { isJson: false, data: 'hello there' });
   });
 
+  t.test('--data-file: JSON as it is in the file, other text as text', async (t) => {
+    const directory = t.testdir({ 'event.json': `${BIG}\n`, 'note.txt': 'plain words' });
+    await svcdb(['stream', 'append', 'files', '-t', 'FromFile', '--data-file', join(directory, 'event.json')]);
+    await svcdb(['stream', 'append', 'files', '-t', 'FromFile', '--data-file', join(directory, 'note.txt')]);
+    const [json, text] = (await svcdb(['stream', 'read', 'files', '--json'])).stdout.trim().split('\n');
+    t.ok(json.includes(`"data":${BIG}`), json);
+    t.match(JSON.parse(text), { isJson: false, data: 'plain words' });
+  });
+
   t.test('refusals: each with its exit code, and nothing written', async (t) => {
     const notJson = await svcdb(['stream', 'append', 'refused', '-t', 'X', '-d', 'not json']);
     t.equal(notJson.code, ExitCode.usage);
