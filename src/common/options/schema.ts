@@ -38,7 +38,8 @@ export const optionSchema = {
   }),
   connectionsMax: integer({
     group: 'Interface',
-    description: 'Most HTTP connections open at once; a connection beyond it is closed as soon as it arrives. '
+    description: 'Most HTTP connections open at once, shared among client addresses (IPv6 by /64 network): at the cap, a connection from an address '
+      + 'holding fewer than the busiest address takes the place of that address\'s oldest connection; any other is closed as soon as it arrives. '
       + '0 sets it below the open-file limit of the process (ulimit -n), keeping 1024 descriptors for storage files.',
     default: 0, min: 0, max: 1_000_000, unit: 'connections',
   }),

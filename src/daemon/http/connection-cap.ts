@@ -7,12 +7,28 @@
  * Otherwise (its address is among those holding the most) the newcomer is closed, as Node does.
  * Closed connections get no reply, and the server emits 'drop' for each, as Node does.
  */
-import type { Server } from 'node:net';
-import type { Socket } from 'node:net';
+import type { Server, Socket } from 'node:net';
+
+/**
+ * Who a connection counts against: its IPv4 address, or the /64 network of its IPv6 address (one
+ * host is commonly given a whole /64, so counting single IPv6 addresses would let it open as many
+ * connections as it has addresses).
+ */
+export function clientOf(address: string): string {
+  const bare = address.split('%')[0].toLowerCase();
+  if (!bare.includes(':')) return bare;
+  if (bare.startsWith('::ffff:') && bare.includes('.')) return bare.slice(7);
+  const [head, tail] = bare.split('::');
+  const headParts = head === '' ? [] : head.split(':');
+  const tailParts = tail === undefined || tail === '' ? [] : tail.split(':');
+  const zeros = tail === undefined ? [] : Array<string>(Math.max(0, 8 - headParts.length - tailParts.length)).fill('0');
+  const groups = [...headParts, ...zeros, ...tailParts].slice(0, 4).map((group) => group.replace(/^0+(?=.)/, ''));
+  return `${groups.join(':')}::/64`;
+}
 
 export class ConnectionCap {
   private open = 0;
-  /** Each address's open connections, oldest first (a Set keeps insertion order). */
+  /** Each client's open connections, oldest first (a Set keeps insertion order); a client is clientOf(address). */
   private readonly byAddress = new Map<string, Set<Socket>>();
   /** Addresses by how many connections they hold, to find the busiest at once. */
   private readonly addressesByCount = new Map<number, Set<string>>();
@@ -22,7 +38,7 @@ export class ConnectionCap {
 
   /** Call on every new connection, before anything is read from it. */
   admit(socket: Socket): void {
-    const address = socket.remoteAddress ?? '';
+    const address = clientOf(socket.remoteAddress ?? '');
     if (this.open >= this.max) {
       const held = this.byAddress.get(address)?.size ?? 0;
       if (held >= this.busiest) {
