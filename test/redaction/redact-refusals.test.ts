@@ -69,12 +69,12 @@ t.test('a .tmp copy that is a symbolic link is refused by the check and by the s
   const client = new RedactionClient(join(dbPath, 'svcdb.sock'));
   t.teardown(() => client.close());
   const lockId = await client.lock();
-  const checks = [
+  const checks: Array<[string, () => Promise<unknown>]> = [
     ['check', () => client.checkChunks(lockId, [{ targetChunkFile: target, newChunkFile: 'linked.redact.tmp' }])],
     ['switch', () => client.switchChunk(lockId, target, 'linked.redact.tmp')],
-  ] as const;
+  ];
   for (const [what, call] of checks) {
-    await t.rejects(call(), { code: 'SVCDB_ERR_STORAGE_REPLACEMENT_INVALID', message: /symbolic link/ }, `${what} refuses the link`);
+    await t.rejects(call() as Promise<void>, { code: 'SVCDB_ERR_STORAGE_REPLACEMENT_INVALID', message: /symbolic link/ }, `${what} refuses the link`);
   }
   await client.release(lockId);
   t.same(readdirSync(dbPath).filter((name) => name.startsWith(target.slice(0, 12))), [target], 'the chunk was not replaced');
