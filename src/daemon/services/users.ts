@@ -8,21 +8,9 @@ import type { PasswordHasher } from '../security/password-hash.js';
 import { ADMINS_GROUP, checkLoginName, type UserRecord } from '../security/user-record.js';
 import type { UserStore } from '../security/user-store.js';
 import type { Principal } from './stream-access.js';
+import type { NewUser, UserView } from '../../common/user-documents.js';
 
-/** A user as the API shows it: never the password hash or its salt. */
-export interface UserView {
-  loginName: string;
-  fullName: string;
-  groups: string[];
-  disabled: boolean;
-}
-
-export interface NewUser {
-  loginName: string;
-  fullName: string;
-  groups: string[];
-  password: string;
-}
+export type { NewUser, UserView } from '../../common/user-documents.js';
 
 /** What PUT /users/{login} changes; a field left out keeps its value. */
 export interface UserChange {

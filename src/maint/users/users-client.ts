@@ -1,19 +1,8 @@
 /** The users API of a node as `svcdb user` uses it: list, create, reset a password, disable. */
+import type { NewUser, UserView } from '../../common/user-documents.js';
 import type { NodeClient } from '../node-client/node-client.js';
 
-export interface UserSummary {
-  loginName: string;
-  fullName: string;
-  groups: string[];
-  disabled: boolean;
-}
-
-export interface NewUser {
-  loginName: string;
-  fullName: string;
-  groups: string[];
-  password: string;
-}
+export type UserSummary = UserView;
 
 const userPath = (login: string) => `/users/${encodeURIComponent(login)}`;
 
