@@ -43,14 +43,16 @@ function tooSlow(body: BodyInProgress, nowMs: number): boolean {
 }
 
 export function limitBodies(app: FastifyInstance): void {
-  const inProgress = new Set<BodyInProgress>();
+  // Bodies still arriving, by request; a request leaves when its reply is sent, so the map holds
+  // only what is in flight and keeps no finished request alive.
+  const inProgress = new Map<IncomingMessage, BodyInProgress>();
   const check = () => {
     const nowMs = Date.now();
-    for (const body of inProgress) {
+    for (const body of inProgress.values()) {
       if (body.request.complete || body.socket.destroyed) {
-        inProgress.delete(body);
+        inProgress.delete(body.request);
       } else if (tooSlow(body, nowMs)) {
-        inProgress.delete(body);
+        inProgress.delete(body.request);
         answerAndClose(body.socket, Errors.httpBodyTimeout.create(
           `it arrived slower than ${BODY_RATE_FLOOR_BYTES_PER_SECOND} bytes a second on average after ${BODY_RATE_GRACE_MS} ms`,
         ));
@@ -68,12 +70,16 @@ export function limitBodies(app: FastifyInstance): void {
   app.addHook('onRequest', (request, _reply, done) => {
     if (hasBody(request)) {
       const { socket } = request.raw;
-      inProgress.add({ request: request.raw, socket, startBytes: socket.bytesRead, startMs: Date.now() });
+      inProgress.set(request.raw, { request: request.raw, socket, startBytes: socket.bytesRead, startMs: Date.now() });
     }
     done();
   });
   app.addHook('onSend', (request, reply, payload, done) => {
-    if (!request.raw.complete && hasBody(request)) reply.header('connection', 'close');
+    if (hasBody(request)) {
+      // The request timeout still bounds a body that goes on arriving after its reply.
+      inProgress.delete(request.raw);
+      if (!request.raw.complete) reply.header('connection', 'close');
+    }
     done(null, payload);
   });
 }
