@@ -3,7 +3,8 @@
  * HTTP request duration histogram per route group, and prom-client's process_* and nodejs_*
  * defaults, all in the node's own registry (two nodes in one process keep their figures apart).
  */
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
+import { RequestDurationsHistogram } from './request-durations-histogram.js';
 import { SERIES, type MetricInputs, type ProjectionReading, type SeriesDefinition } from './metric-table.js';
 import type { Stats } from './stats.js';
 
@@ -18,16 +19,10 @@ export interface MetricsSources {
 /** The groups request durations are kept by: a bounded set, whatever URLs clients send. */
 export type RouteGroup = 'streams_read' | 'streams_write' | 'subscriptions' | 'projections' | 'admin' | 'users' | 'other';
 
-/**
- * Upper bounds in seconds: appends take milliseconds (an fsync), reads less, and long polls and
- * subscription reads wait up to their timeout, so the buckets run from 1 ms to a minute.
- */
-const REQUEST_DURATION_BUCKETS_SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
-
 export class MetricsService {
   private readonly registry = new Registry();
   private readonly series: ReadonlyArray<{ definition: SeriesDefinition; metric: Counter | Gauge }>;
-  private readonly requestDurations: Histogram<'route' | 'status_class'>;
+  private readonly requestDurations = new RequestDurationsHistogram();
 
   constructor(private readonly sources: MetricsSources) {
     collectDefaultMetrics({ register: this.registry });
@@ -36,11 +31,8 @@ export class MetricsService {
       const settings = { name: definition.name, help: definition.help, labelNames: [...(definition.labels ?? [])], registers };
       return { definition, metric: definition.type === 'counter' ? new Counter(settings) : new Gauge(settings) };
     });
-    this.requestDurations = new Histogram({
-      name: 'svcdb_http_request_duration_seconds',
-      help: 'Time from a request\'s arrival to the end of its response, by route group (streams_read, streams_write, subscriptions, projections, admin, users, other) and status class (2xx, 4xx…).',
-      labelNames: ['route', 'status_class'], buckets: REQUEST_DURATION_BUCKETS_SECONDS, registers,
-    });
+    // Not a prom-client metric (see request-durations-histogram.ts), but printed by the registry as one.
+    this.registry.registerMetric(this.requestDurations as unknown as Metric);
     new Gauge({
       name: 'svcdb_build_info', help: 'The node\'s version, in the version label; the value is always 1.', labelNames: ['version'], registers,
     }).set({ version: sources.version }, 1);
@@ -52,7 +44,7 @@ export class MetricsService {
 
   /** Called once per answered request (request-durations.ts). */
   observeRequest(route: RouteGroup, statusCode: number, seconds: number): void {
-    this.requestDurations.observe({ route, status_class: `${Math.floor(statusCode / 100)}xx` }, seconds);
+    this.requestDurations.observe(route, statusCode, seconds);
   }
 
   async render(): Promise<string> {
