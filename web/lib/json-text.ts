@@ -4,6 +4,7 @@
  * 12345678901234567890123 or 9007199254740993 loses digits that way, and `1.0` becomes `1`.
  * Every function here takes its numbers and strings from the text, character for character.
  */
+import { objectMembers as memberSpans } from '../../src/common/json-scan.js';
 
 /** Whether `text` is one JSON value (what the node takes as JSON). */
 export function isJson(text: string): boolean {
@@ -59,30 +60,18 @@ export function reindentJson(text: string): string | undefined {
 }
 
 /**
- * The members of a JSON object's text, each key decoded and each value as written (undefined when
- * `text` is not a JSON object). A repeated key is kept once, with its last value, as JSON.parse
- * keeps it.
+ * The members of a JSON object's text, each key decoded and each value as written, without its
+ * white space (undefined when `text` is not a JSON object). A repeated key is kept once, with its
+ * last value, as JSON.parse keeps it. The node's own scanner finds the members.
  */
 export function objectMembers(text: string): Map<string, string> | undefined {
   if (!isJson(text)) return undefined;
-  const list = tokens(text);
-  if (list[0] !== '{') return undefined;
+  const spans = memberSpans(text);
+  if (spans === undefined) return undefined;
   const members = new Map<string, string>();
-  let index = 1;
-  while (index < list.length - 1) {
-    const key = JSON.parse(list[index]) as string;
-    const start = index + 2;
-    let depth = 0;
-    let end = start;
-    for (; end < list.length - 1; end += 1) {
-      const token = list[end];
-      if (token === '{' || token === '[') depth += 1;
-      else if (token === '}' || token === ']') depth -= 1;
-      else if (token === ',' && depth === 0) break;
-    }
+  for (const { key, value } of spans) {
     members.delete(key);
-    members.set(key, list.slice(start, end).join(''));
-    index = end + 1;
+    members.set(key, tokens(text.slice(value.start, value.end)).join(''));
   }
   return members;
 }
