@@ -75,11 +75,9 @@ export function limitBodies(app: FastifyInstance): void {
     done();
   });
   app.addHook('onSend', (request, reply, payload, done) => {
-    if (hasBody(request)) {
-      // The request timeout still bounds a body that goes on arriving after its reply.
-      inProgress.delete(request.raw);
-      if (!request.raw.complete) reply.header('connection', 'close');
-    }
+    // Only requests that announced a body were entered; the request timeout still bounds a body
+    // that goes on arriving after its reply.
+    if (inProgress.delete(request.raw) && !request.raw.complete) reply.header('connection', 'close');
     done(null, payload);
   });
 }
