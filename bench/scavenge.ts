@@ -12,11 +12,11 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseChunkFileName } from '../src/storage/chunk-format.js';
+import { parseChunkFileName } from '../src/storage/log/chunk-format.js';
 import { Engine } from '../src/storage/engine.js';
-import { openScavenger } from '../src/storage/scavenge/scavenger.js';
-import type { ScavengePoint, ScavengeStage } from '../src/storage/scavenge/types.js';
-import type { NewEvent } from '../src/storage/writer.js';
+import { openScavenger } from '../src/storage/maintenance/scavenge/scavenger.js';
+import type { ScavengePoint, ScavengeStage } from '../src/storage/maintenance/scavenge/types.js';
+import type { NewEvent } from '../src/storage/log/writer.js';
 import { nowMs, report, section } from './measure.js';
 
 const MiB = 1024 * 1024;

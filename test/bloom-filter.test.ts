@@ -1,5 +1,5 @@
 import t from 'tap';
-import { BloomFilter, BloomKey, BLOOM_LINE_BYTES } from '../src/storage/bloom-filter.js';
+import { BloomFilter, BloomKey, BLOOM_LINE_BYTES } from '../src/storage/index/bloom-filter.js';
 import { Errors } from '../src/common/errors.js';
 import { testRandom, type TestRandom } from './helpers/random.js';
 

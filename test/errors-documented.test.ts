@@ -5,7 +5,7 @@ import t from 'tap';
 import { ExitCode, exitCodeFor } from '../src/cli/exit-codes.js';
 import { allErrors } from '../src/common/errors.js';
 
-const root = new URL('../', import.meta.url);
+const root = new URL('..', import.meta.url);
 const reference = await readFile(new URL('man/errors.md', root), 'utf8');
 const readme = await readFile(new URL('README.md', root), 'utf8');
 

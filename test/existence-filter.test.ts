@@ -3,8 +3,8 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Errors } from '../src/common/errors.js';
 import { silentLogger, type Logger } from '../src/common/logger.js';
-import { StreamExistenceFilter, type StreamExistenceFilterOptions } from '../src/storage/existence-filter.js';
-import { defaultStreamHasher } from '../src/storage/stream-hash.js';
+import { StreamExistenceFilter, type StreamExistenceFilterOptions } from '../src/storage/index/existence-filter.js';
+import { defaultStreamHasher } from '../src/storage/index/stream-hash.js';
 import { pollUntil } from './helpers/wait.js';
 
 const SIZE = 64 * 1024;

@@ -6,7 +6,7 @@ import { join, relative, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 
-const source = fileURLToPath(new URL('../src/', import.meta.url));
+const source = fileURLToPath(new URL('../src', import.meta.url));
 const ORDER = ['commands', 'cli', 'daemon', 'maint', 'storage', 'common'] as const;
 type Layer = (typeof ORDER)[number];
 

@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import t from 'tap';
 import { Errors } from '../src/common/errors.js';
-import { CHUNK_HEADER_BYTES } from '../src/storage/chunk-format.js';
+import { CHUNK_HEADER_BYTES } from '../src/storage/log/chunk-format.js';
 import { CliProcess } from './helpers/cli.js';
 import { SMALL, flipByteInFirstChunk, newEvents, openEngine, tempDirectory } from './helpers/engine.js';
 

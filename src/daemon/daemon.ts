@@ -18,7 +18,7 @@ import { StreamsService, type StreamStorage } from './services/streams.js';
 import { SubscriptionsService } from './subscriptions/service.js';
 import { SystemStreams } from './subscriptions/system-streams.js';
 import type { Engine } from '../storage/engine.js';
-import type { ReplacementStep } from '../storage/chunk-replacement.js';
+import type { ReplacementStep } from '../storage/log/chunk-replacement.js';
 import { QueueMeter } from '../storage/engine-stats.js';
 import type { OperationsDependencies } from './http/admin-operations.js';
 import { GossipService } from './services/gossip.js';
@@ -38,7 +38,7 @@ import { RedactionSocket, SOCKET_FILE_NAME } from './redaction/socket-server.js'
 import { join } from 'node:path';
 import { ConsoleAssets, defaultConsoleDirectory } from './services/console-assets.js';
 import { ProjectionsService } from './projections/projections-service.js';
-import type { Scavenger } from '../storage/scavenge/types.js';
+import type { Scavenger } from '../storage/maintenance/scavenge/types.js';
 import { ScavengeService, type ScavengeStorage } from './scavenge/scavenge-service.js';
 import { openNodeScavenger } from './scavenge/open-scavenger.js';
 

@@ -1,7 +1,7 @@
 import { Errors } from '../common/errors.js';
 import { silentLogger, type Logger } from '../common/logger.js';
 import type { StreamHasher } from './index/types.js';
-import { defaultStreamHasher } from './stream-hash.js';
+import { defaultStreamHasher } from './index/stream-hash.js';
 
 export type ChunkVerification = 'background' | 'blocking' | 'off';
 

@@ -1,4 +1,4 @@
-import type { ConsumerStatus } from './log-consumers.js';
+import type { ConsumerStatus } from './read/log-consumers.js';
 /**
  * Measurements the engine keeps for operators (/stats, /metrics): plain counters updated where
  * the work happens. Hot paths only add to numbers: nothing here allocates per event, and clocks

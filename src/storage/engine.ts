@@ -4,36 +4,36 @@ import { unlink } from 'node:fs/promises';
 import { Errors } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
 import { resolveEngineOptions, type EngineOptions, type ResolvedEngineOptions } from './engine-options.js';
-import { writeEpoch } from './epoch.js';
-import type { ExistenceFilter } from './existence-filter.js';
+import { writeEpoch } from './log/epoch.js';
+import type { ExistenceFilter } from './index/existence-filter.js';
 import type { TableIndex } from './index/table-index.js';
-import { DatabaseLock } from './lock.js';
-import { Reader, systemStreamFilter, type AllFilter, type AllPage, type EventRead, type ForwardPages, type StreamPage } from './reader.js';
-import { checkEvents, checkExpectedVersion, checkStreamName, checkCount, checkPosition, checkWritableStream } from './request-checks.js';
-import { StreamLookup } from './stream-info.js';
+import { DatabaseLock } from './disk/lock.js';
+import { Reader, systemStreamFilter, type AllFilter, type AllPage, type EventRead, type ForwardPages, type StreamPage } from './read/reader.js';
+import { checkEvents, checkExpectedVersion, checkStreamName, checkCount, checkPosition, checkWritableStream } from './streams/request-checks.js';
+import { StreamLookup } from './streams/stream-info.js';
 import {
   DELETED_EVENT_NUMBER, ExpectedVersion, METADATA_EVENT_TYPE, TOMBSTONE_EVENT_TYPE, isMetadataStream, metadataStreamOf,
   originalStreamOf, metadataProblem, type StreamMetadata,
-} from './stream-metadata.js';
-import type { TransactionLog } from './transaction-log.js';
-import type { Chunk } from './chunk.js';
-import { checkpointList, recover, type Checkpoints, type Recovered } from './recovery.js';
-import { Writer, type AppendOptions, type CommittedWrite, type NewEvent, type WriteResult } from './writer.js';
+} from './streams/stream-metadata.js';
+import type { TransactionLog } from './log/transaction-log.js';
+import type { Chunk } from './log/chunk.js';
+import { checkpointList, recover, type Checkpoints, type Recovered } from './log/recovery.js';
+import { Writer, type AppendOptions, type CommittedWrite, type NewEvent, type WriteResult } from './log/writer.js';
 import type { EngineStatistics } from './engine-stats.js';
 import { randomUUID } from 'node:crypto';
-import { isTransientStorageError } from './file-write.js';
-import { LogConsumers, type ConsumerOptions, type LogConsumer } from './log-consumers.js';
-import { validateOwnRewrite, type ReplacedRange, type ReplaceOptions } from './chunk-replacement.js';
-import { rewriteRange, type RewriteOptions, type RewriteResult } from './chunk-rewrite.js';
-import { decodeRecord, type RecordHead } from './record.js';
+import { isTransientStorageError } from './disk/file-write.js';
+import { LogConsumers, type ConsumerOptions, type LogConsumer } from './read/log-consumers.js';
+import { validateOwnRewrite, type ReplacedRange, type ReplaceOptions } from './log/chunk-replacement.js';
+import { rewriteRange, type RewriteOptions, type RewriteResult } from './maintenance/chunk-rewrite.js';
+import { decodeRecord, type RecordHead } from './log/record.js';
 import { basename, dirname, join } from 'node:path';
-import { ChunkSwitchLock, type ChunkSwitchHold, type ChunkSwitchHolderKind } from './chunk-switch-lock.js';
-import { eventPositions, type EventPosition } from './event-positions.js';
-import { checkRedactedCopies, validateRedactedChunk, type CheckedCopy } from './redacted-chunk-check.js';
-import { parseChunkFileName } from './chunk-format.js';
+import { ChunkSwitchLock, type ChunkSwitchHold, type ChunkSwitchHolderKind } from './log/chunk-switch-lock.js';
+import { eventPositions, type EventPosition } from './read/event-positions.js';
+import { checkRedactedCopies, validateRedactedChunk, type CheckedCopy } from './maintenance/redacted-chunk-check.js';
+import { parseChunkFileName } from './log/chunk-format.js';
 import { isLenientJson } from '../common/lenient-json.js';
-import type { ScavengeAccess } from './scavenge/access.js';
-import { PRIVATE_DIRECTORY_MODE } from './file-modes.js';
+import type { ScavengeAccess } from './maintenance/scavenge/access.js';
+import { PRIVATE_DIRECTORY_MODE } from './disk/file-modes.js';
 
 export type EngineState = 'open' | 'closing' | 'closed' | 'failed';
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { exitCodeFor } from '../../src/cli/exit-codes.js';
 import { Errors } from '../../src/common/errors.js';
-import { CheckpointName } from '../../src/storage/checkpoint.js';
+import { CheckpointName } from '../../src/storage/log/checkpoint.js';
 import { backup } from '../../src/maint/backup/backup.js';
 import { restore } from '../../src/maint/backup/restore.js';
 import { verifyBackup } from '../../src/maint/backup/verify.js';

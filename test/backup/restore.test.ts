@@ -4,7 +4,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { NODE_IDENTITY_FILE } from '../../src/maint/backup/node-identity.js';
-import { Checkpoint, CheckpointName } from '../../src/storage/checkpoint.js';
+import { Checkpoint, CheckpointName } from '../../src/storage/log/checkpoint.js';
 import { AppendLoad, checkRestoredNode, dataArgs, readAll, readStream, runJson, type BackupJson } from '../helpers/backup.js';
 import { newEvents, openEngine, tempDirectory } from '../helpers/engine.js';
 

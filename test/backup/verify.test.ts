@@ -3,7 +3,7 @@
 import { cpSync, existsSync, openSync, readFileSync, readdirSync, writeFileSync, writeSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
-import { CHUNK_HEADER_BYTES } from '../../src/storage/chunk-format.js';
+import { CHUNK_HEADER_BYTES } from '../../src/storage/log/chunk-format.js';
 import { isIndexDataFile, sortChunkFiles } from '../../src/maint/backup/layout.js';
 import { parseIndexMap } from '../../src/storage/index/indexmap.js';
 import { dataArgs, runJson } from '../helpers/backup.js';

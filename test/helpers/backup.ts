@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { Test } from 'tap';
 import type { Engine } from '../../src/storage/engine.js';
-import type { EventRecord } from '../../src/storage/record.js';
+import type { EventRecord } from '../../src/storage/log/record.js';
 import { runCli, type CliExit } from './cli.js';
 import { withDeadline } from './wait.js';
 

@@ -11,9 +11,9 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { WAIT_DEADLINE_MS, WaitTimeoutError, withDeadline } from './wait.js';
 
-export const repositoryRoot = fileURLToPath(new URL('../../', import.meta.url));
+export const repositoryRoot = fileURLToPath(new URL('../..', import.meta.url));
 export const cliPath = fileURLToPath(new URL('../../bin/run.js', import.meta.url));
-const compiledCommands = fileURLToPath(new URL('../../dist/src/commands/', import.meta.url));
+const compiledCommands = fileURLToPath(new URL('../../dist/src/commands', import.meta.url));
 
 export type LogLine = Record<string, unknown> & { msg?: string };
 

@@ -3,11 +3,11 @@ import { closeSync, mkdtempSync, openSync, readdirSync, readlinkSync, readSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Test } from 'tap';
-import { Chunk } from '../../src/storage/chunk.js';
-import { chunkFileName } from '../../src/storage/chunk-format.js';
+import { Chunk } from '../../src/storage/log/chunk.js';
+import { chunkFileName } from '../../src/storage/log/chunk-format.js';
 import { Engine } from '../../src/storage/engine.js';
 import type { EngineOptions } from '../../src/storage/engine-options.js';
-import type { NewEvent } from '../../src/storage/writer.js';
+import type { NewEvent } from '../../src/storage/log/writer.js';
 import { withDeadline } from './wait.js';
 
 /** Small chunks and a small memory table so tests cross chunk ends and write index files. */

@@ -8,7 +8,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Test } from 'tap';
 import type { Engine } from '../../src/storage/engine.js';
-import { EventFlags, type EventRecord } from '../../src/storage/record.js';
+import { EventFlags, type EventRecord } from '../../src/storage/log/record.js';
 import { writeRedactedCopy } from '../../src/maint/redact/chunk-copy.js';
 import { formatEvent, type EventReference } from '../../src/maint/redact/events-list.js';
 import { openEngine, tempDirectory } from './engine.js';

@@ -4,7 +4,7 @@
  * right after the replacement step named in argv[3].
  */
 import { Engine } from '../../src/storage/engine.js';
-import { RecordKind } from '../../src/storage/record.js';
+import { RecordKind } from '../../src/storage/log/record.js';
 import { engineOptions } from './engine.js';
 
 const [directory, killAfter] = process.argv.slice(2) as [string, string];

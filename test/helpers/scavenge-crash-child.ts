@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Engine } from '../../src/storage/engine.js';
-import type { ScavengePoint } from '../../src/storage/scavenge/types.js';
+import type { ScavengePoint } from '../../src/storage/maintenance/scavenge/types.js';
 import { engineOptions } from './engine.js';
 import { runScavenge, scavengerFor } from './scavenge.js';
 

@@ -5,9 +5,9 @@
  * stream no rule touches. Events carry padding so that the log spans several small chunks.
  */
 import type { Engine } from '../../src/storage/engine.js';
-import { EventFlags, type EventRecord } from '../../src/storage/record.js';
-import type { NewEvent } from '../../src/storage/writer.js';
-import type { ScavengePoint } from '../../src/storage/scavenge/types.js';
+import { EventFlags, type EventRecord } from '../../src/storage/log/record.js';
+import type { NewEvent } from '../../src/storage/log/writer.js';
+import type { ScavengePoint } from '../../src/storage/maintenance/scavenge/types.js';
 import type { TestRandom } from './random.js';
 
 export const FIXTURE_STREAMS = ['truncated', 'counted', 'aged', 'hard', 'soft', 'plain', 'meta-many', 'revived'] as const;

@@ -15,7 +15,7 @@ import { Daemon, type OpenScavenger } from '../../src/daemon/daemon.js';
 import { daemonOptions } from '../../src/daemon/options.js';
 import { openNodeScavenger } from '../../src/daemon/scavenge/open-scavenger.js';
 import { Engine } from '../../src/storage/engine.js';
-import type { ScavengeRunOptions, Scavenger } from '../../src/storage/scavenge/types.js';
+import type { ScavengeRunOptions, Scavenger } from '../../src/storage/maintenance/scavenge/types.js';
 import { adminFetch } from './auth.js';
 import { setTimeout as delay } from 'node:timers/promises';
 import { WAIT_DEADLINE_MS, WaitTimeoutError } from './wait.js';

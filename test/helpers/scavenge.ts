@@ -7,10 +7,10 @@ import { randomUUID } from 'node:crypto';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Engine } from '../../src/storage/engine.js';
-import type { EventRecord } from '../../src/storage/record.js';
-import { openScavenger } from '../../src/storage/scavenge/scavenger.js';
-import type { ScavengeOutcome, ScavengePoint, ScavengeRunOptions, Scavenger } from '../../src/storage/scavenge/types.js';
-import { parseChunkFileName } from '../../src/storage/chunk-format.js';
+import type { EventRecord } from '../../src/storage/log/record.js';
+import { openScavenger } from '../../src/storage/maintenance/scavenge/scavenger.js';
+import type { ScavengeOutcome, ScavengePoint, ScavengeRunOptions, Scavenger } from '../../src/storage/maintenance/scavenge/types.js';
+import { parseChunkFileName } from '../../src/storage/log/chunk-format.js';
 
 export const POINTS_STREAM = '$scavengePoints';
 

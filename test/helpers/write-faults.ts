@@ -49,7 +49,7 @@ function errnoError(code: 'ENOSPC' | 'EDQUOT'): NodeJS.ErrnoException {
 function siteOf(stack: string | undefined): string {
   for (const line of (stack ?? '').split('\n').slice(2)) {
     // The shared write loop is not a site; its caller is.
-    if (line.includes('/src/storage/file-write.ts')) continue;
+    if (line.includes('/src/storage/disk/file-write.ts')) continue;
     const match = /at (?:async )?(\S+) \(.*\/src\/([^:]+)/.exec(line) ?? /at .*\/src\/([^:]+)/.exec(line);
     if (match && match.length === 3) return `${match[2]}:${match[1]}`;
     if (match) return match[1];

@@ -3,7 +3,7 @@ import { ADMIN_AUTH, adminFetch } from '../helpers/auth.js';
 import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { Errors } from '../../src/common/errors.js';
-import { EventFlags } from '../../src/storage/record.js';
+import { EventFlags } from '../../src/storage/log/record.js';
 import { postEvent, startNode } from '../helpers/node.js';
 
 const JSON_EVENT = { 'content-type': 'application/json', 'svc-eventtype': 'Thing' };

@@ -3,7 +3,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Errors } from '../../src/common/errors.js';
 import { silentLogger } from '../../src/common/logger.js';
-import { BloomKey } from '../../src/storage/bloom-filter.js';
+import { BloomKey } from '../../src/storage/index/bloom-filter.js';
 import { IndexFile } from '../../src/storage/index/index-file.js';
 import { IndexFileWriter } from '../../src/storage/index/index-file-writer.js';
 import { mergeIndexFiles } from '../../src/storage/index/merge.js';

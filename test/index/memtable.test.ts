@@ -2,7 +2,7 @@ import t from 'tap';
 import fc from 'fast-check';
 import { MemTable } from '../../src/storage/index/memtable.js';
 import type { IndexEntry } from '../../src/storage/index/types.js';
-import { hashPartsFunction, defaultStreamHasher, type HashParts } from '../../src/storage/stream-hash.js';
+import { hashPartsFunction, defaultStreamHasher, type HashParts } from '../../src/storage/index/stream-hash.js';
 import { testSeed } from '../helpers/random.js';
 
 const pairs = (entries: Iterable<IndexEntry>) => [...entries].map((entry) => [entry.eventNumber, entry.logPosition]);

@@ -6,7 +6,7 @@ import {
   streamHashHigh,
   streamHashLow,
   type HashParts,
-} from '../../src/storage/stream-hash.js';
+} from '../../src/storage/index/stream-hash.js';
 import { testSeed } from '../helpers/random.js';
 
 // Straightforward byte-at-a-time versions of both algorithms, checked against published test

@@ -5,7 +5,7 @@ import { Errors } from '../../src/common/errors.js';
 import { silentLogger } from '../../src/common/logger.js';
 import { TableIndex } from '../../src/storage/index/table-index.js';
 import type { IndexEntry, StreamHasher, TableIndexOptions } from '../../src/storage/index/types.js';
-import { defaultStreamHasher } from '../../src/storage/stream-hash.js';
+import { defaultStreamHasher } from '../../src/storage/index/stream-hash.js';
 import { testRandom, type TestRandom } from '../helpers/random.js';
 
 /** One event record of a pretend log. */

@@ -3,9 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { EmittedEventPacker, emittedEventId, isEmittedEventId } from '../../src/daemon/projections/emit-bytes.js';
 import { emitterPrefix } from '../../src/daemon/projections/emitter.js';
 import { LinkEmit } from '../../src/daemon/projections/system-projections.js';
-import { PackedEvent, bodyBytes } from '../../src/storage/packed-event.js';
-import { decodeRecord, decodeRecordOnDemand, encodeEventRecord, encodePackedEventRecord, eventRecordBytesMax, type EventRecord } from '../../src/storage/record.js';
-import { framedEventBytes } from '../../src/storage/writer.js';
+import { PackedEvent, bodyBytes } from '../../src/storage/log/packed-event.js';
+import { decodeRecord, decodeRecordOnDemand, encodeEventRecord, encodePackedEventRecord, eventRecordBytesMax, type EventRecord } from '../../src/storage/log/record.js';
+import { framedEventBytes } from '../../src/storage/log/writer.js';
 
 const hex = (value: number, digits: number) => value.toString(16).padStart(digits, '0');
 

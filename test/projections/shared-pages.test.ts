@@ -1,5 +1,5 @@
 import t from 'tap';
-import type { AllPage } from '../../src/storage/reader.js';
+import type { AllPage } from '../../src/storage/read/reader.js';
 import { withSharedPages } from '../../src/daemon/projections/shared-pages.js';
 import { newEvents, openEngine, tempDirectory } from '../helpers/engine.js';
 import { pollUntil } from '../helpers/wait.js';

@@ -9,7 +9,7 @@ import { RedactionService } from '../../src/daemon/redaction/redaction-service.j
 import { RedactionSocket, SOCKET_FILE_NAME } from '../../src/daemon/redaction/socket-server.js';
 import { formatEvent, type EventReference } from '../../src/maint/redact/events-list.js';
 import { redact } from '../../src/maint/redact/redact.js';
-import type { EventRecord } from '../../src/storage/record.js';
+import type { EventRecord } from '../../src/storage/log/record.js';
 import { openEngine, tempDirectory } from '../helpers/engine.js';
 import { buildRedactionDatabase, checkConsistent, checkFiles, completedEvents, storedEvents, tempFilesOf } from '../helpers/redaction.js';
 

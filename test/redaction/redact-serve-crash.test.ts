@@ -4,7 +4,7 @@ import { cpSync } from 'node:fs';
 import { join } from 'node:path';
 import { formatEvent, type EventReference } from '../../src/maint/redact/events-list.js';
 import { redact, type RedactStep } from '../../src/maint/redact/redact.js';
-import type { EventRecord } from '../../src/storage/record.js';
+import type { EventRecord } from '../../src/storage/log/record.js';
 import { adminFetch } from '../helpers/auth.js';
 import { runCli, startServer } from '../helpers/cli.js';
 import { openEngine, tempDirectory } from '../helpers/engine.js';

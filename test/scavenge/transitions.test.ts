@@ -9,7 +9,7 @@ import {
 } from '../helpers/scavenge-node.js';
 import { openNodeScavenger } from '../../src/daemon/scavenge/open-scavenger.js';
 import { SCAVENGE_POINTS_STREAM } from '../../src/daemon/scavenge/scavenge-points.js';
-import type { ScavengeCheckpoint } from '../../src/storage/scavenge/types.js';
+import type { ScavengeCheckpoint } from '../../src/storage/maintenance/scavenge/types.js';
 
 function chunkBytes(db: string): number {
   return readdirSync(db).filter((name) => name.startsWith('chunk-')).reduce((sum, name) => sum + statSync(join(db, name)).size, 0);

@@ -1,7 +1,7 @@
 import t from 'tap';
-import type { AllPage } from '../../src/storage/reader.js';
-import { GIVE_WAY_MS_MAX } from '../../src/storage/give-way.js';
-import { BACKGROUND_SHARE, BackgroundTurns } from '../../src/storage/log-consumers.js';
+import type { AllPage } from '../../src/storage/read/reader.js';
+import { GIVE_WAY_MS_MAX } from '../../src/storage/log/give-way.js';
+import { BACKGROUND_SHARE, BackgroundTurns } from '../../src/storage/read/log-consumers.js';
 import { newEvent, openEngine, tempDirectory } from '../helpers/engine.js';
 import { pollUntil, withDeadline } from '../helpers/wait.js';
 

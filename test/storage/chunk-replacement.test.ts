@@ -4,11 +4,11 @@ import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Errors } from '../../src/common/errors.js';
-import { writeRewrittenChunk } from '../../src/storage/chunk-rewrite.js';
-import { validateOwnRewrite, type ReplacedRange } from '../../src/storage/chunk-replacement.js';
-import type { Chunk } from '../../src/storage/chunk.js';
+import { writeRewrittenChunk } from '../../src/storage/maintenance/chunk-rewrite.js';
+import { validateOwnRewrite, type ReplacedRange } from '../../src/storage/log/chunk-replacement.js';
+import type { Chunk } from '../../src/storage/log/chunk.js';
 import type { Engine } from '../../src/storage/engine.js';
-import { RecordKind, decodeRecord, encodeEventRecord, type EventRecord, type RecordHead } from '../../src/storage/record.js';
+import { RecordKind, decodeRecord, encodeEventRecord, type EventRecord, type RecordHead } from '../../src/storage/log/record.js';
 import { newEvents, openEngine, tempDirectory } from '../helpers/engine.js';
 
 /**

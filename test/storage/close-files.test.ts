@@ -12,8 +12,8 @@ import fs, { closeSync, fstatSync, mkdtempSync, openSync, readlinkSync, rmSync, 
 import { syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Chunk } from '../../src/storage/chunk.js';
-import { chunkFileName } from '../../src/storage/chunk-format.js';
+import { Chunk } from '../../src/storage/log/chunk.js';
+import { chunkFileName } from '../../src/storage/log/chunk-format.js';
 import { Engine } from '../../src/storage/engine.js';
 import { SMALL, appendUntilChunks, descriptorsUnder, engineOptions, newEvents, openEngine, tempDirectory } from '../helpers/engine.js';
 import { fileHandlePrototype, ioError } from '../helpers/file-handle.js';

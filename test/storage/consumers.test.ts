@@ -1,5 +1,5 @@
 import t from 'tap';
-import { SKIP_SYSTEM_STREAMS, type AllPage } from '../../src/storage/reader.js';
+import { SKIP_SYSTEM_STREAMS, type AllPage } from '../../src/storage/read/reader.js';
 import { LongPollHub } from '../../src/daemon/services/long-poll.js';
 import { newEvent, newEvents, openEngine, SMALL, tempDirectory } from '../helpers/engine.js';
 import { pollUntil } from '../helpers/wait.js';

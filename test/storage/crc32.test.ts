@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import t from 'tap';
-import { crc32Of } from '../../src/storage/crc32.js';
+import { crc32Of } from '../../src/storage/log/crc32.js';
 
 t.test('crc32Of equals zlib for every length and alignment, short and long, in shared and ordinary memory', async (t) => {
   const bytes = randomBytes(2048);

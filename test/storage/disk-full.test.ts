@@ -2,7 +2,7 @@ import t, { type Test } from 'tap';
 import { Errors } from '../../src/common/errors.js';
 import type { Engine } from '../../src/storage/engine.js';
 import type { EngineOptions } from '../../src/storage/engine-options.js';
-import type { NewEvent } from '../../src/storage/writer.js';
+import type { NewEvent } from '../../src/storage/log/writer.js';
 import { newEvent, openEngine, tempDirectory } from '../helpers/engine.js';
 import { injectWriteFaults, type WriteFault, type WriteInjector } from '../helpers/write-faults.js';
 

@@ -1,12 +1,12 @@
-import type { EventRecord } from '../../src/storage/record.js';
+import type { EventRecord } from '../../src/storage/log/record.js';
 import t from 'tap';
 import { Errors } from '../../src/common/errors.js';
-import { DELETED_EVENT_NUMBER } from '../../src/storage/stream-metadata.js';
+import { DELETED_EVENT_NUMBER } from '../../src/storage/streams/stream-metadata.js';
 import { newEvent, newEvents, openEngine, tempDirectory } from '../helpers/engine.js';
-import { PackedInBlock } from '../../src/storage/packed-event.js';
-import { RECORD_PAYLOAD_BYTES_MAX } from '../../src/storage/record.js';
-import { writeUuid } from '../../src/storage/uuid.js';
-import type { NewEvent } from '../../src/storage/writer.js';
+import { PackedInBlock } from '../../src/storage/log/packed-event.js';
+import { RECORD_PAYLOAD_BYTES_MAX } from '../../src/storage/log/record.js';
+import { writeUuid } from '../../src/storage/log/uuid.js';
+import type { NewEvent } from '../../src/storage/log/writer.js';
 
 t.test('appends are numbered from 0 and read back forwards, backwards and by number', async (t) => {
   const engine = await openEngine(tempDirectory(t));

@@ -2,14 +2,14 @@ import t from 'tap';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Errors } from '../../src/common/errors.js';
-import { Checkpoint, CheckpointName } from '../../src/storage/checkpoint.js';
+import { Checkpoint, CheckpointName } from '../../src/storage/log/checkpoint.js';
 import {
   CHUNK_HEADER_BYTES, chunkFileName, completedFileBytes, decodeChunkFooter, decodeChunkHeader, encodeChunkFooter,
   encodeChunkHeader, newChunkHeader, ongoingFileBytes, parseChunkFileName, setFooterHash,
-} from '../../src/storage/chunk-format.js';
-import { Chunk } from '../../src/storage/chunk.js';
+} from '../../src/storage/log/chunk-format.js';
+import { Chunk } from '../../src/storage/log/chunk.js';
 import { stopHashingThread } from '../../src/common/md5-thread.js';
-import { encodeSystemRecord } from '../../src/storage/record.js';
+import { encodeSystemRecord } from '../../src/storage/log/record.js';
 import { descriptorsUnder, tempDirectory } from '../helpers/engine.js';
 
 t.test('chunk header round-trips and foreign files are refused', async (t) => {

@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap';
-import { defaultStreamHasher } from '../../src/storage/stream-hash.js';
+import { defaultStreamHasher } from '../../src/storage/index/stream-hash.js';
 import type { Engine } from '../../src/storage/engine.js';
 import { newEvents, openEngine, tempDirectory } from '../helpers/engine.js';
 

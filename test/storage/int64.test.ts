@@ -1,5 +1,5 @@
 import t from 'tap';
-import { readInt64, writeInt64 } from '../../src/storage/int64.js';
+import { readInt64, writeInt64 } from '../../src/storage/log/int64.js';
 
 t.test('64-bit integers are written as BigInt64 little-endian would, and read back exactly', async (t) => {
   const values = [0, 1, 255, 256, 2 ** 31 - 1, 2 ** 31, 2 ** 32 - 1, 2 ** 32, 2 ** 32 + 1, 2 ** 40 + 12_345, 2 ** 52 + 3, Number.MAX_SAFE_INTEGER,

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { randomUUID } from 'node:crypto';
-import { RecentIds } from '../../src/storage/recent-ids.js';
+import { RecentIds } from '../../src/storage/streams/recent-ids.js';
 
 const write = (count: number) => Array.from({ length: count }, () => ({ eventId: randomUUID() }));
 

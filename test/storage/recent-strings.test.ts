@@ -1,5 +1,5 @@
 import t from 'tap';
-import { RecentStrings } from '../../src/storage/recent-strings.js';
+import { RecentStrings } from '../../src/storage/log/recent-strings.js';
 
 t.test('gives the string of the bytes asked for, whatever was kept before in its slot', async (t) => {
   const names = ['', 'a', 'b', 'orders-1', 'orders-2', 'orders-3', 'ordert-1', 'é€😀-x', 'x'.repeat(64), 'y'.repeat(64), 'z'.repeat(65), 'Type0', 'Type1'];

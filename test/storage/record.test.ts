@@ -3,9 +3,9 @@ import { randomUUID } from 'node:crypto';
 import {
   EventFlags, RecordKind, SystemKind, checkFrame, decodeRecord, encodeEventRecord, encodeSystemRecord,
   eventRecordBytesMax, peekEventKey, type EventRecordInput,
-} from '../../src/storage/record.js';
-import { framedEventBytes } from '../../src/storage/writer.js';
-import { readInt64, writeInt64 } from '../../src/storage/int64.js';
+} from '../../src/storage/log/record.js';
+import { framedEventBytes } from '../../src/storage/log/writer.js';
+import { readInt64, writeInt64 } from '../../src/storage/log/int64.js';
 
 function sampleEvent(overrides: Partial<EventRecordInput> = {}): EventRecordInput {
   return {

@@ -2,9 +2,9 @@ import t, { type Test } from 'tap';
 import { closeSync, openSync, readFileSync, readSync, writeFileSync, writeSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Errors } from '../../src/common/errors.js';
-import { CHUNK_HEADER_BYTES, chunkFileName, decodeChunkHeader } from '../../src/storage/chunk-format.js';
+import { CHUNK_HEADER_BYTES, chunkFileName, decodeChunkHeader } from '../../src/storage/log/chunk-format.js';
 import { silentLogger, type Logger } from '../../src/common/logger.js';
-import { readInt64, writeInt64 } from '../../src/storage/int64.js';
+import { readInt64, writeInt64 } from '../../src/storage/log/int64.js';
 import type { Engine } from '../../src/storage/engine.js';
 import { SMALL, appendUntilChunks, fatalError, flipByteInFirstChunk, newEvent, newEvents, openEngine, tempDirectory } from '../helpers/engine.js';
 

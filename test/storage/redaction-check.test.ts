@@ -7,8 +7,8 @@ import { RedactionService } from '../../src/daemon/redaction/redaction-service.j
 import { writeRedactedCopies, writeRedactedCopy, type ChunkToCopy } from '../../src/maint/redact/chunk-copy.js';
 import type { EventReference } from '../../src/maint/redact/events-list.js';
 import type { Engine } from '../../src/storage/engine.js';
-import { eventFrameLayout, resealFrame } from '../../src/storage/record.js';
-import type { CheckedCopy } from '../../src/storage/redacted-chunk-check.js';
+import { eventFrameLayout, resealFrame } from '../../src/storage/log/record.js';
+import type { CheckedCopy } from '../../src/storage/maintenance/redacted-chunk-check.js';
 import { openEngine } from '../helpers/engine.js';
 import { buildRedactionDatabase, checkConsistent, chunkFilesOf, completedEvents, storedEvents, tempFilesOf } from '../helpers/redaction.js';
 import pino from 'pino';

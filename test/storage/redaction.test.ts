@@ -4,8 +4,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { Errors } from '../../src/common/errors.js';
 import { writeRedactedCopy } from '../../src/maint/redact/chunk-copy.js';
-import { eventFrameLayout, resealFrame } from '../../src/storage/record.js';
-import { redactFrame } from '../../src/storage/redaction.js';
+import { eventFrameLayout, resealFrame } from '../../src/storage/log/record.js';
+import { redactFrame } from '../../src/storage/maintenance/redaction.js';
 import { appendUntilChunks, openEngine, tempDirectory } from '../helpers/engine.js';
 import {
   buildRedactionDatabase, chunkFilesOf, completedEvents, isRedacted, redactThroughEngine, storedEvents, tempFilesOf,

@@ -1,7 +1,7 @@
 import t from 'tap';
 import type { Engine } from '../../src/storage/engine.js';
-import type { EventRecord } from '../../src/storage/record.js';
-import { SKIP_SYSTEM_STREAMS, SKIP_SYSTEM_STREAMS_BUT_METADATA, type AllFilter } from '../../src/storage/reader.js';
+import type { EventRecord } from '../../src/storage/log/record.js';
+import { SKIP_SYSTEM_STREAMS, SKIP_SYSTEM_STREAMS_BUT_METADATA, type AllFilter } from '../../src/storage/read/reader.js';
 import { appendUntilChunks, newEvent, newEvents, openEngine, tempDirectory } from '../helpers/engine.js';
 
 /** Every field of an event as plain values, data and metadata as hex. */

@@ -5,7 +5,7 @@
 import type { SecureContextOptions } from 'node:tls';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { Errors } from '../../common/errors.js';
-import { STREAM_NAME_BYTES_MAX } from '../../storage/request-checks.js';
+import { STREAM_NAME_BYTES_MAX } from '../../storage/streams/request-checks.js';
 import type { NodeFeatures, NodeInfo, NodeState } from '../services/node-info.js';
 import { clientErrorHandler } from './client-errors.js';
 import { errorHandler, frameworkErrorHandler, notFoundHandler } from './errors.js';

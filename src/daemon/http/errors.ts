@@ -6,7 +6,7 @@
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { Errors, isSvcError, summaryOf, type SvcError } from '../../common/errors.js';
-import { STREAM_NAME_BYTES_MAX } from '../../storage/request-checks.js';
+import { STREAM_NAME_BYTES_MAX } from '../../storage/streams/request-checks.js';
 import { decorateError } from './error-decorations.js';
 import { readDenial } from './rights-before-format.js';
 

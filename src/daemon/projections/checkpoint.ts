@@ -4,7 +4,7 @@
  * `$projections-{name}-checkpoint`; the last one of the projection's epoch is where it resumes.
  */
 import { createHash } from 'node:crypto';
-import { RECORD_PAYLOAD_BYTES_MAX, type EventRecord } from '../../storage/record.js';
+import { RECORD_PAYLOAD_BYTES_MAX, type EventRecord } from '../../storage/log/record.js';
 
 export const CHECKPOINT_EVENT_TYPE = '$ProjectionCheckpoint';
 

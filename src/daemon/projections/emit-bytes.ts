@@ -1,6 +1,6 @@
-import { EVENT_ID_BYTES, PackedInBlock, type PackedEvent } from '../../storage/packed-event.js';
-import { putEventIdBytes, putEventIdText, type EventRecord } from '../../storage/record.js';
-import { readUuid } from '../../storage/uuid.js';
+import { EVENT_ID_BYTES, PackedInBlock, type PackedEvent } from '../../storage/log/packed-event.js';
+import { putEventIdBytes, putEventIdText, type EventRecord } from '../../storage/log/record.js';
+import { readUuid } from '../../storage/log/uuid.js';
 import { emittedMetadataBytes, putEmittedMetadataEnd, putEmittedMetadataStart, putText } from './emit-text.js';
 import { EmittedLink, LINK_PACKED_BYTES } from './emitted-link.js';
 import type { Emit } from './processor.js';

@@ -2,8 +2,8 @@
  * Writers of the text projections emit for every event (link data, the runner's metadata),
  * straight into bytes: for a few bytes a loop beats a string and a call into native code.
  */
-import { copyRange } from '../../storage/record.js';
-import { UUID_TEXT_BYTES } from '../../storage/uuid.js';
+import { copyRange } from '../../storage/log/record.js';
+import { UUID_TEXT_BYTES } from '../../storage/log/uuid.js';
 
 const AT_SIGN = 0x40;
 

@@ -1,7 +1,7 @@
-import { readInt64, writeInt64 } from '../../storage/int64.js';
-import { EVENT_ID_BYTES, PackedEvent } from '../../storage/packed-event.js';
-import { copyRange } from '../../storage/record.js';
-import { UUID_TEXT_BYTES, putUuidText } from '../../storage/uuid.js';
+import { readInt64, writeInt64 } from '../../storage/log/int64.js';
+import { EVENT_ID_BYTES, PackedEvent } from '../../storage/log/packed-event.js';
+import { copyRange } from '../../storage/log/record.js';
+import { UUID_TEXT_BYTES, putUuidText } from '../../storage/log/uuid.js';
 import { emittedMetadataBytes, linkDataBytes, putEmittedMetadataEnd, putEmittedMetadataStart, putLinkData } from './emit-text.js';
 import { LINK_TYPE } from './system-projections.js';
 

@@ -7,7 +7,7 @@
  * projection of the same name starts after it, so that neither the checkpoints nor the emitted
  * events of the deleted one, which may outlive it, are ever taken for its own.
  */
-import { ExpectedVersion } from '../../storage/stream-metadata.js';
+import { ExpectedVersion } from '../../storage/streams/stream-metadata.js';
 import type { Engine } from '../../storage/engine.js';
 import type { ProjectionDefinition } from './projection-config.js';
 import { definitionStreamOf, EventTypes, REGISTRY_STREAM } from './streams.js';

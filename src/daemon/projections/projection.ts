@@ -8,14 +8,14 @@
 import { Errors } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import type { Engine } from '../../storage/engine.js';
-import type { LogConsumer, SystemStreamSkip } from '../../storage/log-consumers.js';
-import type { AllPage } from '../../storage/reader.js';
-import { eventNumberText, ExpectedVersion } from '../../storage/stream-metadata.js';
+import type { LogConsumer, SystemStreamSkip } from '../../storage/read/log-consumers.js';
+import type { AllPage } from '../../storage/read/reader.js';
+import { eventNumberText, ExpectedVersion } from '../../storage/streams/stream-metadata.js';
 import {
   CHECKPOINT_EVENT_TYPE, checkpointTooLargeReason, decodeCheckpoint, emptyCheckpoint, encodeCheckpoint, positionTag, positionText, queryDigest,
   type Checkpoint, type StreamPositions,
 } from './checkpoint.js';
-import { EventFlags } from '../../storage/record.js';
+import { EventFlags } from '../../storage/log/record.js';
 import { Emitter } from './emitter.js';
 import type { ProjectionDefinition } from './projection-config.js';
 import type { BatchOutput, Emit, Processor } from './processor.js';

@@ -5,7 +5,7 @@
  */
 import { Errors } from '../../common/errors.js';
 import type { Engine } from '../../storage/engine.js';
-import { isJsonEvent } from '../../storage/record.js';
+import { isJsonEvent } from '../../storage/log/record.js';
 import type { EventSelector } from './processor.js';
 import { sourceStreams } from './definition.js';
 import { selectEvents } from './select-events.js';

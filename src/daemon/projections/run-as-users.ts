@@ -6,7 +6,7 @@
  * is acknowledged, so that a projection stops before the admin who made the change hears back.
  */
 import type { Engine } from '../../storage/engine.js';
-import { isMetadataStream, originalStreamOf } from '../../storage/stream-metadata.js';
+import { isMetadataStream, originalStreamOf } from '../../storage/streams/stream-metadata.js';
 import { decodeUser, USER_STREAM_PREFIX, userStreamOf } from '../security/user-record.js';
 import type { Principal } from '../services/stream-access.js';
 import type { RunAs } from './projection-config.js';

@@ -7,8 +7,8 @@
  * (the metadata event that sets `$tb` to the end, which a soft delete writes).
  */
 import type { Engine } from '../../storage/engine.js';
-import { EventFlags, isJsonEvent, type EventRecord } from '../../storage/record.js';
-import { DELETED_EVENT_NUMBER, isMetadataStream, METADATA_EVENT_TYPE, originalStreamOf, parseStoredMetadata } from '../../storage/stream-metadata.js';
+import { EventFlags, isJsonEvent, type EventRecord } from '../../storage/log/record.js';
+import { DELETED_EVENT_NUMBER, isMetadataStream, METADATA_EVENT_TYPE, originalStreamOf, parseStoredMetadata } from '../../storage/streams/stream-metadata.js';
 import { parseLink } from '../services/streams.js';
 import type { EventSelector } from './processor.js';
 import type { SourceEvent } from './source-event.js';

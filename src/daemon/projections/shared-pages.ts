@@ -7,8 +7,8 @@
  * at once, since kept pages of decoded events are what the garbage collector would copy around.
  */
 import type { Engine } from '../../storage/engine.js';
-import type { ConsumerOptions, LogConsumer } from '../../storage/log-consumers.js';
-import { systemStreamFilter, type AllPage, type SystemStreamSkip } from '../../storage/reader.js';
+import type { ConsumerOptions, LogConsumer } from '../../storage/read/log-consumers.js';
+import { systemStreamFilter, type AllPage, type SystemStreamSkip } from '../../storage/read/reader.js';
 import type { ProjectionStorage } from './projection.js';
 
 /** Enough for each standard projection to be a few pages from the others. */

@@ -4,7 +4,7 @@
  * `position` is where the record (or its link) sits in the log: emitted events name it, and the
  * projection's checkpoint moves past it.
  */
-import { isJsonEvent, type EventRecord } from '../../storage/record.js';
+import { isJsonEvent, type EventRecord } from '../../storage/log/record.js';
 
 export interface SourceEvent {
   event: EventRecord;

@@ -5,11 +5,11 @@
  * with PUT /projection/{name}/query while they are stopped.
  */
 import { Errors } from '../../common/errors.js';
-import type { EventRecord } from '../../storage/record.js';
+import type { EventRecord } from '../../storage/log/record.js';
 import type { BatchOutput, Emit, EventSelector, Processor } from './processor.js';
 import { DELETED_LINK_KEY, ORIGINAL_STREAM_KEY } from './select-events.js';
 import type { SourceEvent } from './source-event.js';
-import { eventNumberText } from '../../storage/stream-metadata.js';
+import { eventNumberText } from '../../storage/streams/stream-metadata.js';
 
 export const SYSTEM_PROJECTIONS = ['$by_category', '$by_event_type', '$stream_by_category', '$streams', '$by_correlation_id'] as const;
 export type SystemProjectionName = (typeof SYSTEM_PROJECTIONS)[number];

@@ -9,12 +9,12 @@ import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Errors } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
-import type { ReplaceOptions } from '../../storage/chunk-replacement.js';
-import { COPIES_CHECKED_AT_ONCE, type CheckedCopy } from '../../storage/redacted-chunk-check.js';
-import type { ChunkSwitchHold } from '../../storage/chunk-switch-lock.js';
+import type { ReplaceOptions } from '../../storage/log/chunk-replacement.js';
+import { COPIES_CHECKED_AT_ONCE, type CheckedCopy } from '../../storage/maintenance/redacted-chunk-check.js';
+import type { ChunkSwitchHold } from '../../storage/log/chunk-switch-lock.js';
 import type { Engine } from '../../storage/engine.js';
-import type { EventPosition } from '../../storage/event-positions.js';
-import { METADATA_STREAM_PREFIX } from '../../storage/stream-metadata.js';
+import type { EventPosition } from '../../storage/read/event-positions.js';
+import { METADATA_STREAM_PREFIX } from '../../storage/streams/stream-metadata.js';
 import { interpretedAs } from './interpreted-events.js';
 
 export type RedactionStorage = Pick<

@@ -5,8 +5,8 @@
  */
 import { join } from 'node:path';
 import type { Engine } from '../../storage/engine.js';
-import { openScavenger } from '../../storage/scavenge/scavenger.js';
-import type { Scavenger } from '../../storage/scavenge/types.js';
+import { openScavenger } from '../../storage/maintenance/scavenge/scavenger.js';
+import type { Scavenger } from '../../storage/maintenance/scavenge/types.js';
 import { SCAVENGE_STATE } from '../../maint/backup/layout.js';
 import type { NodeStorage, ScavengerSettings } from '../daemon.js';
 

@@ -1,5 +1,5 @@
 import type { Logger } from '../../common/logger.js';
-import type { ChunkExecutionReport, ChunkMergeReport, IndexExecutionReport, ScavengeStage } from '../../storage/scavenge/types.js';
+import type { ChunkExecutionReport, ChunkMergeReport, IndexExecutionReport, ScavengeStage } from '../../storage/maintenance/scavenge/types.js';
 import { ScavengeEventType, type ScavengeHistory } from './scavenge-history.js';
 import type { RunReports, ScavengeRun } from './scavenge-run.js';
 import { timeSpanText } from './time-span.js';

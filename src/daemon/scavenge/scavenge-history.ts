@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Engine } from '../../storage/engine.js';
-import type { EventRecord } from '../../storage/record.js';
+import type { EventRecord } from '../../storage/log/record.js';
 
 export const SCAVENGES_STREAM = '$scavenges';
 export const LINK_EVENT_TYPE = '$>';

@@ -6,8 +6,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Engine } from '../../storage/engine.js';
-import type { EventRecord } from '../../storage/record.js';
-import type { ScavengePoint } from '../../storage/scavenge/types.js';
+import type { EventRecord } from '../../storage/log/record.js';
+import type { ScavengePoint } from '../../storage/maintenance/scavenge/types.js';
 
 export const SCAVENGE_POINTS_STREAM = '$scavengePoints';
 export const SCAVENGE_POINT_EVENT_TYPE = '$scavengePoint';

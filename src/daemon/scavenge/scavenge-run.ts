@@ -5,7 +5,7 @@
  */
 import type {
   ChunkExecutionReport, ChunkMergeReport, IndexExecutionReport, ScavengeObserver, ScavengePoint, ScavengeProgress, ScavengeStage,
-} from '../../storage/scavenge/types.js';
+} from '../../storage/maintenance/scavenge/types.js';
 
 export type RunPhase = 'Beginning' | ScavengeStage;
 export type ProgressUnit = NonNullable<ScavengeProgress['unit']>;

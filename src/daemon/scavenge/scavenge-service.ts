@@ -15,7 +15,7 @@ import type { Logger } from '../../common/logger.js';
 import type { Engine } from '../../storage/engine.js';
 import type {
   ScavengeOutcome, ScavengePoint, Scavenger,
-} from '../../storage/scavenge/types.js';
+} from '../../storage/maintenance/scavenge/types.js';
 import { ScavengeEventType, ScavengeHistory, type CompletedData, type HistoryStorage, type ScavengeResult } from './scavenge-history.js';
 import { latestPoint, writePoint, type PointStorage } from './scavenge-points.js';
 import { RunReporting } from './run-reporting.js';

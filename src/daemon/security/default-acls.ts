@@ -4,8 +4,8 @@
  * streams open to every user, `$`-streams to `$admins`). Read once and kept until `$settings`
  * changes.
  */
-import { isJsonEvent } from '../../storage/record.js';
-import type { StreamAcl } from '../../storage/stream-metadata.js';
+import { isJsonEvent } from '../../storage/log/record.js';
+import type { StreamAcl } from '../../storage/streams/stream-metadata.js';
 import type { StreamStorage } from '../services/streams.js';
 import { ADMINS_GROUP } from './user-record.js';
 

@@ -7,8 +7,8 @@
  */
 import type { Logger } from '../../common/logger.js';
 import { optionSchema } from '../../common/options/schema.js';
-import type { CommittedWrite } from '../../storage/writer.js';
-import { isMetadataStream, originalStreamOf } from '../../storage/stream-metadata.js';
+import type { CommittedWrite } from '../../storage/log/writer.js';
+import { isMetadataStream, originalStreamOf } from '../../storage/streams/stream-metadata.js';
 import type { StreamStorage } from '../services/streams.js';
 import { UsersService } from '../services/users.js';
 import { Authenticator } from './authenticator.js';

@@ -5,7 +5,7 @@
  * only when anonymous stream access is enabled, and then pass only where `$all` is listed.
  */
 import { Errors } from '../../common/errors.js';
-import type { StreamAcl, StreamMetadata } from '../../storage/stream-metadata.js';
+import type { StreamAcl, StreamMetadata } from '../../storage/streams/stream-metadata.js';
 import type { Principal, StreamAccess, StreamOperation } from '../services/stream-access.js';
 import { ALL_USERS, type DefaultAclSource } from './default-acls.js';
 import { ADMINS_GROUP } from './user-record.js';

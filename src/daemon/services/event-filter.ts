@@ -8,8 +8,8 @@
  */
 import { RE2JS } from 're2js';
 import { Errors } from '../../common/errors.js';
-import type { EventRecord } from '../../storage/record.js';
-import type { AllFilter } from '../../storage/reader.js';
+import type { EventRecord } from '../../storage/log/record.js';
+import type { AllFilter } from '../../storage/read/reader.js';
 
 export type FilterContext = 'eventtype' | 'streamid';
 export type FilterType = 'prefix' | 'regex';

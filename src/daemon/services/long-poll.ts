@@ -5,8 +5,8 @@
  * waiters of those streams a slice at a time, letting the event loop turn between slices. An
  * idle waiter costs a timer and a map entry, no CPU; with nobody waiting nothing is read.
  */
-import type { ConsumerOptions, LogConsumer } from '../../storage/log-consumers.js';
-import type { AllPage } from '../../storage/reader.js';
+import type { ConsumerOptions, LogConsumer } from '../../storage/read/log-consumers.js';
+import type { AllPage } from '../../storage/read/reader.js';
 
 export const ALL_STREAMS = '$all';
 

@@ -4,10 +4,10 @@
  * it knows nothing of HTTP.
  */
 import type { Engine } from '../../storage/engine.js';
-import type { AllFilter, AllPage, StreamPage } from '../../storage/reader.js';
-import type { EventRecord } from '../../storage/record.js';
-import { isMetadataStream, metadataStreamOf, originalStreamOf, type StreamMetadata } from '../../storage/stream-metadata.js';
-import type { NewEvent, WriteResult } from '../../storage/writer.js';
+import type { AllFilter, AllPage, StreamPage } from '../../storage/read/reader.js';
+import type { EventRecord } from '../../storage/log/record.js';
+import { isMetadataStream, metadataStreamOf, originalStreamOf, type StreamMetadata } from '../../storage/streams/stream-metadata.js';
+import type { NewEvent, WriteResult } from '../../storage/log/writer.js';
 import { ALL_STREAMS, LongPollHub } from './long-poll.js';
 import type { Principal, StreamAccess, StreamOperation } from './stream-access.js';
 

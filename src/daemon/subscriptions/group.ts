@@ -8,7 +8,7 @@
  * restart.
  */
 import type { Logger } from '../../common/logger.js';
-import { DELETED_EVENT_NUMBER } from '../../storage/stream-metadata.js';
+import { DELETED_EVENT_NUMBER } from '../../storage/streams/stream-metadata.js';
 import { Consumers, CONSUMER_IDLE_MS_MIN, type Consumer, type ConsumerIdentity } from './consumers.js';
 import type { GroupDefinition } from './config-format.js';
 import { messageOf, type Message } from './message.js';

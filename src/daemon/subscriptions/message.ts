@@ -3,7 +3,7 @@
  * holds links), with how often it was delivered before. Its id is the record's event id, which
  * is what consumers acknowledge.
  */
-import type { EventRecord } from '../../storage/record.js';
+import type { EventRecord } from '../../storage/log/record.js';
 
 export interface Message {
   id: string;

@@ -8,9 +8,9 @@
 import { ChangeQueue } from '../../common/change-queue.js';
 import type { Logger } from '../../common/logger.js';
 import { Errors } from '../../common/errors.js';
-import type { ConsumerOptions, LogConsumer } from '../../storage/log-consumers.js';
-import type { AllPage } from '../../storage/reader.js';
-import { STREAM_NAME_BYTES_MAX } from '../../storage/request-checks.js';
+import type { ConsumerOptions, LogConsumer } from '../../storage/read/log-consumers.js';
+import type { AllPage } from '../../storage/read/reader.js';
+import { STREAM_NAME_BYTES_MAX } from '../../storage/streams/request-checks.js';
 import type { Principal, StreamAccess } from '../services/stream-access.js';
 import type { SubscriptionGroupFields } from '../services/stats.js';
 import { definitionKey, type GroupDefinition } from './config-format.js';

@@ -6,7 +6,7 @@
  */
 import { Errors } from '../../common/errors.js';
 import { settingsProblems, STRATEGIES, type ConsumerStrategyName } from '../../common/subscription-rules.js';
-import { READ_COUNT_MAX } from '../../storage/request-checks.js';
+import { READ_COUNT_MAX } from '../../storage/streams/request-checks.js';
 
 export { STRATEGIES, type ConsumerStrategyName };
 

@@ -10,7 +10,7 @@
  * A pinned bucket goes to the consumer holding the fewest buckets when it is first needed, and
  * is given out again when its owner leaves.
  */
-import { streamHashLow } from '../../storage/stream-hash.js';
+import { streamHashLow } from '../../storage/index/stream-hash.js';
 import { parseLink } from '../services/streams.js';
 import type { Consumer } from './consumers.js';
 import type { Message } from './message.js';

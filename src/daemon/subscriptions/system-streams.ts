@@ -5,12 +5,12 @@
  * as a principal in `$admins`, so the same checks and hooks apply as to any other write.
  */
 import { randomUUID } from 'node:crypto';
-import type { WriteResult } from '../../storage/writer.js';
+import type { WriteResult } from '../../storage/log/writer.js';
 import type { ResolvedEvent, ResolvedPage, ResolvedRead, StreamsService } from '../services/streams.js';
 import type { Principal } from '../services/stream-access.js';
 import { ADMINS_GROUP } from '../security/user-record.js';
-import type { StreamMetadata } from '../../storage/stream-metadata.js';
-import type { EventRecord } from '../../storage/record.js';
+import type { StreamMetadata } from '../../storage/streams/stream-metadata.js';
+import type { EventRecord } from '../../storage/log/record.js';
 
 const SYSTEM: Principal = Object.freeze({ name: '$system', groups: Object.freeze([ADMINS_GROUP]) });
 const ANY_VERSION = -2;

@@ -19,8 +19,8 @@
 import { mkdir, readdir, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { Errors } from '../../common/errors.js';
-import { CheckpointName } from '../../storage/checkpoint.js';
-import { DatabaseLock, lockOwnerPid } from '../../storage/lock.js';
+import { CheckpointName } from '../../storage/log/checkpoint.js';
+import { DatabaseLock, lockOwnerPid } from '../../storage/disk/lock.js';
 import { isArchive, readArchiveManifest } from './archive-reader.js';
 import { removeStaleArchiveTemps } from './archive-temp.js';
 import { ArchiveTarget } from './archive-writer.js';

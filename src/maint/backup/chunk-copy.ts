@@ -16,7 +16,7 @@ import { Errors } from '../../common/errors.js';
 import {
   CHUNK_FOOTER_BYTES, CHUNK_HEADER_BYTES, completedFileBytes, decodeChunkFooter, decodeChunkHeader, ongoingFileBytes,
   type ChunkFooter, type ChunkHeader,
-} from '../../storage/chunk-format.js';
+} from '../../storage/log/chunk-format.js';
 import type { BackupTarget } from './target.js';
 
 export interface ChunkFileState {

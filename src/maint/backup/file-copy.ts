@@ -9,11 +9,11 @@ import { constants } from 'node:fs';
 import { copyFile, mkdir, open, rename, stat, unlink, utimes, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { Errors, isSvcError } from '../../common/errors.js';
-import { fsyncDirectory } from '../../storage/durable-file.js';
-import { isDiskFull, writeFully } from '../../storage/file-write.js';
+import { fsyncDirectory } from '../../storage/disk/durable-file.js';
+import { isDiskFull, writeFully } from '../../storage/disk/file-write.js';
 import { copySparse } from './sparse-copy.js';
 import { TEMP_SUFFIX } from './layout.js';
-import { PRIVATE_FILE_MODE } from '../../storage/file-modes.js';
+import { PRIVATE_FILE_MODE } from '../../storage/disk/file-modes.js';
 
 /**
  * A source file's modification time is trusted as "unchanged since the copy" only when it was

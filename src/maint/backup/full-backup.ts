@@ -14,7 +14,7 @@
  */
 import { join } from 'node:path';
 import { Errors } from '../../common/errors.js';
-import { CheckpointName } from '../../storage/checkpoint.js';
+import { CheckpointName } from '../../storage/log/checkpoint.js';
 import { copyChunk } from './chunk-copy.js';
 import { COPY_CONCURRENCY, forEachConcurrently } from './concurrency.js';
 import {

@@ -9,9 +9,9 @@
  * Every name comes from the storage modules that own the format; nothing else in the data
  * directories is copied (not the lock, not the node identity, not temp files).
  */
-import { CheckpointName } from '../../storage/checkpoint.js';
-import { parseChunkFileName } from '../../storage/chunk-format.js';
-import { EXISTENCE_CHECKPOINT_FILE, EXISTENCE_FILTER_FILE } from '../../storage/existence-filter.js';
+import { CheckpointName } from '../../storage/log/checkpoint.js';
+import { parseChunkFileName } from '../../storage/log/chunk-format.js';
+import { EXISTENCE_CHECKPOINT_FILE, EXISTENCE_FILTER_FILE } from '../../storage/index/existence-filter.js';
 import { INDEXMAP_FILE, isIndexFileName } from '../../storage/index/indexmap.js';
 
 export const MANIFEST_FILE = 'svcdb-backup.json';

@@ -7,7 +7,7 @@
  */
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { LOCK_FILE_NAME } from '../../storage/lock.js';
+import { LOCK_FILE_NAME } from '../../storage/disk/lock.js';
 import { type Durability, removeFile } from './file-copy.js';
 import { BACKUP_DB_DIRECTORY, BACKUP_INDEX_DIRECTORY, MANIFEST_FILE, isTempFile } from './layout.js';
 

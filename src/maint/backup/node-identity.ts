@@ -22,7 +22,7 @@ import { randomUUID } from 'node:crypto';
 import { link, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Errors } from '../../common/errors.js';
-import { fsyncDirectory } from '../../storage/durable-file.js';
+import { fsyncDirectory } from '../../storage/disk/durable-file.js';
 import { ioError, writeFileSynced } from './file-copy.js';
 
 export const NODE_IDENTITY_FILE = 'svcdb-node.json';

@@ -23,8 +23,8 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, readdir, rename, rm, unlink } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { Errors } from '../../common/errors.js';
-import { CheckpointName } from '../../storage/checkpoint.js';
-import { DatabaseLock, LOCK_FILE_NAME, lockOwnerPid } from '../../storage/lock.js';
+import { CheckpointName } from '../../storage/log/checkpoint.js';
+import { DatabaseLock, LOCK_FILE_NAME, lockOwnerPid } from '../../storage/disk/lock.js';
 import { extractArchive, isArchive, readArchiveManifest } from './archive-reader.js';
 import { COPY_CONCURRENCY, forEachConcurrently } from './concurrency.js';
 import { Durability, copyFileDurably, exists, removeFile, replaceFileNow } from './file-copy.js';
@@ -36,7 +36,7 @@ import { checkComplete, readManifest, type BackupManifest, type RunningBackup } 
 import { NODE_IDENTITY_FILE } from './node-identity.js';
 import { Tally, type CopiedFile, type ProgressListener } from './progress.js';
 import { readCheckpointBytes, checkpointValue } from './source.js';
-import { PRIVATE_DIRECTORY_MODE } from '../../storage/file-modes.js';
+import { PRIVATE_DIRECTORY_MODE } from '../../storage/disk/file-modes.js';
 
 export interface RestoreRequest {
   /** A backup folder or archive. */

@@ -11,7 +11,7 @@
  * a zero block in the data reads back the same as a hole.
  */
 import type { FileHandle } from 'node:fs/promises';
-import { writeFully } from '../../storage/file-write.js';
+import { writeFully } from '../../storage/disk/file-write.js';
 
 /** What is read at once. */
 const COPY_BLOCK_BYTES = 4 * 1024 * 1024;

@@ -27,10 +27,10 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { Errors, isSvcError } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
-import { BloomFilter } from '../../storage/bloom-filter.js';
-import { CheckpointName } from '../../storage/checkpoint.js';
-import { Chunk } from '../../storage/chunk.js';
-import { parseChunkFileName } from '../../storage/chunk-format.js';
+import { BloomFilter } from '../../storage/index/bloom-filter.js';
+import { CheckpointName } from '../../storage/log/checkpoint.js';
+import { Chunk } from '../../storage/log/chunk.js';
+import { parseChunkFileName } from '../../storage/log/chunk-format.js';
 import { IndexFile } from '../../storage/index/index-file.js';
 import { readIndexMap, type IndexMap } from '../../storage/index/indexmap.js';
 import { extractArchive, isArchive, readArchiveManifest } from './archive-reader.js';
@@ -40,7 +40,7 @@ import {
   BACKUP_DB_DIRECTORY, BACKUP_INDEX_DIRECTORY, EXISTENCE_CHECKPOINT, EXISTENCE_DATA, INDEXMAP_FILE, SCAVENGE_STATE,
   indexFileIdOf, isIndexDataFile, sortChunkFiles,
 } from './layout.js';
-import { lockOwnerPid } from '../../storage/lock.js';
+import { lockOwnerPid } from '../../storage/disk/lock.js';
 import { checkComplete, readManifest, type BackupManifest, type RunningBackup } from './manifest.js';
 import { Tally, type ProgressListener } from './progress.js';
 import { checkpointValue, readCheckpointBytes } from './source.js';

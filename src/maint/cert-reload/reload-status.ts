@@ -7,7 +7,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { replaceFileDurably } from '../../storage/durable-file.js';
+import { replaceFileDurably } from '../../storage/disk/durable-file.js';
 
 export const RELOAD_STATUS_FILE_NAME = 'svcdb-reload.json';
 

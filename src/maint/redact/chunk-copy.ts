@@ -11,9 +11,9 @@ import { closeSync, constants, fstatSync, openSync, readSync, writeSync } from '
 import { copyFile, open, unlink, type FileHandle } from 'node:fs/promises';
 import { Errors } from '../../common/errors.js';
 import { Md5Lanes } from '../../common/md5-lanes.js';
-import { decodeRecord, RecordKind } from '../../storage/record.js';
-import { COPIES_CHECKED_AT_ONCE } from '../../storage/redacted-chunk-check.js';
-import { redactFrame } from '../../storage/redaction.js';
+import { decodeRecord, RecordKind } from '../../storage/log/record.js';
+import { COPIES_CHECKED_AT_ONCE } from '../../storage/maintenance/redacted-chunk-check.js';
+import { redactFrame } from '../../storage/maintenance/redaction.js';
 import type { EventReference } from './events-list.js';
 
 /** Bytes read from each source at once: four lanes of two blocks stay within the CPU's caches. */

@@ -10,7 +10,7 @@ import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Errors } from '../../common/errors.js';
 import type { ProgressListener } from '../../common/progress.js';
-import { errnoCode, isDiskFull } from '../../storage/file-write.js';
+import { errnoCode, isDiskFull } from '../../storage/disk/file-write.js';
 import { CHUNKS_COPIED_AT_ONCE, writeRedactedCopies } from './chunk-copy.js';
 import { formatEvent, type EventReference } from './events-list.js';
 import { RedactionClient, type EventPositionReply } from './socket-client.js';

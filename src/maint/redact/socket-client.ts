@@ -5,7 +5,7 @@
  */
 import { Agent, request } from 'node:http';
 import { Errors, reviveError } from '../../common/errors.js';
-import type { EventPosition } from '../../storage/event-positions.js';
+import type { EventPosition } from '../../storage/read/event-positions.js';
 import type { EventReference } from './events-list.js';
 
 /** What the node answers for each event: the storage's own description of where it lies. */

@@ -1,4 +1,4 @@
-import { readInt64, writeInt64 } from '../int64.js';
+import { readInt64, writeInt64 } from '../log/int64.js';
 
 /**
  * The byte layout of an index file (all integers little-endian):

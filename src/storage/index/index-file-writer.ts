@@ -3,16 +3,16 @@ import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { createHash, randomUUID, type Hash } from 'node:crypto';
 import { join } from 'node:path';
 import { Errors } from '../../common/errors.js';
-import { storageError, writeFully } from '../file-write.js';
+import { storageError, writeFully } from '../disk/file-write.js';
 import type { Logger } from '../../common/logger.js';
-import { BloomFilter, BloomKey } from '../bloom-filter.js';
-import { fsyncDirectory, replaceFileDurably } from '../durable-file.js';
+import { BloomFilter, BloomKey } from './bloom-filter.js';
+import { fsyncDirectory, replaceFileDurably } from '../disk/durable-file.js';
 import {
   ENTRY_BYTES, MIDPOINT_INTERVAL, encodeFooter, encodeHeader, midpointCountFor, writeEntry,
 } from './index-file-format.js';
 import { IndexFile, bloomFilterPathOf } from './index-file.js';
 import { Midpoints } from './midpoints.js';
-import { PRIVATE_FILE_MODE } from '../file-modes.js';
+import { PRIVATE_FILE_MODE } from '../disk/file-modes.js';
 
 /** Entries buffered before one write: 1 MiB. */
 const BUFFER_ENTRIES = 43_690;

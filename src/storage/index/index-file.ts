@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { Errors } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
-import { BloomFilter, type BloomKey } from '../bloom-filter.js';
+import { BloomFilter, type BloomKey } from './bloom-filter.js';
 import {
   CHECKSUM_BYTES, ENTRY_BYTES, FOOTER_BYTES, HEADER_BYTES, MIDPOINT_BYTES,
   compareEntryToKey, decodeFooter, decodeHeader, entryEventNumber, entryHigh, entryLogPosition, entryLow,

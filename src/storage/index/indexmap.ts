@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { Errors } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
-import { replaceFileDurably } from '../durable-file.js';
+import { replaceFileDurably } from '../disk/durable-file.js';
 
 /**
  * `indexmap`, the manifest of the index: which files make up the index and which part of the log

@@ -1,5 +1,5 @@
 import { setImmediate } from 'node:timers/promises';
-import type { HashParts, HashPartsFunction } from '../stream-hash.js';
+import type { HashParts, HashPartsFunction } from './stream-hash.js';
 import { EntryList } from './entry-list.js';
 import type { IndexEntry } from './types.js';
 

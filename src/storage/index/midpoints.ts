@@ -1,4 +1,4 @@
-import { readInt64, writeInt64 } from '../int64.js';
+import { readInt64, writeInt64 } from '../log/int64.js';
 import { MIDPOINT_BYTES } from './index-file-format.js';
 
 /**

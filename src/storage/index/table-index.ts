@@ -1,9 +1,9 @@
 import { mkdir } from 'node:fs/promises';
 import { Errors, isSvcError } from '../../common/errors.js';
-import { isTransientStorageError } from '../file-write.js';
+import { isTransientStorageError } from '../disk/file-write.js';
 import type { Logger } from '../../common/logger.js';
-import { BloomKey } from '../bloom-filter.js';
-import { hashPartsFunction, type HashParts, type HashPartsFunction } from '../stream-hash.js';
+import { BloomKey } from './bloom-filter.js';
+import { hashPartsFunction, type HashParts, type HashPartsFunction } from './stream-hash.js';
 import { flushMemTable } from './flush.js';
 import { IndexFile } from './index-file.js';
 import { readIndexMap, removeUnreferencedFiles, writeIndexMap, type IndexMap } from './indexmap.js';
@@ -12,7 +12,7 @@ import { mergeIndexFiles } from './merge.js';
 import { filterIndexFile, type KeepEntry } from './filter.js';
 import { ENTRY_BYTES } from './index-file-format.js';
 import type { IndexEntry, TableIndexOptions } from './types.js';
-import { PRIVATE_DIRECTORY_MODE } from '../file-modes.js';
+import { PRIVATE_DIRECTORY_MODE } from '../disk/file-modes.js';
 
 /** An index file as the map lists it. */
 interface FileSlot {

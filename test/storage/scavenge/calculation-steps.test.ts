@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap';
 import type { Engine } from '../../../src/storage/engine.js';
-import type { ScavengePoint } from '../../../src/storage/scavenge/types.js';
+import type { ScavengePoint } from '../../../src/storage/maintenance/scavenge/types.js';
 import { engineOptions, newEvents, openEngine, tempDirectory } from '../../helpers/engine.js';
 import { chunkNames, readAll, runScavenge, scavengerFor, writeScavengePoint } from '../../helpers/scavenge.js';
 

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import t from 'tap';
-import { defaultStreamHasher } from '../../../src/storage/stream-hash.js';
+import { defaultStreamHasher } from '../../../src/storage/index/stream-hash.js';
 import { engineOptions, openEngine, tempDirectory } from '../../helpers/engine.js';
 import { TestRandom, testSeed } from '../../helpers/random.js';
 import { readAll, readStreams, runScavenge, scavengerFor, writeScavengePoint } from '../../helpers/scavenge.js';

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { Errors } from '../../../src/common/errors.js';
-import type { AllPage } from '../../../src/storage/reader.js';
+import type { AllPage } from '../../../src/storage/read/reader.js';
 import { engineOptions, openEngine, tempDirectory } from '../../helpers/engine.js';
 import { TestRandom, testSeed } from '../../helpers/random.js';
 import { Clock, FIXTURE_STREAMS, fixtureKeeps, writeFixture } from '../../helpers/scavenge-fixture.js';

@@ -3,8 +3,8 @@ import { engineOptions, openEngine, tempDirectory } from '../../helpers/engine.j
 import { TestRandom, testSeed } from '../../helpers/random.js';
 import { Clock, FIXTURE_STREAMS, fixtureKeeps, writeFixture } from '../../helpers/scavenge-fixture.js';
 import { chunkNames, identify, readAll, readAllEvents, readStreams, runScavenge, scavengerFor, writeScavengePoint } from '../../helpers/scavenge.js';
-import { parseChunkFileName } from '../../../src/storage/chunk-format.js';
-import type { ChunkMergeReport } from '../../../src/storage/scavenge/types.js';
+import { parseChunkFileName } from '../../../src/storage/log/chunk-format.js';
+import type { ChunkMergeReport } from '../../../src/storage/maintenance/scavenge/types.js';
 
 /**
  * Proves merging: with it, neighbouring scavenged chunks that fit in one chunk become one file

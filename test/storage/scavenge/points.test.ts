@@ -1,6 +1,6 @@
 import t from 'tap';
 import { Errors } from '../../../src/common/errors.js';
-import type { ScavengeProgress } from '../../../src/storage/scavenge/types.js';
+import type { ScavengeProgress } from '../../../src/storage/maintenance/scavenge/types.js';
 import { engineOptions, newEvents, openEngine, tempDirectory } from '../../helpers/engine.js';
 import { TestRandom, testSeed } from '../../helpers/random.js';
 import { Clock, writeFixture } from '../../helpers/scavenge-fixture.js';

@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap';
 import type { Engine } from '../../../src/storage/engine.js';
-import type { ScavengePoint, ScavengeStage } from '../../../src/storage/scavenge/types.js';
+import type { ScavengePoint, ScavengeStage } from '../../../src/storage/maintenance/scavenge/types.js';
 import { readScavengeState } from '../../../src/maint/backup/scavenge-state.js';
 import { engineOptions, openEngine, tempDirectory } from '../../helpers/engine.js';
 import { TestRandom, seedOfRun, testSeed } from '../../helpers/random.js';

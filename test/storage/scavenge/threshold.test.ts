@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap';
 import type { Engine } from '../../../src/storage/engine.js';
-import type { ChunkExecutionReport, ScavengePoint } from '../../../src/storage/scavenge/types.js';
+import type { ChunkExecutionReport, ScavengePoint } from '../../../src/storage/maintenance/scavenge/types.js';
 import { engineOptions, openEngine, tempDirectory } from '../../helpers/engine.js';
 import { TestRandom, testSeed } from '../../helpers/random.js';
 import { Clock, fixtureKeeps, writeFixture } from '../../helpers/scavenge-fixture.js';

@@ -1,6 +1,6 @@
 import t from 'tap';
-import { GIVE_WAY_MS_MAX } from '../../../src/storage/give-way.js';
-import { REST_MS_MIN, Throttle, type ThrottleClock } from '../../../src/storage/scavenge/throttle.js';
+import { GIVE_WAY_MS_MAX } from '../../../src/storage/log/give-way.js';
+import { REST_MS_MIN, Throttle, type ThrottleClock } from '../../../src/storage/maintenance/scavenge/throttle.js';
 import { withDeadline } from '../../helpers/wait.js';
 
 /**

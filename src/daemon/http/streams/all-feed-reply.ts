@@ -5,7 +5,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Errors } from '../../../common/errors.js';
-import type { EventRecord } from '../../../storage/record.js';
+import type { EventRecord } from '../../../storage/log/record.js';
 import type { Principal } from '../../services/stream-access.js';
 import { LINK_EVENT_TYPE, parseLink, type ResolvedEvent, type StreamsService } from '../../services/streams.js';
 import { parseAllPosition } from './all-positions.js';

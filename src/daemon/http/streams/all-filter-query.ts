@@ -5,7 +5,7 @@
  * form for the feed's links, so that following them keeps the filter.
  */
 import { Errors } from '../../../common/errors.js';
-import type { AllFilter } from '../../../storage/reader.js';
+import type { AllFilter } from '../../../storage/read/reader.js';
 import { compileFilter, type FilterContext, type FilterSpec, type FilterType } from '../../services/event-filter.js';
 
 export interface FilteredRead {

@@ -9,8 +9,8 @@
 import { Errors } from '../../../common/errors.js';
 import { arrayElements, lastMember, objectMembers, type Span } from '../../../common/json-scan.js';
 import { isLenientJson, readJson } from '../../../common/lenient-json.js';
-import { isNilUuid, isUuid } from '../../../storage/uuid.js';
-import type { NewEvent } from '../../../storage/writer.js';
+import { isNilUuid, isUuid } from '../../../storage/log/uuid.js';
+import type { NewEvent } from '../../../storage/log/writer.js';
 import { parseXmlRoot } from '../xml-body.js';
 import { MediaType } from './media-types.js';
 

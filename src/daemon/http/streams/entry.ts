@@ -4,8 +4,8 @@
  * rich fields the Atom format has no place for.
  */
 import { isUtf8 } from 'node:buffer';
-import { EventFlags, isJsonEvent, type EventRecord } from '../../../storage/record.js';
-import { DELETED_EVENT_NUMBER, EVENT_NUMBER_MAX_TEXT, eventNumberText } from '../../../storage/stream-metadata.js';
+import { EventFlags, isJsonEvent, type EventRecord } from '../../../storage/log/record.js';
+import { DELETED_EVENT_NUMBER, EVENT_NUMBER_MAX_TEXT, eventNumberText } from '../../../storage/streams/stream-metadata.js';
 import type { ResolvedEvent } from '../../services/streams.js';
 import { indentJsonObject } from './json-indent.js';
 import { JsonText, jsonTextOf } from './json-text.js';

@@ -6,7 +6,7 @@
  */
 import type { ResolvedEvent } from '../../services/streams.js';
 import { entryXml } from './atom-xml.js';
-import { isJsonEvent } from '../../../storage/record.js';
+import { isJsonEvent } from '../../../storage/log/record.js';
 import { dataOf, eventDocument, feedEntry, type EntryUrls } from './entry.js';
 import { jsonTextOf, stringifyJson } from './json-text.js';
 import { emptyHtml, entryHtml } from './html-view.js';

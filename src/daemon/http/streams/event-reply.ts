@@ -4,7 +4,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Errors } from '../../../common/errors.js';
-import { isMetadataStream } from '../../../storage/stream-metadata.js';
+import { isMetadataStream } from '../../../storage/streams/stream-metadata.js';
 import { LINK_EVENT_TYPE, type StreamsService } from '../../services/streams.js';
 import { matchesIfNoneMatch, sendNotModified, setImmutable, setRevalidated, setUnversioned } from './caching.js';
 import { EntryUrls } from './entry.js';

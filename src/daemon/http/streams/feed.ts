@@ -8,7 +8,7 @@
  *    `previous` = (min(F+C-1,L)+1)/forward/C except on an empty page at the end (caught up).
  *  - `metadata` unless the stream is itself a metadata stream.
  */
-import { isMetadataStream } from '../../../storage/stream-metadata.js';
+import { isMetadataStream } from '../../../storage/streams/stream-metadata.js';
 import type { ResolvedEvent, ResolvedPage } from '../../services/streams.js';
 import { formatAllPosition, START_POSITION_TEXT } from './all-positions.js';
 import { AUTHOR, feedEntry, type Author, type EntryUrls, type FeedEntry, type Link } from './entry.js';

@@ -5,8 +5,8 @@
  */
 import type { FastifyRequest } from 'fastify';
 import { Errors } from '../../../common/errors.js';
-import { parseInt64 } from '../../../storage/stream-metadata.js';
-import { isNilUuid, isUuid } from '../../../storage/uuid.js';
+import { parseInt64 } from '../../../storage/streams/stream-metadata.js';
+import { isNilUuid, isUuid } from '../../../storage/log/uuid.js';
 import { headerText } from '../header-text.js';
 
 export const Header = {

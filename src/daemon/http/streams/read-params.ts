@@ -3,8 +3,8 @@
  * (`head` where a read may start at the end), counts, and the `embed` level.
  */
 import { Errors } from '../../../common/errors.js';
-import { READ_COUNT_MAX } from '../../../storage/request-checks.js';
-import { parseInt64 } from '../../../storage/stream-metadata.js';
+import { READ_COUNT_MAX } from '../../../storage/streams/request-checks.js';
+import { parseInt64 } from '../../../storage/streams/stream-metadata.js';
 
 /** Pages hold this many events unless the path names a count. */
 export const PAGE_COUNT_DEFAULT = 20;

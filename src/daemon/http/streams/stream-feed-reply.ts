@@ -5,7 +5,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Errors } from '../../../common/errors.js';
-import type { StreamMetadata } from '../../../storage/stream-metadata.js';
+import type { StreamMetadata } from '../../../storage/streams/stream-metadata.js';
 import type { ResolvedPage, StreamsService } from '../../services/streams.js';
 import { etagValue, matchesIfNoneMatch, sendNotModified, setImmutable, setRevalidated } from './caching.js';
 import { descriptionDocument } from './description.js';

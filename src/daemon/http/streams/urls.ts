@@ -4,7 +4,7 @@
  * is not a host name, a port or a path is ignored, so a link never leads off to another origin.
  */
 import type { FastifyRequest } from 'fastify';
-import { eventNumberText } from '../../../storage/stream-metadata.js';
+import { eventNumberText } from '../../../storage/streams/stream-metadata.js';
 import { pathSegment } from '../path-segment.js';
 
 // A DNS name or IPv4 address, or an IPv6 address in brackets; an optional port.

@@ -5,9 +5,9 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Errors } from '../../../common/errors.js';
-import { isMetadataStream, METADATA_EVENT_TYPE } from '../../../storage/stream-metadata.js';
-import { isNilUuid, isUuid } from '../../../storage/uuid.js';
-import type { NewEvent, WriteResult } from '../../../storage/writer.js';
+import { isMetadataStream, METADATA_EVENT_TYPE } from '../../../storage/streams/stream-metadata.js';
+import { isNilUuid, isUuid } from '../../../storage/log/uuid.js';
+import type { NewEvent, WriteResult } from '../../../storage/log/writer.js';
 import type { StreamsService } from '../../services/streams.js';
 import {
   APPEND_MEDIA_TYPES, batchEvents, checkDataSize, isBatchType, isRawType, METADATA_MEDIA_TYPES, RAW_MEDIA_TYPES, rawEvent,

@@ -5,7 +5,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import { Errors } from '../../../common/errors.js';
-import { isUuid } from '../../../storage/uuid.js';
+import { isUuid } from '../../../storage/log/uuid.js';
 import type { ConsumerIdentity } from '../../subscriptions/consumers.js';
 import type { NackAction } from '../../subscriptions/group.js';
 import { decodeHeaderText } from '../header-text.js';

@@ -1,0 +1,190 @@
+/**
+ * Recovery at start: the checkpoints, the log cut back to truncate.chk and to writer.chk, the
+ * index and the existence filter caught up with the log. What it returns is consistent and ready
+ * for the engine; anything opened is closed again if a step fails.
+ */
+import { closeSync, openSync, readSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { Errors } from '../../common/errors.js';
+import type { Logger } from '../../common/logger.js';
+import { CHUNK_HEADER_BYTES, decodeChunkHeader, parseChunkFileName } from './chunk-format.js';
+import { Checkpoint, CheckpointName } from './checkpoint.js';
+import type { ResolvedEngineOptions } from '../engine-options.js';
+import { StreamExistenceFilter, disabledExistenceFilter, type ExistenceFilter } from '../index/existence-filter.js';
+import { TableIndex } from '../index/table-index.js';
+import { peekEventKey } from './record.js';
+import { TransactionLog, type LogOpenOptions } from './transaction-log.js';
+
+export interface Checkpoints {
+  writer: Checkpoint;
+  chaser: Checkpoint;
+  epoch: Checkpoint;
+  proposal: Checkpoint;
+  truncate: Checkpoint;
+}
+
+export interface Recovered {
+  checkpoints: Checkpoints;
+  log: TransactionLog;
+  index: TableIndex;
+  existence: ExistenceFilter;
+  /** Closes everything above, newest first. */
+  close(): Promise<void>;
+}
+
+/** Every checkpoint, to close them all. */
+export function checkpointList({ writer, chaser, epoch, proposal, truncate }: Checkpoints): Checkpoint[] {
+  return [writer, chaser, epoch, proposal, truncate];
+}
+
+function openCheckpoints(dbPath: string): Checkpoints {
+  return {
+    writer: Checkpoint.open(dbPath, CheckpointName.writer, 0, true),
+    chaser: Checkpoint.open(dbPath, CheckpointName.chaser, 0, true),
+    epoch: Checkpoint.open(dbPath, CheckpointName.epoch, -1, false),
+    proposal: Checkpoint.open(dbPath, CheckpointName.proposal, -1, false),
+    truncate: Checkpoint.open(dbPath, CheckpointName.truncate, -1, false),
+  };
+}
+
+/**
+ * The chunk size the database was made with: the one in the header of its first chunk, or
+ * undefined for a database without chunks. Positions are chunk number × chunk size, so the size
+ * belongs to the database, not to the configuration.
+ */
+export function recordedChunkSize(dbPath: string): number | undefined {
+  let first: { name: string; chunkNumber: number; version: number } | undefined;
+  for (const name of readdirSync(dbPath)) {
+    const parsed = parseChunkFileName(name);
+    if (!parsed) continue;
+    if (!first || parsed.chunkNumber < first.chunkNumber || (parsed.chunkNumber === first.chunkNumber && parsed.version > first.version)) {
+      first = { name, ...parsed };
+    }
+  }
+  if (!first) return undefined;
+  const path = join(dbPath, first.name);
+  const bytes = Buffer.alloc(CHUNK_HEADER_BYTES);
+  const fd = openSync(path, 'r');
+  try {
+    readSync(fd, bytes, 0, CHUNK_HEADER_BYTES, 0);
+  } finally {
+    closeSync(fd);
+  }
+  const header = decodeChunkHeader(bytes);
+  if (typeof header === 'string') throw Errors.storageCorrupt.create(path, 0, header);
+  return header.chunkSize;
+}
+
+/** The chunk size to open the log with; a configured size that differs is reported, not used. */
+function databaseChunkSize(options: ResolvedEngineOptions, logger: Logger): number {
+  const recorded = recordedChunkSize(options.dbPath);
+  if (recorded !== undefined && recorded !== options.chunkSizeBytes) {
+    logger.warn(
+      { configuredChunkSize: options.chunkSizeBytes, databaseChunkSize: recorded },
+      'the configured chunk size differs from the one the database was made with; the database keeps its own',
+    );
+  }
+  return recorded ?? options.chunkSizeBytes;
+}
+
+export async function recover(options: ResolvedEngineOptions, logger: Logger): Promise<Recovered> {
+  // What is open so far, closed again (newest first) if the start fails half way.
+  const opened: Array<{ close(): unknown }> = [];
+  const close = async () => {
+    for (const resource of opened.reverse()) await Promise.resolve(resource.close()).catch(() => undefined);
+  };
+  try {
+    const checkpoints = openCheckpoints(options.dbPath);
+    opened.push(...checkpointList(checkpoints));
+    const logOptions: LogOpenOptions = {
+      dbPath: options.dbPath, chunkSizeBytes: databaseChunkSize(options, logger), cachedChunksMax: options.cachedChunksMax, logger,
+    };
+    await applyTruncation(checkpoints, logOptions, logger);
+    checkCheckpoints(checkpoints, logger);
+    const log = await TransactionLog.open(logOptions, checkpoints.writer.value);
+    opened.push(log);
+    if (log.writerPosition !== checkpoints.writer.value) checkpoints.writer.write(log.writerPosition);
+    const index = await TableIndex.open({
+      directory: options.indexPath, memTableEntriesMax: options.memTableEntriesMax, hasher: options.streamHasher,
+      // Children of the process logger, not of the storage one: a second `component` binding
+      // would put the key twice on every line.
+      logger: options.logger.child({ component: 'index' }),
+    });
+    opened.push(index);
+    const existence = options.existenceFilterSizeBytes === 0 ? disabledExistenceFilter : await StreamExistenceFilter.open({
+      directory: join(options.indexPath, 'stream-existence'), sizeBytes: options.existenceFilterSizeBytes,
+      hasher: options.streamHasher, logger: options.logger.child({ component: 'existence-filter' }),
+    });
+    opened.push(existence);
+    await catchUpIndex(log, index, existence, options.memTableEntriesMax, logger);
+    return { checkpoints, log, index, existence, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+/**
+ * epoch.chk past writer.chk contradicts the log. chaser.chk only says how far the log was
+ * processed: past the writer it is simply wrong, and the log below writer.chk is processed again.
+ */
+function checkCheckpoints({ writer, chaser, epoch }: Checkpoints, logger: Logger): void {
+  if (epoch.value >= writer.value) {
+    throw Errors.storageCheckpoint.create(`epoch.chk ${epoch.value} is past writer.chk ${writer.value}`);
+  }
+  if (chaser.value > writer.value) {
+    logger.warn({ chaser: chaser.value, writer: writer.value }, 'chaser.chk is past writer.chk; moving it back');
+    chaser.write(writer.value);
+  }
+}
+
+/** Cuts the log back to truncate.chk (set by a restore) and lowers the other checkpoints. */
+async function applyTruncation(checkpoints: Checkpoints, logOptions: LogOpenOptions, logger: Logger): Promise<void> {
+  const { truncate, writer, chaser, epoch } = checkpoints;
+  if (truncate.value < 0) return;
+  if (truncate.value > writer.value) {
+    logger.warn({ truncate: truncate.value, writer: writer.value }, 'truncate.chk is past the end of the log; nothing to truncate');
+  } else {
+    const end = await TransactionLog.truncate(logOptions, truncate.value);
+    writer.write(Math.min(writer.value, end));
+    chaser.write(Math.min(chaser.value, end));
+    if (epoch.value >= end) epoch.write(-1);
+    logger.warn({ position: end }, 'truncated the log to truncate.chk');
+  }
+  truncate.write(-1);
+}
+
+/**
+ * The index files cover the log up to the index's commit position and the existence filter
+ * up to its checkpoint; what lies between those and the writer is re-added from the log.
+ */
+async function catchUpIndex(log: TransactionLog, index: TableIndex, existence: ExistenceFilter, memTableEntriesMax: number, logger: Logger): Promise<void> {
+  const end = log.writerPosition;
+  if (index.commitPosition > end) {
+    logger.warn({ indexPosition: index.commitPosition, writer: end }, 'the index is ahead of the log; rebuilding it');
+    await index.clear();
+  }
+  if (existence.checkpoint > end) existence.moveCheckpointBack(end);
+  const indexFrom = index.commitPosition;
+  const filterFrom = Math.max(existence.checkpoint, 0);
+  const started = Date.now();
+  let added = 0;
+  // Committing as it goes lets full memory tables flush during a long rebuild.
+  let commitAt = memTableEntriesMax;
+  log.scan(Math.min(indexFrom, filterFrom), end, (buffer, offset, position) => {
+    const key = peekEventKey(buffer, offset);
+    if (!key) return;
+    if (position >= indexFrom) {
+      if (added >= commitAt) {
+        index.commit(position);
+        commitAt += memTableEntriesMax;
+      }
+      index.add(key.streamName, key.eventNumber, position);
+      added++;
+    }
+    if (position >= filterFrom) existence.add(key.streamName);
+  });
+  index.commit(end);
+  existence.commit(end);
+  logger.info({ from: indexFrom, to: end, entries: added, ms: Date.now() - started }, 'index caught up with the log');
+}
