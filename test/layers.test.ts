@@ -1,14 +1,16 @@
-// The layers of DESIGN.md §1, checked on every import of src/: a folder imports only the layers
-// below it (commands → cli → daemon → maint → storage → common), storage knows nothing of HTTP
-// or the CLI, and route files never touch files.
+// The layers of DESIGN.md §1, checked on every import of src/: a folder imports only its own layer
+// and the floors below it (commands → {cli, daemon, maint} → storage → common), cli/, daemon/ and
+// maint/ share a floor and never import one another, nothing below commands/ reads process.env,
+// storage knows nothing of HTTP or the CLI, and route files never touch files.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 
 const source = fileURLToPath(new URL('../src', import.meta.url));
-const ORDER = ['commands', 'cli', 'daemon', 'maint', 'storage', 'common'] as const;
-type Layer = (typeof ORDER)[number];
+/** The floor of each layer: a file imports its own layer and lower floors, never a sibling on its floor. */
+const FLOOR = { commands: 3, cli: 2, daemon: 2, maint: 2, storage: 1, common: 0 } as const;
+type Layer = keyof typeof FLOOR;
 
 function filesUnder(directory: string): string[] {
   return readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
@@ -23,23 +25,42 @@ function layerOf(path: string): Layer {
 
 function importsOf(file: string): string[] {
   const text = readFileSync(file, 'utf8');
-  return [...text.matchAll(/^\s*(?:import|export)\s[^'"]*?from\s+'([^']+)'/gm)].map((match) => match[1]);
+  const statics = [...text.matchAll(/^\s*(?:import|export)\s[^'"]*?from\s+'([^']+)'/gm)].map((match) => match[1]);
+  const dynamics = [...text.matchAll(/\bimport\(\s*'([^']+)'\s*\)/g)].map((match) => match[1]);
+  return [...statics, ...dynamics];
+}
+
+/** Every relative import of src/ as `from → to` layers, with a line that names it. */
+function layerImports(): Array<{ from: Layer; to: Layer; line: string }> {
+  return files.flatMap((file) => importsOf(file).filter((specifier) => specifier.startsWith('.')).map((specifier) => {
+    const from = layerOf(file);
+    const to = layerOf(resolve(dirname(file), specifier));
+    return { from, to, line: `${relative(source, file)} imports ${specifier} (${from} → ${to})` };
+  }));
 }
 
 const files = filesUnder(source);
 
-t.test('every file of src/ imports only its own layer and the layers below it', async (t) => {
+t.test('every file of src/ imports only its own layer and the floors below it', async (t) => {
   t.ok(files.length > 50, `${files.length} source files`);
-  const breaches: string[] = [];
-  for (const file of files) {
-    const from = layerOf(file);
-    for (const specifier of importsOf(file)) {
-      if (!specifier.startsWith('.')) continue;
-      const to = layerOf(resolve(dirname(file), specifier));
-      if (ORDER.indexOf(to) < ORDER.indexOf(from)) breaches.push(`${relative(source, file)} imports ${specifier} (${from} → ${to})`);
-    }
-  }
-  t.same(breaches, [], 'no import reaches up a layer');
+  t.same(Object.keys(FLOOR).sort(), readdirSync(source).sort(), 'every folder of src/ is a layer with a floor');
+  const breaches = layerImports().filter(({ from, to }) => FLOOR[to] > FLOOR[from]).map(({ line }) => line);
+  t.same(breaches, [], 'no import reaches up a floor');
+});
+
+t.test('cli/, daemon/ and maint/ never import one another: what two of them share lives in storage/ or common/', async (t) => {
+  const breaches = layerImports().filter(({ from, to }) => from !== to && FLOOR[to] === FLOOR[from]).map(({ line }) => line);
+  t.same(breaches, [], 'no import crosses to a sibling');
+});
+
+t.test('nothing below commands/ reads process.env: options come in from the command that parsed them', async (t) => {
+  const reads = /\bprocess\s*(?:\.\s*env\b|\[\s*['"]env['"]\s*\])/;
+  const breaches = files
+    .filter((file) => layerOf(file) !== 'commands')
+    .flatMap((file) => readFileSync(file, 'utf8').split('\n').map((text, index) => ({ text, line: `${relative(source, file)}:${index + 1}` })))
+    .filter(({ text }) => reads.test(text) && !/^\s*(?:\/\/|\*)/.test(text))
+    .map(({ line, text }) => `${line}: ${text.trim()}`);
+  t.same(breaches, [], 'no file outside commands/ reads the environment');
 });
 
 t.test('the engine and the common leaves never import the HTTP server or the CLI framework', async (t) => {
