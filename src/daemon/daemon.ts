@@ -19,7 +19,7 @@ import { SubscriptionsService } from './subscriptions/service.js';
 import { SystemStreams } from './subscriptions/system-streams.js';
 import type { Engine } from '../storage/engine.js';
 import type { ReplacementStep } from '../storage/log/chunk-replacement.js';
-import { QueueMeter } from '../storage/engine-stats.js';
+import { QueueMeter } from '../storage/log/meters.js';
 import type { OperationsDependencies } from './http/admin-operations.js';
 import { GossipService } from './services/gossip.js';
 import { MetricsService } from './services/metrics.js';

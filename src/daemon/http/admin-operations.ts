@@ -4,7 +4,7 @@
  * services; app.ts calls this once, before the resource plugins, so the hooks see every route.
  */
 import type { FastifyInstance } from 'fastify';
-import type { QueueMeter } from '../../storage/engine-stats.js';
+import type { QueueMeter } from '../../storage/log/meters.js';
 import type { GossipService } from '../services/gossip.js';
 import type { MetricsService } from '../services/metrics.js';
 import type { OptionInfo } from '../services/options-info.js';

@@ -4,7 +4,7 @@
  * method, path, status and duration, never headers, so credentials cannot reach the log.
  */
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
-import type { QueueMeter } from '../../storage/engine-stats.js';
+import type { QueueMeter } from '../../storage/log/meters.js';
 
 export interface RequestObserverOptions {
   requests: QueueMeter;

@@ -6,7 +6,8 @@
  */
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
-import type { EngineStatistics, QueueMeter, QueueSnapshot } from '../../storage/engine-stats.js';
+import type { EngineStatistics } from '../../storage/engine-stats.js';
+import type { QueueMeter, QueueSnapshot } from '../../storage/log/meters.js';
 import type { AuthenticationStats } from '../security/authenticator.js';
 import type { ScavengeFields } from '../scavenge/scavenge-stats.js';
 import {

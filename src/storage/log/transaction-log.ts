@@ -9,7 +9,7 @@ import { validateReplacement, type ReplaceOptions } from './chunk-replacement.js
 import { rename, unlink } from 'node:fs/promises';
 import { fsyncDirectory, fsyncDirectorySync } from '../disk/durable-file.js';
 import { decodeRecord, decodeRecordOnDemand, type LogRecord } from './record.js';
-import { ReadCounters } from '../engine-stats.js';
+import { ReadCounters } from './meters.js';
 
 /** The log cannot address more chunks than this (the chunk number is part of file names). */
 export const CHUNK_COUNT_MAX = 400_000;

@@ -12,7 +12,7 @@ import {
 } from '../streams/stream-metadata.js';
 import { withMember } from '../../common/json-scan.js';
 import type { TransactionLog } from './transaction-log.js';
-import { FlushMeter, QueueMeter } from '../engine-stats.js';
+import { FlushMeter, QueueMeter } from './meters.js';
 import { isTransientStorageError } from '../disk/file-write.js';
 
 export interface NewEvent {

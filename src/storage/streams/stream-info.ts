@@ -3,7 +3,7 @@ import type { TableIndex } from '../index/table-index.js';
 import type { ExistenceFilter } from '../index/existence-filter.js';
 import { RecordKind, isJsonEvent, type EventRecord } from '../log/record.js';
 import type { TransactionLog } from '../log/transaction-log.js';
-import { ReadCounters } from '../engine-stats.js';
+import { ReadCounters } from '../log/meters.js';
 import {
   EMPTY_METADATA, NO_STREAM, metadataStreamOf, parseStoredMetadata, type StreamMetadata,
 } from './stream-metadata.js';
