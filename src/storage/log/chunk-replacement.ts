@@ -7,6 +7,7 @@
  */
 import { Errors } from '../../common/errors.js';
 import type { Chunk, FrameLocation } from './chunk.js';
+import type { ChunkHeader } from './chunk-format.js';
 import { readInt64 } from './int64.js';
 
 /** Where a record's log position lies in its frame (after the length, checksum, kind and version). */
@@ -38,6 +39,24 @@ export interface ReplacedRange {
   chunkSize: number;
   /** The chunk that holds chunk number `n` now. */
   chunkAt(n: number): Chunk | undefined;
+}
+
+// What the log hands a rewrite (TransactionLog.rewriteSource, chunkRange), and what comes back.
+
+export interface RewrittenRecord {
+  /** The record's offset in the new chunk's logical space (its log position − the chunk's start). */
+  logical: number;
+  /** The whole frame, length prefix and suffix included. */
+  frame: Buffer;
+}
+
+/** The completed chunks a rewrite reads, with the header and logical size of the range. */
+export interface RewriteSource {
+  header: ChunkHeader;
+  logicalDataSize: number;
+  /** The chunk files, oldest first (a merged file once). */
+  chunks: Chunk[];
+  chunkSize: number;
 }
 
 function frameBytes(frame: FrameLocation): Buffer {

@@ -2,7 +2,6 @@ import { crc32Of } from './crc32.js';
 import { readInt64, writeInt64 } from './int64.js';
 import { RecentStrings } from './recent-strings.js';
 import { UUID_TEXT_BYTES, putUuidText, readUuid, writeUuid } from './uuid.js';
-import { DELETED_EVENT_NUMBER } from '../streams/stream-metadata.js';
 import type { PackedEvent } from './packed-event.js';
 
 /**
@@ -31,6 +30,9 @@ export const EventFlags = {
   isJson: 0x100,
   isRedacted: 0x200,
 } as const;
+
+/** Event number of a hard-delete tombstone: no real event can have it. */
+export const DELETED_EVENT_NUMBER = Number.MAX_SAFE_INTEGER;
 
 /** Bytes of framing around a payload: a length before and after. */
 export const FRAME_BYTES = 8;

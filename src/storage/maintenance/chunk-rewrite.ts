@@ -5,9 +5,7 @@
  * switching it in is TransactionLog.replaceChunks.
  */
 import { Errors } from '../../common/errors.js';
-import type { Chunk } from '../log/chunk.js';
-import type { ChunkHeader } from '../log/chunk-format.js';
-import type { ReplaceOptions } from '../log/chunk-replacement.js';
+import type { ReplaceOptions, RewriteSource, RewrittenRecord } from '../log/chunk-replacement.js';
 import { BufferPool } from './buffer-pool.js';
 import { readInt64 } from '../log/int64.js';
 import { decodeRecordHead, type RecordHead } from '../log/record.js';
@@ -44,22 +42,6 @@ export interface RewriteResult {
   /** Bytes of the files replaced, and of the file that replaced them (the same when not rewritten). */
   fileBytesBefore: number;
   fileBytesAfter: number;
-}
-
-export interface RewrittenRecord {
-  /** The record's offset in the new chunk's logical space (its log position − the chunk's start). */
-  logical: number;
-  /** The whole frame, length prefix and suffix included. */
-  frame: Buffer;
-}
-
-/** The completed chunks a rewrite reads, with the header and logical size of the range. */
-export interface RewriteSource {
-  header: ChunkHeader;
-  logicalDataSize: number;
-  /** The chunk files, oldest first (a merged file once). */
-  chunks: Chunk[];
-  chunkSize: number;
 }
 
 export interface RangeRewrite {

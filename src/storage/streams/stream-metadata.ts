@@ -1,8 +1,9 @@
 import { lastMember, objectMembers, withMember } from '../../common/json-scan.js';
 import { strictJsonText } from '../../common/lenient-json.js';
+import { DELETED_EVENT_NUMBER } from '../log/record.js';
 
-/** Event number of a hard-delete tombstone: no real event can have it. */
-export const DELETED_EVENT_NUMBER = Number.MAX_SAFE_INTEGER;
+// The tombstone's event number belongs to the record format; the stream rules speak of it too.
+export { DELETED_EVENT_NUMBER };
 export const NO_STREAM = -1;
 
 export const ExpectedVersion = { any: -2, noStream: -1, streamExists: -4 } as const;
