@@ -17,7 +17,8 @@ import {
 } from './streams/stream-metadata.js';
 import type { TransactionLog } from './log/transaction-log.js';
 import type { Chunk } from './log/chunk.js';
-import { checkpointList, recover, type Checkpoints, type Recovered } from './log/recovery.js';
+import { checkpointList, type Checkpoints } from './log/recovery.js';
+import { recover, type Recovered } from './engine-recovery.js';
 import { Writer, type AppendOptions, type CommittedWrite, type NewEvent, type WriteResult } from './log/writer.js';
 import type { EngineStatistics } from './engine-stats.js';
 import { randomUUID } from 'node:crypto';

@@ -1,7 +1,7 @@
 /**
- * Recovery at start: the checkpoints, the log cut back to truncate.chk and to writer.chk, the
- * index and the existence filter caught up with the log. What it returns is consistent and ready
- * for the engine; anything opened is closed again if a step fails.
+ * The log's recovery at start: the checkpoints, the log cut back to truncate.chk and to
+ * writer.chk. What it returns is consistent; anything opened is closed again if a step fails.
+ * The index catches up afterwards (engine-recovery.ts), so a log opens without one.
  */
 import { closeSync, openSync, readSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,10 +9,6 @@ import { Errors } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import { CHUNK_HEADER_BYTES, decodeChunkHeader, parseChunkFileName } from './chunk-format.js';
 import { Checkpoint, CheckpointName } from './checkpoint.js';
-import type { ResolvedEngineOptions } from '../engine-options.js';
-import { StreamExistenceFilter, disabledExistenceFilter, type ExistenceFilter } from '../index/existence-filter.js';
-import { TableIndex } from '../index/table-index.js';
-import { peekEventKey } from './record.js';
 import { TransactionLog, type LogOpenOptions } from './transaction-log.js';
 
 export interface Checkpoints {
@@ -23,14 +19,15 @@ export interface Checkpoints {
   truncate: Checkpoint;
 }
 
-export interface Recovered {
+export interface RecoveredLog {
   checkpoints: Checkpoints;
   log: TransactionLog;
-  index: TableIndex;
-  existence: ExistenceFilter;
   /** Closes everything above, newest first. */
   close(): Promise<void>;
 }
+
+/** Where the log lives and how it opens; the chunk size is the configured one. */
+export type LogRecoveryOptions = Omit<LogOpenOptions, 'logger'>;
 
 /** Every checkpoint, to close them all. */
 export function checkpointList({ writer, chaser, epoch, proposal, truncate }: Checkpoints): Checkpoint[] {
@@ -76,7 +73,7 @@ export function recordedChunkSize(dbPath: string): number | undefined {
 }
 
 /** The chunk size to open the log with; a configured size that differs is reported, not used. */
-function databaseChunkSize(options: ResolvedEngineOptions, logger: Logger): number {
+function databaseChunkSize(options: LogRecoveryOptions, logger: Logger): number {
   const recorded = recordedChunkSize(options.dbPath);
   if (recorded !== undefined && recorded !== options.chunkSizeBytes) {
     logger.warn(
@@ -87,7 +84,7 @@ function databaseChunkSize(options: ResolvedEngineOptions, logger: Logger): numb
   return recorded ?? options.chunkSizeBytes;
 }
 
-export async function recover(options: ResolvedEngineOptions, logger: Logger): Promise<Recovered> {
+export async function recoverLog(options: LogRecoveryOptions, logger: Logger): Promise<RecoveredLog> {
   // What is open so far, closed again (newest first) if the start fails half way.
   const opened: Array<{ close(): unknown }> = [];
   const close = async () => {
@@ -104,20 +101,7 @@ export async function recover(options: ResolvedEngineOptions, logger: Logger): P
     const log = await TransactionLog.open(logOptions, checkpoints.writer.value);
     opened.push(log);
     if (log.writerPosition !== checkpoints.writer.value) checkpoints.writer.write(log.writerPosition);
-    const index = await TableIndex.open({
-      directory: options.indexPath, memTableEntriesMax: options.memTableEntriesMax, hasher: options.streamHasher,
-      // Children of the process logger, not of the storage one: a second `component` binding
-      // would put the key twice on every line.
-      logger: options.logger.child({ component: 'index' }),
-    });
-    opened.push(index);
-    const existence = options.existenceFilterSizeBytes === 0 ? disabledExistenceFilter : await StreamExistenceFilter.open({
-      directory: join(options.indexPath, 'stream-existence'), sizeBytes: options.existenceFilterSizeBytes,
-      hasher: options.streamHasher, logger: options.logger.child({ component: 'existence-filter' }),
-    });
-    opened.push(existence);
-    await catchUpIndex(log, index, existence, options.memTableEntriesMax, logger);
-    return { checkpoints, log, index, existence, close };
+    return { checkpoints, log, close };
   } catch (error) {
     await close();
     throw error;
@@ -152,39 +136,4 @@ async function applyTruncation(checkpoints: Checkpoints, logOptions: LogOpenOpti
     logger.warn({ position: end }, 'truncated the log to truncate.chk');
   }
   truncate.write(-1);
-}
-
-/**
- * The index files cover the log up to the index's commit position and the existence filter
- * up to its checkpoint; what lies between those and the writer is re-added from the log.
- */
-async function catchUpIndex(log: TransactionLog, index: TableIndex, existence: ExistenceFilter, memTableEntriesMax: number, logger: Logger): Promise<void> {
-  const end = log.writerPosition;
-  if (index.commitPosition > end) {
-    logger.warn({ indexPosition: index.commitPosition, writer: end }, 'the index is ahead of the log; rebuilding it');
-    await index.clear();
-  }
-  if (existence.checkpoint > end) existence.moveCheckpointBack(end);
-  const indexFrom = index.commitPosition;
-  const filterFrom = Math.max(existence.checkpoint, 0);
-  const started = Date.now();
-  let added = 0;
-  // Committing as it goes lets full memory tables flush during a long rebuild.
-  let commitAt = memTableEntriesMax;
-  log.scan(Math.min(indexFrom, filterFrom), end, (buffer, offset, position) => {
-    const key = peekEventKey(buffer, offset);
-    if (!key) return;
-    if (position >= indexFrom) {
-      if (added >= commitAt) {
-        index.commit(position);
-        commitAt += memTableEntriesMax;
-      }
-      index.add(key.streamName, key.eventNumber, position);
-      added++;
-    }
-    if (position >= filterFrom) existence.add(key.streamName);
-  });
-  index.commit(end);
-  existence.commit(end);
-  logger.info({ from: indexFrom, to: end, entries: added, ms: Date.now() - started }, 'index caught up with the log');
 }

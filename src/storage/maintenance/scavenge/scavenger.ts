@@ -7,8 +7,7 @@
 import type Database from 'better-sqlite3';
 import { Errors } from '../../../common/errors.js';
 import { silentLogger, type Logger } from '../../../common/logger.js';
-import type { ChunkSwitchHold } from '../../log/chunk-switch-lock.js';
-import type { Engine } from '../../engine.js';
+import type { ChunkSwitchHold, ChunkSwitchHolderKind } from '../../log/chunk-switch-lock.js';
 import type { ScavengeAccess } from './access.js';
 import { accumulate } from './accumulation.js';
 import { calculate } from './calculation.js';
@@ -35,9 +34,16 @@ export interface ScavengerOptions {
   logger?: Logger;
 }
 
+/** What the scavenger needs of the engine (Engine has it): its scavenge access and the chunk-switch lock. */
+export interface ScavengedStorage {
+  scavengeAccess(): ScavengeAccess;
+  takeChunkSwitchLock(kind: ChunkSwitchHolderKind): ChunkSwitchHold;
+  releaseChunkSwitchLock(hold: ChunkSwitchHold): boolean;
+}
+
 const STAGES: readonly ScavengeStage[] = ['Accumulating', 'Calculating', 'ExecutingChunks', 'MergingChunks', 'ExecutingIndex', 'Cleaning', 'Done'];
 
-export function openScavenger(engine: Engine, options: ScavengerOptions): Scavenger {
+export function openScavenger(engine: ScavengedStorage, options: ScavengerOptions): Scavenger {
   return new StateScavenger(engine, options);
 }
 
@@ -49,7 +55,7 @@ class StateScavenger implements Scavenger {
   private readonly logger: Logger;
   private running = false;
 
-  constructor(private readonly engine: Engine, options: ScavengerOptions) {
+  constructor(private readonly engine: ScavengedStorage, options: ScavengerOptions) {
     this.logger = (options.logger ?? silentLogger).child({ component: 'scavenge' });
     this.db = openStateDb(options);
     const access = engine.scavengeAccess();
