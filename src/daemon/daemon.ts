@@ -7,17 +7,14 @@ import type { AddressInfo } from 'node:net';
 import tls from 'node:tls';
 import type { FastifyInstance } from 'fastify';
 import { Errors, isSvcError } from '../common/errors.js';
-import type { Logger } from '../common/logger.js';
 import { buildApp, SERVED_FEATURES } from './http/app.js';
 import type { ProcessLogger } from './log.js';
 import { engineOptionsOf, type DaemonOptions, type LoadedOptions } from './options.js';
-import type { EngineOptions } from '../storage/engine-options.js';
 import { NodeInfo, type NodeState } from './services/node-info.js';
 import { startSecurity, type Security } from './security/security.js';
-import { StreamsService, type StreamStorage } from './services/streams.js';
+import { StreamsService } from './services/streams.js';
 import { SubscriptionsService } from './subscriptions/service.js';
 import { SystemStreams } from './subscriptions/system-streams.js';
-import type { Engine } from '../storage/engine.js';
 import type { ReplacementStep } from '../storage/log/chunk-replacement.js';
 import { QueueMeter } from '../storage/log/meters.js';
 import type { OperationsDependencies } from './http/admin-operations.js';
@@ -33,35 +30,16 @@ import { StatsService } from './services/stats.js';
 import { scavengeStats } from './scavenge/scavenge-stats.js';
 import type { ReloadTrigger } from '../maint/cert-reload/reload-status.js';
 import { NodeCertificates, type ReloadOutcome } from './tls/node-certificates.js';
-import { RedactionService, type RedactionStorage } from './redaction/redaction-service.js';
+import { RedactionService } from './redaction/redaction-service.js';
 import { RedactionSocket, SOCKET_FILE_NAME } from './redaction/socket-server.js';
 import { join } from 'node:path';
 import { ConsoleAssets, defaultConsoleDirectory } from './services/console-assets.js';
 import { ProjectionsService } from './projections/projections-service.js';
-import type { Scavenger } from '../storage/maintenance/scavenge/types.js';
-import { ScavengeService, type ScavengeStorage } from './scavenge/scavenge-service.js';
+import { ScavengeService } from './scavenge/scavenge-service.js';
 import { openNodeScavenger } from './scavenge/open-scavenger.js';
+import type { NodeStorage, OpenScavenger, OpenStorage, ScavengerSettings } from './node-storage.js';
 
-/** The part of the storage engine the composition root drives and its services use. */
-export type NodeStorage = StreamStorage & RedactionStorage & ScavengeStorage & Pick<Engine, 'close' | 'onFatal' | 'stats' | 'mergeIndexes' | 'unfollow' | 'scavengeAccess'>;
-
-/** The scavenge options the storage scavenger takes, besides the storage it works on. */
-export interface ScavengerSettings {
-  indexPath: string;
-  /** --scavenge-backend-page-size, in bytes. */
-  pageSizeBytes: number;
-  /** --scavenge-backend-cache-size, in bytes. */
-  cacheSizeBytes: number;
-  /** --scavenge-hash-users-cache-capacity. */
-  hashUsersCacheCapacity: number;
-  logger: Logger;
-}
-
-export type OpenScavenger = (storage: NodeStorage, settings: ScavengerSettings) => Scavenger;
-
-export type OpenStorageOptions = EngineOptions & { logger: Logger };
-
-export type OpenStorage = (options: OpenStorageOptions) => Promise<NodeStorage>;
+export type { NodeStorage, OpenScavenger, OpenStorage, OpenStorageOptions, ScavengerSettings } from './node-storage.js';
 
 export interface DaemonContext {
   logger: ProcessLogger;

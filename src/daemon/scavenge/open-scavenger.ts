@@ -8,7 +8,7 @@ import type { Engine } from '../../storage/engine.js';
 import { openScavenger } from '../../storage/maintenance/scavenge/scavenger.js';
 import type { Scavenger } from '../../storage/maintenance/scavenge/types.js';
 import { SCAVENGE_STATE } from '../../maint/backup/layout.js';
-import type { NodeStorage, ScavengerSettings } from '../daemon.js';
+import type { NodeStorage, ScavengerSettings } from '../node-storage.js';
 
 export function openNodeScavenger(storage: NodeStorage, settings: ScavengerSettings): Scavenger {
   // The scavenger calls only scavengeAccess and the chunk-switch lock, which NodeStorage has;

@@ -4,7 +4,7 @@
  * defaults, all in the node's own registry (two nodes in one process keep their figures apart).
  */
 import { Counter, Gauge, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
-import { RequestDurationsHistogram } from './request-durations-histogram.js';
+import { RequestDurationsHistogram, type RouteGroup } from './request-durations-histogram.js';
 import { SERIES, type MetricInputs, type ProjectionReading, type SeriesDefinition } from './metric-table.js';
 import type { Stats } from './stats.js';
 
@@ -16,8 +16,7 @@ export interface MetricsSources {
   version: string;
 }
 
-/** The groups request durations are kept by: a bounded set, whatever URLs clients send. */
-export type RouteGroup = 'streams_read' | 'streams_write' | 'subscriptions' | 'projections' | 'admin' | 'users' | 'other';
+export type { RouteGroup };
 
 export class MetricsService {
   private readonly registry = new Registry();

@@ -5,7 +5,8 @@
  * observation is an array lookup and a short bucket scan, and the exposition is built only when
  * /metrics is scraped. It is registered in the node's prom-client registry like any metric.
  */
-import type { RouteGroup } from './metrics.js';
+/** The groups request durations are kept by: a bounded set, whatever URLs clients send. */
+export type RouteGroup = 'streams_read' | 'streams_write' | 'subscriptions' | 'projections' | 'admin' | 'users' | 'other';
 
 /**
  * Upper bounds in seconds: appends take milliseconds (an fsync), reads less, and long polls and
