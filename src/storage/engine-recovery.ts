@@ -28,8 +28,9 @@ export async function recover(options: ResolvedEngineOptions, logger: Logger): P
     for (const resource of opened.reverse()) await Promise.resolve(resource.close()).catch(() => undefined);
   };
   try {
-    const { checkpoints, log, close: closeLog } = await recoverLog(options, logger);
-    opened.push({ close: closeLog });
+    const recoveredLog = await recoverLog(options, logger);
+    opened.push(recoveredLog);
+    const { checkpoints, log } = recoveredLog;
     const index = await TableIndex.open({
       directory: options.indexPath, memTableEntriesMax: options.memTableEntriesMax, hasher: options.streamHasher,
       // Children of the process logger, not of the storage one: a second `component` binding
