@@ -2,7 +2,8 @@
  * The spinner of `svcdb scavenge start --wait`: phase, chunks done and bytes reclaimed, on stderr,
  * only when stderr is a terminal and --json is off. From cron (no terminal) it prints nothing.
  */
-import { formatBytes, terminalSpinner } from './progress.js';
+import { formatBytes } from '../common/human-units.js';
+import { terminalSpinner } from './progress.js';
 
 export interface ScavengeProgressView {
   phase: string;

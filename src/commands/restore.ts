@@ -1,7 +1,8 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../cli/base-command.js';
 import { dataDirectories, dataDirectoryFlags } from '../cli/data-directories.js';
-import { formatBytes, progressDisplay } from '../cli/progress.js';
+import { formatBytes } from '../common/human-units.js';
+import { progressDisplay } from '../cli/progress.js';
 import { restore, type RestoreResult } from '../maint/backup/restore.js';
 
 export default class Restore extends BaseCommand {

@@ -3,7 +3,8 @@
 // TLS saying there was nothing to reload instead of "certificates reloaded".
 import { join } from 'node:path';
 import t from 'tap';
-import { count, duration, timeSpan } from '../../src/cli/human-text.js';
+import { count, timeSpan } from '../../src/cli/human-text.js';
+import { formatDuration as duration } from '../../src/common/human-units.js';
 import { runCli, startServer } from '../helpers/cli.js';
 import { tempDirectory } from '../helpers/engine.js';
 import { TerminalSession } from '../helpers/terminal.js';

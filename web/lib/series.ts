@@ -92,21 +92,5 @@ export class Series {
   }
 }
 
-const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-
-export function formatBytes(bytes: number): string {
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < UNITS.length - 1) {
-    value /= 1024;
-    unit += 1;
-  }
-  return `${value.toFixed(unit === 0 ? 0 : 1)} ${UNITS[unit]}`;
-}
-
-export function formatDuration(seconds: number): string {
-  const whole = Math.max(0, Math.floor(seconds));
-  const days = Math.floor(whole / 86400);
-  const clock = [Math.floor((whole % 86400) / 3600), Math.floor((whole % 3600) / 60), whole % 60].map((part) => String(part).padStart(2, '0')).join(':');
-  return days > 0 ? `${days}d ${clock}` : clock;
-}
+// One way to write bytes and durations for the console and the CLI alike.
+export { formatBytes, formatDuration } from '../../src/common/human-units.js';

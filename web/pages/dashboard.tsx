@@ -58,7 +58,7 @@ function useStats(api: Api) {
 export function Dashboard({ api }: { api: Api }) {
   const info = useLoad((signal) => api.json<NodeInfo>('/info', { signal }), [api]);
   const { series, error, startTime } = useStats(api);
-  const uptime = startTime ? formatDuration((Date.now() - Date.parse(startTime)) / 1000) : '–';
+  const uptime = startTime ? formatDuration(Math.floor((Date.now() - Date.parse(startTime)) / 1000)) : '–';
   return (
     <section>
       <h1>Dashboard</h1>

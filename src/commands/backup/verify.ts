@@ -1,7 +1,8 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
 import { count } from '../../cli/human-text.js';
-import { formatBytes, progressDisplay } from '../../cli/progress.js';
+import { formatBytes } from '../../common/human-units.js';
+import { progressDisplay } from '../../cli/progress.js';
 import { verifyBackup, type VerifyResult } from '../../maint/backup/verify.js';
 
 /** Which backup the checked files hold, in words. */

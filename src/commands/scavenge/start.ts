@@ -2,7 +2,7 @@ import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
 import { nodeConnection, nodeFlags } from '../../cli/node-flags.js';
 import { timeSpan } from '../../cli/human-text.js';
-import { formatBytes } from '../../cli/progress.js';
+import { formatBytes } from '../../common/human-units.js';
 import { scavengeDisplay } from '../../cli/scavenge-progress.js';
 import { followScavenge } from '../../maint/scavenge/follow.js';
 import { checkCompleted, type ScavengeStartResult } from '../../maint/scavenge/result.js';
