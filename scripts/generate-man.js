@@ -7,7 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { renderManPages } from '../dist/src/cli/man-pages.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const manDirectory = new URL('../man', import.meta.url);
+// The trailing slash makes the pages' URLs resolve inside man/, not beside it.
+const manDirectory = new URL('../man/', import.meta.url);
 const pages = await renderManPages(root);
 const names = new Set(pages.map((page) => page.file));
 for (const page of pages) writeFileSync(new URL(page.file, manDirectory), page.content);

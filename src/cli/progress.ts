@@ -1,26 +1,21 @@
 /**
  * Progress of a long command (backup, verify, restore) as an ora spinner on stderr, only when
- * stderr is a terminal and --json is off. Anywhere else (cron, a pipe, --json) it prints nothing:
- * the command's result and its errors are the whole output.
+ * stderr is a terminal and --json is off. Anywhere else (cron, a pipe, --json) it prints nothing,
+ * so the command's result and its errors are the whole output, unless the command was asked for
+ * progress lines (`backup --progress`, like `pg_basebackup -P` into a log): then a line at most
+ * once a second on stderr, and a last one when it is done.
  */
 import ora, { type Ora } from 'ora';
 import type { Progress } from '../common/progress.js';
+import { finishedProgress, progressText } from './progress-text.js';
+
+/** Progress lines written without a terminal, at most this often. */
+const LINE_INTERVAL_MS = 1000;
 
 export interface ProgressDisplay {
   update(progress: Progress): void;
   succeed(text: string): void;
   fail(): void;
-}
-
-export function formatBytes(bytes: number): string {
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return `${value.toFixed(unit === 0 ? 0 : 1)} ${units[unit]}`;
 }
 
 /**
@@ -29,25 +24,48 @@ export function formatBytes(bytes: number): string {
  * the title and the final line without the animation: ora divides by the width, and would clear
  * lines without end instead of letting the command run.
  */
-export function terminalSpinner(title: string, json: boolean): { spinner: Ora; shown: boolean } {
+export function terminalSpinner(title: string, json: boolean): { spinner: Ora; shown: boolean; animated: boolean } {
   const shown = !json && process.stderr.isTTY === true;
   const animated = shown && process.stderr.columns > 0;
   // stdin is left alone: ora's discarding of it can hold the process open after the summary.
   const spinner = ora({ text: title, stream: process.stderr, isEnabled: animated, isSilent: !shown, discardStdin: false });
   if (shown) spinner.start();
-  return { spinner, shown };
+  return { spinner, shown, animated };
 }
 
-export function progressDisplay(title: string, json: boolean): ProgressDisplay {
-  const { spinner, shown } = terminalSpinner(title, json);
+export interface ProgressOptions {
+  json: boolean;
+  /** Progress lines on stderr where the spinner is not shown (a pipe, a log file, --json). */
+  lines?: boolean;
+}
+
+export function progressDisplay(title: string, options: boolean | ProgressOptions): ProgressDisplay {
+  const { json, lines = false } = typeof options === 'boolean' ? { json: options } : options;
+  const { spinner, shown, animated } = terminalSpinner(title, json);
+  const startedAt = performance.now();
+  const elapsedSeconds = () => (performance.now() - startedAt) / 1000;
+  const writeLines = lines && !shown;
+  let lastLineAt = -Infinity;
+  let last: Progress | undefined;
+  const writeLine = (progress: Progress) => {
+    lastLineAt = performance.now();
+    process.stderr.write(`${title}: ${progressText(progress, elapsedSeconds())}\n`);
+  };
   return {
     update(progress) {
-      if (!shown) return;
-      const file = progress.file ? ` ${progress.file}` : '';
-      spinner.text = `${title}: ${progress.phase}${file} (${progress.filesCopied} files, ${formatBytes(progress.bytesCopied)})`;
+      if (shown) {
+        const phaseChanged = progress.phase !== last?.phase;
+        spinner.text = `${title}: ${progressText(progress, elapsedSeconds())}`;
+        // A new phase is drawn at once: short phases would otherwise end between two frames.
+        if (phaseChanged && animated) spinner.render();
+      } else if (writeLines && performance.now() - lastLineAt >= LINE_INTERVAL_MS) {
+        writeLine(progress);
+      }
+      last = progress;
     },
     succeed(text) {
       if (shown) spinner.succeed(text);
+      else if (writeLines && last) writeLine(finishedProgress(last));
     },
     fail() {
       if (shown) spinner.fail();

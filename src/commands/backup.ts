@@ -2,7 +2,8 @@ import { Args, Flags } from '@oclif/core';
 import { writeSync } from 'node:fs';
 import { BaseCommand } from '../cli/base-command.js';
 import { dataDirectories, dataDirectoryFlags } from '../cli/data-directories.js';
-import { formatBytes, progressDisplay } from '../cli/progress.js';
+import { formatBytes } from '../common/human-units.js';
+import { progressDisplay } from '../cli/progress.js';
 import { backup, type BackupResult } from '../maint/backup/backup.js';
 
 /**
@@ -31,14 +32,17 @@ export default class Backup extends BaseCommand {
     'last backup into the same folder. A backup killed at any moment leaves the folder restorable (the backup it',
     'held, or the new one; backup verify says which) and the next backup into it finishes the work and deletes',
     'what the killed one left. Refused while a scavenge runs, into a folder that holds another node\'s',
-    'backup, or from a directory that is not a node\'s. Quiet unless stderr is a terminal; --json prints the',
-    'result (files copied, skipped, removed). Exit codes: man svcdb-backup; every error code: man svcdb-errors.',
+    'backup, or from a directory that is not a node\'s. On a terminal a spinner shows the bytes copied of the',
+    'total estimated at the start, the percent, the rate and the time left; elsewhere it is quiet unless --progress',
+    'asks for those figures as lines on stderr. --json prints the result (files copied, skipped, removed).',
+    'Exit codes: man svcdb-backup; every error code: man svcdb-errors.',
   ].join(' ');
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> /backups/node1 --db /var/lib/svcdb/db',
     '<%= config.bin %> <%= command.id %> /backups/node1 --db /var/lib/svcdb/db --differential --json',
     '<%= config.bin %> <%= command.id %> --archive /backups/node1-$(date +%F).tar.gz --db /var/lib/svcdb/db',
+    '<%= config.bin %> <%= command.id %> /backups/node1 --db /var/lib/svcdb/db --progress 2>>/var/log/svcdb-backup.log',
   ];
 
   static override args = {
@@ -58,6 +62,12 @@ export default class Backup extends BaseCommand {
       summary: 'Write a full backup as one gzip-compressed tar file instead of a folder.',
       helpValue: 'FILE.tar.gz',
     }),
+    progress: Flags.boolean({
+      char: 'P',
+      summary: 'Write progress lines on stderr (bytes of the estimated total, percent, rate, time left) also when stderr is not a terminal.',
+      description: 'At most one line a second, and a last one when the backup is done; stdout is left to the result (--json).',
+      default: false,
+    }),
     'no-sync': Flags.boolean({
       summary: 'Do not fsync what is written, as cp -r or tar would not: faster, but a crash of the backup machine soon after can leave a torn backup (backup verify finds it).',
       default: false,
@@ -66,7 +76,7 @@ export default class Backup extends BaseCommand {
 
   async run(): Promise<BackupResult> {
     const { args, flags } = await this.parse(Backup);
-    const display = progressDisplay('Backing up', this.jsonEnabled());
+    const display = progressDisplay('Backing up', { json: this.jsonEnabled(), lines: flags.progress });
     let result: BackupResult;
     try {
       result = await backup({

@@ -10,6 +10,13 @@ export interface Progress {
   file?: string;
   filesCopied: number;
   bytesCopied: number;
+  /** Bytes of files found unchanged and left as they were: done without being copied. */
+  bytesSkipped?: number;
+  /**
+   * What copied and skipped bytes should add up to, estimated when the operation started (as
+   * `pg_basebackup -P` does); absent when the operation cannot tell in advance.
+   */
+  bytesTotal?: number;
 }
 
 export type ProgressListener = (progress: Progress) => void;

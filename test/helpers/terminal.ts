@@ -8,6 +8,7 @@
  * foreground group) so that it stays to report the status; the command gets the default action.
  */
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import type { Test } from 'tap';
 import { cliPath } from './cli.js';
@@ -23,6 +24,8 @@ export interface TerminalOptions {
   rows?: number;
   /** How long waitForLine waits. */
   waitMs?: number;
+  /** Set for the command (after the runner's SVC_* are removed), e.g. a test hook's variable. */
+  env?: Record<string, string>;
 }
 
 const quote = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`;
@@ -38,7 +41,8 @@ export class TerminalSession {
     t.teardown(() => session.tmux(['kill-server']).catch(() => undefined));
     // SVC_* variables of the test runner must not change the command's options.
     const unset = [...Object.keys(process.env).filter((name) => name.startsWith('SVC_')), ...(options.unset ?? [])].flatMap((name) => ['-u', name]);
-    const command = ['env', ...unset, process.execPath, '--no-node-snapshot', cliPath, ...args].map(quote).join(' ');
+    const set = Object.entries(options.env ?? {}).map(([name, value]) => `${name}=${value}`);
+    const command = ['env', ...unset, ...set, process.execPath, '--no-node-snapshot', cliPath, ...args].map(quote).join(' ');
     const script = `trap true INT; ${command}; echo "[exit status $?]"`;
     await session.tmux(['-f', '/dev/null', 'new-session', '-d', '-x', String(options.columns ?? 200), '-y', String(options.rows ?? 50),
       `sh -c ${quote(script)}`, ';', 'set-option', '-w', 'remain-on-exit', 'on']);
@@ -73,6 +77,13 @@ export class TerminalSession {
   async exitStatus(): Promise<number> {
     const [, status] = await this.waitForLine(EXIT_LINE, 'the command to exit');
     return Number(status);
+  }
+
+  /** The pid of the command (the shell's child: `env` execs it). */
+  async commandPid(): Promise<number> {
+    const shell = (await this.tmux(['list-panes', '-F', '#{pane_pid}'])).trim();
+    const children = readFileSync(`/proc/${shell}/task/${shell}/children`, 'utf8').trim().split(/\s+/);
+    return Number(children[0]);
   }
 
   interrupt(): Promise<string> {

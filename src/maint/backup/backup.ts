@@ -19,7 +19,7 @@
 import { mkdir, readdir, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { Errors } from '../../common/errors.js';
-import { CheckpointName } from '../../storage/log/checkpoint.js';
+import { CheckpointName, isChunkFile } from '../../storage/layout.js';
 import { DatabaseLock, lockOwnerPid } from '../../storage/disk/lock.js';
 import { isArchive, readArchiveManifest } from './archive-reader.js';
 import { removeStaleArchiveTemps } from './archive-temp.js';
@@ -27,10 +27,11 @@ import { ArchiveTarget } from './archive-writer.js';
 import { CHASER_WAIT_MS_DEFAULT, waitForChaser } from './chaser-wait.js';
 import { differentialIndexPart } from './differential-index.js';
 import { differentialLogPart } from './differential-log.js';
+import { backupBytesEstimate } from './estimate.js';
 import { Durability, removeFile, replaceFileNow } from './file-copy.js';
 import { dbPath, fullCopy, indexPath, type CopyContext } from './full-backup.js';
 import { listIndexDataFiles } from './index-source.js';
-import { BACKUP_DB_DIRECTORY, BACKUP_INDEX_DIRECTORY, MANIFEST_FILE, isChunkFile, isOldChunkFile } from './layout.js';
+import { BACKUP_DB_DIRECTORY, BACKUP_INDEX_DIRECTORY, MANIFEST_FILE, isOldChunkFile } from './layout.js';
 import { removeLeftovers } from './leftovers.js';
 import {
   checkDestinationFolder, completedManifest, encodeManifest, startedManifest, type BackupKind, type BackupManifest,
@@ -142,6 +143,7 @@ export async function backup(request: BackupRequest): Promise<BackupResult> {
     warnings: [],
     durability: new Durability(request.sync ?? true, request.onChange),
   };
+  run.tally.expect(await backupBytesEstimate(source));
   // A scavenge that started, or even ran to its end, while files were copied spoils the copy.
   const beforeComplete = () => checkScavengeUnchanged(scavengeBefore, source);
   const copied = request.archive ? await archiveBackup(run, beforeComplete) : await folderBackup(run, beforeComplete);

@@ -24,12 +24,14 @@
 import { join } from 'node:path';
 import { existsSync } from 'node:fs';
 import { COPY_CONCURRENCY, forEachConcurrently } from './concurrency.js';
+import { fileBytes } from './estimate.js';
 import { copyCheckpoint, indexPath } from './full-backup.js';
 import {
   INDEX_ROUNDS_MAX, holdsFiles, indexKeptChanging, listIndexDataFiles, parseIndexMapBytes, readIndexMapBytes,
   readSourceIndexMap,
 } from './index-source.js';
-import { BACKUP_INDEX_DIRECTORY, EXISTENCE_CHECKPOINT, EXISTENCE_DATA, INDEXMAP_FILE, SCAVENGE_STATE } from './layout.js';
+import { INDEXMAP_FILE, IndexPath } from '../../storage/layout.js';
+import { BACKUP_INDEX_DIRECTORY } from './layout.js';
 import type { Tally } from './progress.js';
 import type { DataDirectories } from './source.js';
 import type { FolderTarget } from './target.js';
@@ -60,7 +62,7 @@ export async function differentialIndexPart(source: DataDirectories, target: Fol
     indexFiles = await listIndexDataFiles(source.index);
     // (4)
     const missing = indexFiles.filter((name) => !existsSync(join(backupIndex, name)));
-    for (const name of indexFiles) if (!missing.includes(name)) tally.skipped(indexPath(name));
+    for (const name of indexFiles) if (!missing.includes(name)) tally.skipped(indexPath(name), await fileBytes(join(source.index, name)));
     await forEachConcurrently(missing, COPY_CONCURRENCY, async (name) => {
       tally.working(indexPath(name));
       const bytes = await target.copyFile(join(source.index, name), indexPath(name));
@@ -78,12 +80,12 @@ export async function differentialIndexPart(source: DataDirectories, target: Fol
   const keep = new Set(indexFiles);
   const stale = (await listIndexDataFiles(backupIndex)).filter((name) => !keep.has(name));
   // (7), (8), (9)
-  await copyCheckpoint(source.index, EXISTENCE_CHECKPOINT, indexPath(EXISTENCE_CHECKPOINT), target, tally);
-  for (const file of [EXISTENCE_DATA, SCAVENGE_STATE]) {
+  await copyCheckpoint(source.index, IndexPath.existenceCheckpoint, indexPath(IndexPath.existenceCheckpoint), target, tally);
+  for (const file of [IndexPath.existenceData, IndexPath.scavengeState]) {
     tally.working(indexPath(file));
     const copy = await target.copyIfChanged(join(source.index, file), indexPath(file));
     if (copy?.copied) tally.copied(indexPath(file), copy.bytes);
-    else if (copy) tally.skipped(indexPath(file));
+    else if (copy) tally.skipped(indexPath(file), await fileBytes(join(source.index, file)));
   }
   const commitPosition = parseIndexMapBytes(map, join(source.index, INDEXMAP_FILE)).commitPosition;
   return { skipped: false, indexFiles, commitPosition, rounds: rounds + 1, stale: stale.map(indexPath) };

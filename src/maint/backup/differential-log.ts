@@ -25,7 +25,9 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { copyCheckpoint, copyChunkFiles, dbPath } from './full-backup.js';
 import { isSameCompletedChunk, readChunkState } from './chunk-copy.js';
-import { BACKUP_DB_DIRECTORY, DIFFERENTIAL_DB_CHECKPOINTS, isChunkFile, isOldChunkFile } from './layout.js';
+import { fileBytes } from './estimate.js';
+import { isChunkFile } from '../../storage/layout.js';
+import { BACKUP_DB_DIRECTORY, DIFFERENTIAL_DB_CHECKPOINTS, isOldChunkFile } from './layout.js';
 import type { Tally } from './progress.js';
 import { listChunkFiles, type DataDirectories } from './source.js';
 import type { FolderTarget } from './target.js';
@@ -66,7 +68,7 @@ export async function differentialLogPart(
   // (4)
   const missing: string[] = [];
   for (const name of chunkFiles) {
-    if (await isAlreadyInBackup(join(source.db, name), join(backupDb, name))) tally.skipped(dbPath(name));
+    if (await isAlreadyInBackup(join(source.db, name), join(backupDb, name))) tally.skipped(dbPath(name), await fileBytes(join(source.db, name)));
     else missing.push(name);
   }
   await copyChunkFiles(source.db, missing, target, tally);

@@ -34,8 +34,16 @@ export interface TallyReport {
 export class Tally {
   private readonly report: TallyReport = { copied: [], skipped: [], removed: [], bytesCopied: 0 };
   private currentPhase: Phase = 'index checkpoints';
+  private bytesSkipped = 0;
+  private bytesTotal: number | undefined;
 
   constructor(private readonly listener: ProgressListener = () => undefined) {}
+
+  /** What the progress counts towards (estimate.ts). */
+  expect(bytesTotal: number): void {
+    this.bytesTotal = bytesTotal;
+    this.emit();
+  }
 
   phase(phase: Phase): void {
     this.currentPhase = phase;
@@ -53,8 +61,10 @@ export class Tally {
     this.emit(file);
   }
 
-  skipped(file: string): void {
+  /** `bytes`: the size of the file left as it was, which counts as done. */
+  skipped(file: string, bytes = 0): void {
     this.report.skipped.push(file);
+    this.bytesSkipped += bytes;
   }
 
   removed(file: string): void {
@@ -66,6 +76,9 @@ export class Tally {
   }
 
   private emit(file?: string): void {
-    this.listener({ phase: this.currentPhase, file, filesCopied: this.report.copied.length, bytesCopied: this.report.bytesCopied });
+    this.listener({
+      phase: this.currentPhase, file, filesCopied: this.report.copied.length, bytesCopied: this.report.bytesCopied,
+      bytesSkipped: this.bytesSkipped, ...(this.bytesTotal === undefined ? {} : { bytesTotal: this.bytesTotal }),
+    });
   }
 }
