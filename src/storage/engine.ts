@@ -1,6 +1,5 @@
 import { EventEmitter } from 'node:events';
 import { lstatSync, mkdirSync } from 'node:fs';
-import { unlink } from 'node:fs/promises';
 import { Errors } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
 import { resolveEngineOptions, type EngineOptions, type ResolvedEngineOptions } from './engine-options.js';
@@ -35,6 +34,7 @@ import { parseChunkFileName } from './log/chunk-format.js';
 import { isLenientJson } from '../common/lenient-json.js';
 import type { ScavengeAccess } from './maintenance/scavenge/access.js';
 import { PRIVATE_DIRECTORY_MODE } from './disk/file-modes.js';
+import { fileSystem } from './disk/file-system.js';
 
 export type EngineState = 'open' | 'closing' | 'closed' | 'failed';
 
@@ -529,7 +529,7 @@ export class Engine {
     try {
       await this.replaceChunks(tempPath, { validate, ...options }, hold);
     } catch (error) {
-      await unlink(tempPath).catch(() => undefined);
+      await fileSystem.unlink(tempPath).catch(() => undefined);
       throw error;
     }
     const fileBytesAfter = this.log.chunkAt(startNumber)!.fileBytes;

@@ -1,23 +1,19 @@
 // Every write of a backup takes a short count for what it is and a full disk for a coded error:
-// FileHandle.write is patched (the prototype is shared by every handle, so the patch is undone at
-// teardown) to write at most half of what it is asked, and then to fail with ENOSPC as a full disk
-// does. The backup fails with SVCDB_ERR_BACKUP_DISK_FULL (exit 5, a message that says to free
+// the files the backup opens come through the storage's file-system seam with a write that writes
+// at most half of what it is asked, and then fails with ENOSPC as a full disk does. The backup fails with SVCDB_ERR_BACKUP_DISK_FULL (exit 5, a message that says to free
 // space), and the folder or archive still holds the backup it held before, which verifies.
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { exitCodeFor } from '../../src/cli/exit-codes.js';
 import { Errors } from '../../src/common/errors.js';
-import { CheckpointName } from '../../src/storage/log/checkpoint.js';
+import { CheckpointName } from '../../src/storage/layout.js';
 import { backup } from '../../src/maint/backup/backup.js';
 import { restore } from '../../src/maint/backup/restore.js';
 import { verifyBackup } from '../../src/maint/backup/verify.js';
 import { readStream } from '../helpers/backup.js';
 import { newEvents, openEngine, tempDirectory } from '../helpers/engine.js';
-import { fileHandlePrototype } from '../helpers/file-handle.js';
-
-type Write = (this: unknown, buffer: Buffer, offset?: number, length?: number, position?: number | null) => Promise<{ bytesWritten: number; buffer: Buffer }>;
-type Writev = (this: unknown, buffers: Buffer[], position?: number | null) => Promise<{ bytesWritten: number; buffers: Buffer[] }>;
+import { installFileSystem, openWithFaults } from '../helpers/faulty-disk.js';
 
 interface Faults {
   shortWrites: number;
@@ -27,17 +23,10 @@ interface Faults {
 }
 
 /**
- * Makes every FileHandle write stop short (half of what it is asked, at least one byte), and once
- * `budgetBytes` were written by this process's handles, fail with ENOSPC.
+ * Makes every FileHandle write of a file opened from now on stop short (half of what it is asked,
+ * at least one byte), and once `budgetBytes` were written by such handles, fail with ENOSPC.
  */
-async function patchWrites(t: Test, budgetBytes = Number.POSITIVE_INFINITY): Promise<Faults> {
-  const prototype = await fileHandlePrototype<{ write: Write; writev: Writev }>();
-  const { write, writev } = prototype;
-  const undo = () => {
-    prototype.write = write;
-    prototype.writev = writev;
-  };
-  const faults: Faults = { shortWrites: 0, diskFull: 0, undo };
+function patchWrites(t: Test, budgetBytes = Number.POSITIVE_INFINITY): Faults {
   let written = 0;
   const take = (length: number): number => {
     if (written >= budgetBytes) {
@@ -49,15 +38,17 @@ async function patchWrites(t: Test, budgetBytes = Number.POSITIVE_INFINITY): Pro
     written += granted;
     return granted;
   };
-  prototype.write = async function (this: unknown, buffer, offset = 0, length = buffer.length - offset, position = null) {
-    return write.call(this, buffer, offset, take(length), position);
-  };
-  prototype.writev = async function (this: unknown, buffers, position = null) {
-    const joined = Buffer.concat(buffers);
-    const { bytesWritten } = await write.call(this, joined, 0, take(joined.length), position);
-    return { bytesWritten, buffers };
-  };
-  t.teardown(undo);
+  const undo = installFileSystem(t, {
+    open: openWithFaults({
+      write: async (handle, buffer, offset = 0, length = buffer.length - offset, position = null) => handle.write(buffer, offset, take(length), position),
+      writev: async (handle, buffers, position = null) => {
+        const joined = Buffer.concat(buffers);
+        const { bytesWritten } = await handle.write(joined, 0, take(joined.length), position);
+        return { bytesWritten, buffers };
+      },
+    }),
+  });
+  const faults: Faults = { shortWrites: 0, diskFull: 0, undo };
   return faults;
 }
 
@@ -83,7 +74,7 @@ t.test('a full disk fails a differential backup with a coded error and leaves th
   const folder = join(directory, 'backup');
   const { source, first } = await nodeWithBackup(directory, { destination: folder });
 
-  const faults = await patchWrites(t, 8 * 1024);
+  const faults = patchWrites(t, 8 * 1024);
   const error = await backup({ ...source, destination: folder, differential: true }).then(() => undefined, (caught: unknown) => caught);
   t.match(error, { code: Errors.backupDiskFull.code }, 'the backup fails with SVCDB_ERR_BACKUP_DISK_FULL');
   t.match((error as Error).message, /Free space or raise the quota/, 'its message says to free space');
@@ -104,7 +95,7 @@ t.test('short writes alone are completed: the backup and the archive hold every 
   const folder = join(directory, 'backup');
   const archive = join(directory, 'backup.tar.gz');
   const { source } = await nodeWithBackup(directory, { destination: folder });
-  const faults = await patchWrites(t);
+  const faults = patchWrites(t);
   const result = await backup({ ...source, destination: folder, differential: true });
   await backup({ ...source, archive, differential: false });
   t.ok(faults.shortWrites > 0, `${faults.shortWrites} writes stopped short`);
@@ -122,7 +113,7 @@ t.test('a full disk fails an archive backup and leaves the previous archive in p
   const directory = tempDirectory(t);
   const archive = join(directory, 'node.tar.gz');
   const { source, first } = await nodeWithBackup(directory, { archive });
-  const faults = await patchWrites(t, 16 * 1024);
+  const faults = patchWrites(t, 16 * 1024);
   await t.rejects(backup({ ...source, archive, differential: false }), { code: Errors.backupDiskFull.code }, 'the archive backup fails with SVCDB_ERR_BACKUP_DISK_FULL');
   t.ok(faults.diskFull > 0, 'after a write failed with ENOSPC');
   faults.undo();

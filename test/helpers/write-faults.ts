@@ -1,12 +1,12 @@
-import fs from 'node:fs';
-import { syncBuiltinESMExports } from 'node:module';
-import { fileHandlePrototype } from './file-handle.js';
+import type { Test } from 'tap';
+import { nodeFileSystem } from '../../src/storage/disk/file-system.js';
+import { installFileSystem, openWithFaults } from './faulty-disk.js';
 
 /**
- * Fault injection for file writes: every positional write of the process (fs.writeSync, fs.write
- * and FileHandle.write, which is all the engine and backup use) is counted, and the write with a
- * chosen number fails the way a filling disk fails it. Nothing else is faked: the other writes
- * reach the real files.
+ * Fault injection for file writes, through the storage's file-system seam: every positional
+ * write (writeSync, write on a descriptor, and FileHandle.write of a file opened through the
+ * seam, which is all the engine writes) is counted, and the write with a chosen number fails the
+ * way a filling disk fails it. Nothing else is faked: the other writes reach the real files.
  */
 export type WriteFault =
   /** The write fails with ENOSPC and writes nothing. */
@@ -34,12 +34,9 @@ export interface WriteInjector {
   arm(plan: WriteFaultPlan): void;
   /** A persistent fault stops: space has been freed. */
   freeSpace(): void;
+  /** Puts the real file system back (teardown does it too). */
   restore(): void;
 }
-
-type WriteSync = (fd: number, buffer: Buffer, offset: number, length: number, position: number) => number;
-type WriteCallback = (error: NodeJS.ErrnoException | null, bytesWritten: number, buffer: Buffer) => void;
-type HandleWrite = (buffer: Buffer, offset: number, length: number, position: number) => Promise<{ bytesWritten: number; buffer: Buffer }>;
 
 function errnoError(code: 'ENOSPC' | 'EDQUOT'): NodeJS.ErrnoException {
   const text = code === 'ENOSPC' ? 'no space left on device' : 'disk quota exceeded';
@@ -60,9 +57,7 @@ function siteOf(stack: string | undefined): string {
 /** What the next write does: pass, write part, or fail. */
 type Decision = { kind: 'pass' } | { kind: 'fail'; error: NodeJS.ErrnoException } | { kind: 'short' };
 
-export async function injectWriteFaults(): Promise<WriteInjector> {
-  const handlePrototype = await fileHandlePrototype<{ write: HandleWrite }>();
-  const original = { writeSync: fs.writeSync as unknown as WriteSync, write: fs.write, handleWrite: handlePrototype.write };
+export function injectWriteFaults(t: Test): WriteInjector {
   let plan: WriteFaultPlan = { failAt: 0, fault: 'enospc' };
   let count = 0;
   let injected = 0;
@@ -90,30 +85,31 @@ export async function injectWriteFaults(): Promise<WriteInjector> {
   };
   const shortLength = (length: number) => Math.max(1, Math.floor(length / 2));
 
-  (fs as unknown as { writeSync: WriteSync }).writeSync = (fd, buffer, offset, length, position) => {
-    const decision = decide('writeSync');
-    if (decision.kind === 'fail') throw decision.error;
-    const partial = decision.kind === 'short' && length > 1 ? shortLength(length) : length;
-    return original.writeSync(fd, buffer, offset, partial, position);
-  };
-  (fs as unknown as { write: unknown }).write = (
-    fd: number, buffer: Buffer, offset: number, length: number, position: number, callback: WriteCallback,
-  ) => {
-    const decision = decide('write');
-    if (decision.kind === 'fail') {
-      process.nextTick(() => callback(decision.error, 0, buffer));
-      return;
-    }
-    const partial = decision.kind === 'short' && length > 1 ? shortLength(length) : length;
-    original.write(fd, buffer, offset, partial, position, callback);
-  };
-  handlePrototype.write = function (this: unknown, buffer, offset, length, position) {
-    const decision = decide('FileHandle.write');
-    if (decision.kind === 'fail') return Promise.reject(decision.error);
-    const partial = decision.kind === 'short' && length > 1 ? shortLength(length) : length;
-    return original.handleWrite.call(this, buffer, offset, partial, position);
-  };
-  syncBuiltinESMExports();
+  const restore = installFileSystem(t, {
+    writeSync: (fd, buffer, offset, length, position) => {
+      const decision = decide('writeSync');
+      if (decision.kind === 'fail') throw decision.error;
+      const partial = decision.kind === 'short' && length > 1 ? shortLength(length) : length;
+      return nodeFileSystem.writeSync(fd, buffer, offset, partial, position);
+    },
+    write: (fd, buffer, offset, length, position, callback) => {
+      const decision = decide('write');
+      if (decision.kind === 'fail') {
+        process.nextTick(() => callback(decision.error, 0, buffer));
+        return;
+      }
+      const partial = decision.kind === 'short' && length > 1 ? shortLength(length) : length;
+      nodeFileSystem.write(fd, buffer, offset, partial, position, callback);
+    },
+    open: openWithFaults({
+      write: (handle, buffer, offset, length, position) => {
+        const decision = decide('FileHandle.write');
+        if (decision.kind === 'fail') return Promise.reject(decision.error);
+        const partial = decision.kind === 'short' && length !== undefined && length > 1 ? shortLength(length) : length;
+        return handle.write(buffer, offset, partial, position);
+      },
+    }),
+  });
 
   return {
     get count() {
@@ -135,11 +131,6 @@ export async function injectWriteFaults(): Promise<WriteInjector> {
       shortPending = false;
       plan = { failAt: 0, fault: 'enospc' };
     },
-    restore() {
-      (fs as unknown as { writeSync: WriteSync }).writeSync = original.writeSync;
-      (fs as unknown as { write: unknown }).write = original.write;
-      handlePrototype.write = original.handleWrite;
-      syncBuiltinESMExports();
-    },
+    restore,
   };
 }

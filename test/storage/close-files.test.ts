@@ -7,46 +7,37 @@
 // - TransactionLog.open(): a corrupt chunk left the chunks opened before it open.
 // - Chunk.open(): a read that failed after the file was opened left it open.
 // - Chunk.create(): a failed fsync of the directory left the new chunk open.
-import t from 'tap';
-import fs, { closeSync, fstatSync, mkdtempSync, openSync, readlinkSync, rmSync, writeSync } from 'node:fs';
-import { syncBuiltinESMExports } from 'node:module';
+import t, { type Test } from 'tap';
+import { closeSync, fstatSync, mkdtempSync, openSync, readlinkSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Chunk } from '../../src/storage/log/chunk.js';
 import { chunkFileName } from '../../src/storage/log/chunk-format.js';
 import { Engine } from '../../src/storage/engine.js';
 import { SMALL, appendUntilChunks, descriptorsUnder, engineOptions, newEvents, openEngine, tempDirectory } from '../helpers/engine.js';
-import { fileHandlePrototype, ioError } from '../helpers/file-handle.js';
+import { nodeFileSystem } from '../../src/storage/disk/file-system.js';
+import { installFileSystem, ioError, openWithFaults } from '../helpers/faulty-disk.js';
 
-// The faults below stand for a disk that fails (EIO) where no real file can be made to.
+// The faults below stand for a disk that fails (EIO) where no real file can be made to; they go
+// through the storage's file-system seam.
 
-type ReadSync = (fd: number, ...rest: unknown[]) => number;
-
-/** Until the returned function is called, fs.readSync of `path` fails with EIO. */
-function failReadsOf(path: string): () => void {
-  const patched = fs as unknown as { readSync: ReadSync };
-  const original = patched.readSync;
-  patched.readSync = (fd, ...rest) => {
-    if (readlinkSync(`/proc/self/fd/${fd}`) === path) throw ioError('read');
-    return original(fd, ...rest);
-  };
-  syncBuiltinESMExports();
-  return () => {
-    patched.readSync = original;
-    syncBuiltinESMExports();
-  };
+/** Until the returned function is called, a read of `path` fails with EIO. */
+function failReadsOf(t: Test, path: string): () => void {
+  return installFileSystem(t, {
+    readSync: (fd, ...rest) => {
+      if (readlinkSync(`/proc/self/fd/${fd}`) === path) throw ioError('read');
+      return nodeFileSystem.readSync(fd, ...rest);
+    },
+  });
 }
 
 /** Until the returned function is called, the fsync of a directory (FileHandle.sync) fails with EIO. */
-async function failDirectorySyncs(): Promise<() => void> {
-  const prototype = await fileHandlePrototype<{ sync: (this: { fd: number }) => Promise<void> }>();
-  const original = prototype.sync;
-  prototype.sync = function (this: { fd: number }) {
-    return fstatSync(this.fd).isDirectory() ? Promise.reject(ioError('fsync')) : original.call(this);
-  };
-  return () => {
-    prototype.sync = original;
-  };
+function failDirectorySyncs(t: Test): () => void {
+  return installFileSystem(t, {
+    open: openWithFaults({
+      sync: (handle) => (fstatSync(handle.fd).isDirectory() ? Promise.reject(ioError('fsync')) : handle.sync()),
+    }),
+  });
 }
 
 t.test('close with the database directory gone: the error is reported, and every file is closed anyway', async (t) => {
@@ -79,8 +70,7 @@ t.test('a chunk whose file cannot be read after it is opened: the open fails and
   const engine = await openEngine(directory);
   await appendUntilChunks(engine, 'stream', 2);
   await engine.close();
-  const restore = failReadsOf(join(directory, 'db', chunkFileName(0, 0)));
-  t.teardown(restore);
+  const restore = failReadsOf(t, join(directory, 'db', chunkFileName(0, 0)));
   await t.rejects(Chunk.open(join(directory, 'db', chunkFileName(0, 0)), SMALL.chunkSizeBytes), { code: 'EIO' }, 'the read error is reported');
   restore();
   t.same(descriptorsUnder(directory), [], 'the chunk file is not left open');
@@ -89,8 +79,7 @@ t.test('a chunk whose file cannot be read after it is opened: the open fails and
 t.test('a new chunk whose directory cannot be fsynced: the error is reported and the file is closed', async (t) => {
   const directory = mkdtempSync(join(tmpdir(), 'svcdb-test-'));
   t.teardown(() => rmSync(directory, { recursive: true, force: true }));
-  const restore = await failDirectorySyncs();
-  t.teardown(restore);
+  const restore = failDirectorySyncs(t);
   await t.rejects(Chunk.create(directory, 0, SMALL.chunkSizeBytes), { code: 'SVCDB_ERR_STORAGE_IO' }, 'the fsync failure is reported');
   restore();
   t.same(descriptorsUnder(directory), [], 'the new chunk file is not left open');

@@ -2,7 +2,7 @@ import t, { type Test } from 'tap';
 import { Errors } from '../../src/common/errors.js';
 import type { Engine } from '../../src/storage/engine.js';
 import type { EngineOptions } from '../../src/storage/engine-options.js';
-import type { NewEvent } from '../../src/storage/log/writer.js';
+import type { NewEvent } from '../../src/storage/streams/write-types.js';
 import { newEvent, openEngine, tempDirectory } from '../helpers/engine.js';
 import { injectWriteFaults, type WriteFault, type WriteInjector } from '../helpers/write-faults.js';
 
@@ -126,8 +126,7 @@ async function runWithFault(t: Test, injector: WriteInjector, workload: Workload
  * as another).
  */
 async function failEachWrite(t: Test, workload: Workload, sitesExpected: RegExp[], strides: Record<WriteFault, number>): Promise<void> {
-  const injector = await injectWriteFaults();
-  t.teardown(() => injector.restore());
+  const injector = injectWriteFaults(t);
 
   const clean = tempDirectory(t);
   const cleanOutcome: Outcome = { acknowledged: [], refusedCodes: [] };
@@ -161,8 +160,7 @@ t.test('a full disk at a large commit, written on the thread pool: nothing refus
 });
 
 t.test('while the disk stays full, writes are refused with 507 and reads go on; once space is back, writes resume', async (t) => {
-  const injector = await injectWriteFaults();
-  t.teardown(() => injector.restore());
+  const injector = injectWriteFaults(t);
   const directory = tempDirectory(t);
   const engine = await openEngine(directory);
   const outcome: Outcome = { acknowledged: [], refusedCodes: [] };

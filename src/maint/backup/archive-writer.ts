@@ -18,13 +18,14 @@
  */
 import { TarArchive } from 'archiver';
 import type { Stats, WriteStream } from 'node:fs';
-import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { Errors } from '../../common/errors.js';
 import { archiveTempName } from './archive-temp.js';
 import { Durability, ioError, type QuickCopy } from './file-copy.js';
 import type { BackupTarget } from './target.js';
+import { fileSystem } from '../../storage/disk/file-system.js';
 
 const READ_BLOCK_BYTES = 1024 * 1024;
 /** zlib level 1: chunk data compresses well already at the fastest level, and backups must be quick. */
@@ -80,7 +81,7 @@ export class ArchiveTarget implements BackupTarget {
     const temp = archiveTempName(path);
     let handle: FileHandle;
     try {
-      handle = await open(temp, 'wx');
+      handle = await fileSystem.open(temp, 'wx');
     } catch (error) {
       throw ioError(temp, 'create', error);
     }
@@ -181,7 +182,7 @@ export class ArchiveTarget implements BackupTarget {
     await Promise.race([this.failed, this.written]);
     try {
       const bytes = await this.durability.syncFileAt(this.temp);
-      await rename(this.temp, this.path);
+      await fileSystem.rename(this.temp, this.path);
       this.durability.changed(this.path, 'placed');
       await this.durability.syncAll();
       return bytes;
@@ -194,13 +195,13 @@ export class ArchiveTarget implements BackupTarget {
   async abort(): Promise<void> {
     this.archive.abort();
     this.output.destroy();
-    await unlink(this.temp).catch(() => undefined);
+    await fileSystem.unlink(this.temp).catch(() => undefined);
   }
 }
 
 async function openIfPresent(path: string): Promise<FileHandle | undefined> {
   try {
-    return await open(path, 'r');
+    return await fileSystem.open(path, 'r');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw Errors.backupIo.create(path, 'open', (error as Error).message);

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { constants } from 'node:fs';
-import { copyFile, mkdir, open, rename, stat, unlink, utimes, type FileHandle } from 'node:fs/promises';
+import { copyFile, mkdir, stat, utimes, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { Errors, isSvcError } from '../../common/errors.js';
 import { fsyncDirectory } from '../../storage/disk/durable-file.js';
@@ -14,6 +14,7 @@ import { isDiskFull, writeFully } from '../../storage/disk/file-write.js';
 import { copySparse } from './sparse-copy.js';
 import { TEMP_SUFFIX } from './layout.js';
 import { PRIVATE_FILE_MODE } from '../../storage/disk/file-modes.js';
+import { fileSystem } from '../../storage/disk/file-system.js';
 
 /**
  * A source file's modification time is trusted as "unchanged since the copy" only when it was
@@ -62,7 +63,7 @@ export class Durability {
 
   /** Fsyncs a file written without it (by tar, by copyFile); returns its size. */
   async syncFileAt(path: string): Promise<number> {
-    const handle = await open(path, 'r+');
+    const handle = await fileSystem.open(path, 'r+');
     try {
       await this.syncHandle(handle);
       return (await handle.stat()).size;
@@ -97,7 +98,7 @@ function tempNameFor(path: string): string {
  */
 export async function writeFileSynced(path: string, contents: Buffer | string, durability = new Durability()): Promise<void> {
   const bytes = typeof contents === 'string' ? Buffer.from(contents) : contents;
-  const handle = await open(path, 'wx', PRIVATE_FILE_MODE);
+  const handle = await fileSystem.open(path, 'wx', PRIVATE_FILE_MODE);
   try {
     await writeFully(handle, bytes, 0, bytes.length, 0, path);
     await durability.syncHandle(handle);
@@ -114,9 +115,9 @@ async function placeTemp(temp: string, path: string, durability: Durability, aft
   try {
     durability.report(`staged ${temp}`);
     await after;
-    await rename(temp, path);
+    await fileSystem.rename(temp, path);
   } catch (error) {
-    await unlink(temp).catch(() => undefined);
+    await fileSystem.unlink(temp).catch(() => undefined);
     throw ioError(path, 'rename into place', error);
   }
   durability.changed(path, 'placed');
@@ -129,11 +130,11 @@ async function copyWithHoles(source: string, temp: string): Promise<void> {
     return;
   } catch (error) {
     if (isMissing(error)) throw error;
-    await unlink(temp).catch(() => undefined);
+    await fileSystem.unlink(temp).catch(() => undefined);
   }
-  const input = await open(source, 'r');
+  const input = await fileSystem.open(source, 'r');
   try {
-    const output = await open(temp, 'wx', PRIVATE_FILE_MODE);
+    const output = await fileSystem.open(temp, 'wx', PRIVATE_FILE_MODE);
     try {
       const { size } = await input.stat();
       await copySparse(input, output, size, size, temp, (position) => Errors.backupSourceChanged.create(`${source} ended at byte ${position}, before the ${size} bytes it had when the copy began`));
@@ -160,7 +161,7 @@ export async function copyFileDurably(
     await copyWithHoles(source, temp);
     bytes = await durability.syncFileAt(temp);
   } catch (error) {
-    await unlink(temp).catch(() => undefined);
+    await fileSystem.unlink(temp).catch(() => undefined);
     // The target's directory was just made, so a missing file is the source.
     if (isMissing(error)) return undefined;
     if (Errors.backupSourceChanged.is(error)) throw error;
@@ -183,14 +184,14 @@ export async function copyPrefixDurably(
   await mkdir(dirname(target), { recursive: true });
   let input;
   try {
-    input = await open(source, 'r');
+    input = await fileSystem.open(source, 'r');
   } catch (error) {
     if (isMissing(error)) return undefined;
     throw ioError(source, 'open', error);
   }
   const temp = tempNameFor(target);
   try {
-    const output = await open(temp, 'wx', PRIVATE_FILE_MODE);
+    const output = await fileSystem.open(temp, 'wx', PRIVATE_FILE_MODE);
     try {
       await copySparse(input, output, prefixBytes, fileBytes, temp, (position) => Errors.backupSourceChanged.create(`${source} ended at byte ${position}, before the ${prefixBytes} bytes writer.chk covers`));
       await durability.syncHandle(output);
@@ -198,7 +199,7 @@ export async function copyPrefixDurably(
       await output.close();
     }
   } catch (error) {
-    await unlink(temp).catch(() => undefined);
+    await fileSystem.unlink(temp).catch(() => undefined);
     throw Errors.backupSourceChanged.is(error) ? error : ioError(target, 'copy', error);
   } finally {
     await input.close();
@@ -214,7 +215,7 @@ export async function writeBytesDurably(target: string, bytes: Buffer | string, 
   try {
     await writeFileSynced(temp, bytes, durability);
   } catch (error) {
-    await unlink(temp).catch(() => undefined);
+    await fileSystem.unlink(temp).catch(() => undefined);
     throw ioError(target, 'write', error);
   }
   await placeTemp(temp, target, durability);
@@ -271,7 +272,7 @@ export async function copyIfChanged(
 /** Deletes a file if it exists. */
 export async function removeFile(path: string, durability: Durability): Promise<boolean> {
   try {
-    await unlink(path);
+    await fileSystem.unlink(path);
   } catch (error) {
     if (isMissing(error)) return false;
     throw ioError(path, 'delete', error);

@@ -1,14 +1,14 @@
-import { open, rename, unlink } from 'node:fs/promises';
-import { openSync, fsyncSync, closeSync, renameSync, unlinkSync } from 'node:fs';
+import { closeSync } from 'node:fs';
 import { dirname, basename, join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Errors } from '../../common/errors.js';
 import { storageError, writeFully, writeFullySync } from './file-write.js';
 import { PRIVATE_FILE_MODE } from './file-modes.js';
+import { fileSystem } from './file-system.js';
 
 /** Makes a rename or a create in `directory` durable. */
 export async function fsyncDirectory(directory: string): Promise<void> {
-  const handle = await open(directory, 'r');
+  const handle = await fileSystem.open(directory, 'r');
   try {
     await handle.sync();
   } catch (error) {
@@ -19,9 +19,9 @@ export async function fsyncDirectory(directory: string): Promise<void> {
 }
 
 export function fsyncDirectorySync(directory: string): void {
-  const fd = openSync(directory, 'r');
+  const fd = fileSystem.openSync(directory, 'r');
   try {
-    fsyncSync(fd);
+    fileSystem.fsyncSync(fd);
   } catch (error) {
     throw Errors.storageIo.create(directory, 'fsync of directory', String(error));
   } finally {
@@ -41,7 +41,7 @@ function tempNameFor(path: string): string {
 export async function replaceFileDurably(path: string, contents: Buffer | string): Promise<void> {
   const temp = tempNameFor(path);
   try {
-    const handle = await open(temp, 'w', PRIVATE_FILE_MODE);
+    const handle = await fileSystem.open(temp, 'w', PRIVATE_FILE_MODE);
     const bytes = typeof contents === 'string' ? Buffer.from(contents) : contents;
     try {
       await writeFully(handle, bytes, 0, bytes.length, 0, temp);
@@ -49,9 +49,9 @@ export async function replaceFileDurably(path: string, contents: Buffer | string
     } finally {
       await handle.close();
     }
-    await rename(temp, path);
+    await fileSystem.rename(temp, path);
   } catch (error) {
-    await unlink(temp).catch(() => undefined);
+    await fileSystem.unlink(temp).catch(() => undefined);
     throw storageError(temp, 'write', error);
   }
   await fsyncDirectory(dirname(path));
@@ -62,17 +62,17 @@ export function replaceFileDurablySync(path: string, contents: Buffer | string):
   const temp = tempNameFor(path);
   const bytes = typeof contents === 'string' ? Buffer.from(contents) : contents;
   try {
-    const fd = openSync(temp, 'w', PRIVATE_FILE_MODE);
+    const fd = fileSystem.openSync(temp, 'w', PRIVATE_FILE_MODE);
     try {
       writeFullySync(fd, bytes, 0, bytes.length, 0, temp);
-      syncOrThrowFatalSync(() => fsyncSync(fd), temp);
+      syncOrThrowFatalSync(() => fileSystem.fsyncSync(fd), temp);
     } finally {
       closeSync(fd);
     }
-    renameSync(temp, path);
+    fileSystem.renameSync(temp, path);
   } catch (error) {
     try {
-      unlinkSync(temp);
+      fileSystem.unlinkSync(temp);
     } catch {
       // The temp file was never made, or is gone already.
     }

@@ -1,6 +1,6 @@
-import { write, writeSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { Errors, type SvcError } from '../../common/errors.js';
+import { fileSystem } from './file-system.js';
 
 /** errno codes that mean "no room": the write may succeed once space or quota is freed. */
 const DISK_FULL_CODES = new Set(['ENOSPC', 'EDQUOT']);
@@ -42,7 +42,7 @@ export function writeFullySync(fd: number, buffer: Buffer, offset: number, lengt
   let done = 0;
   try {
     while (done < length) {
-      const written = writeSync(fd, buffer, offset + done, length - done, position + done);
+      const written = fileSystem.writeSync(fd, buffer, offset + done, length - done, position + done);
       if (written <= 0) throw Object.assign(new Error('write made no progress'), { code: 'ENOSPC' });
       done += written;
     }
@@ -54,7 +54,7 @@ export function writeFullySync(fd: number, buffer: Buffer, offset: number, lengt
 /** One positional write on a descriptor, off the event loop. */
 function writeFd(fd: number, buffer: Buffer, offset: number, length: number, position: number): Promise<{ bytesWritten: number }> {
   return new Promise((resolve, reject) => {
-    write(fd, buffer, offset, length, position, (error, bytesWritten) => (error ? reject(error) : resolve({ bytesWritten })));
+    fileSystem.write(fd, buffer, offset, length, position, (error, bytesWritten) => (error ? reject(error) : resolve({ bytesWritten })));
   });
 }
 

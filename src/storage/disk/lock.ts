@@ -1,10 +1,10 @@
-import { linkSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Errors } from '../../common/errors.js';
 import { storageError } from './file-write.js';
 import { PRIVATE_FILE_MODE } from './file-modes.js';
-
-export const LOCK_FILE_NAME = 'svcdb.lock';
+import { LOCK_FILE_NAME } from '../layout.js';
+import { fileSystem } from './file-system.js';
 
 /**
  * The database lock: `svcdb.lock` in the db directory, holding the owner's pid and its start
@@ -62,14 +62,14 @@ export class DatabaseLock {
     const prepared = `${path}.${process.pid}.tmp`;
     try {
       // writeFileSync writes every byte or throws; a full disk is then the coded disk-full error.
-      writeFileSync(prepared, `${process.pid}\n${processStartTime(process.pid) ?? ''}\n`, { mode: PRIVATE_FILE_MODE });
+      fileSystem.writeFileSync(prepared, `${process.pid}\n${processStartTime(process.pid) ?? ''}\n`, { mode: PRIVATE_FILE_MODE });
     } catch (error) {
       throw storageError(prepared, 'write', error);
     }
     try {
       for (let attempt = 0; attempt < 5; attempt++) {
         try {
-          linkSync(prepared, path);
+          fileSystem.linkSync(prepared, path);
           return new DatabaseLock(path);
         } catch (error) {
           if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
@@ -82,20 +82,20 @@ export class DatabaseLock {
         // The owner is gone: move its stale lock aside. If another starter raced us here, one
         // rename wins and the loser sees the winner's live lock on the next attempt.
         try {
-          renameSync(path, `${path}.stale`);
+          fileSystem.renameSync(path, `${path}.stale`);
         } catch (error) {
           if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
         }
       }
       throw Errors.storageLocked.create(dbPath, 'unknown (the lock keeps changing hands)');
     } finally {
-      unlinkSync(prepared);
+      fileSystem.unlinkSync(prepared);
     }
   }
 
   release(): void {
     try {
-      unlinkSync(this.path);
+      fileSystem.unlinkSync(this.path);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }

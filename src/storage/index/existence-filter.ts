@@ -1,4 +1,4 @@
-import { close, fsync, ftruncate, openSync } from 'node:fs';
+import { close } from 'node:fs';
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -11,9 +11,10 @@ import type { StreamHasher } from './types.js';
 import { readInt64, writeInt64 } from '../log/int64.js';
 import { hashPartsFunction, type HashParts, type HashPartsFunction } from './stream-hash.js';
 import { PRIVATE_DIRECTORY_MODE, PRIVATE_FILE_MODE } from '../disk/file-modes.js';
+import { fileSystem } from '../disk/file-system.js';
 
-const fsyncAsync = promisify(fsync);
-const ftruncateAsync = promisify(ftruncate);
+const fsyncAsync = (fd: number) => new Promise<void>((resolve, reject) => fileSystem.fsync(fd, (error) => (error ? reject(error) : resolve())));
+const ftruncateAsync = (fd: number, length: number) => new Promise<void>((resolve, reject) => fileSystem.ftruncate(fd, length, (error) => (error ? reject(error) : resolve())));
 const closeAsync = promisify(close);
 
 export const EXISTENCE_FILTER_FILE = 'streamExistenceFilter.dat';
@@ -92,7 +93,7 @@ export class StreamExistenceFilter {
       filter = await createEmpty(options.directory, sizeBytes, loaded.rebuildCount);
       checkpoint = -1;
     }
-    const fd = openSync(join(options.directory, EXISTENCE_FILTER_FILE), 'r+');
+    const fd = fileSystem.openSync(join(options.directory, EXISTENCE_FILTER_FILE), 'r+');
     options.logger.info({ sizeBytes, checkpoint }, 'stream existence filter opened');
     return new StreamExistenceFilter(options, filter, fd, checkpoint);
   }
@@ -292,7 +293,7 @@ async function createEmpty(directory: string, sizeBytes: number, rebuildCount: n
   const filter = BloomFilter.create(sizeBytes, { trackDirty: true, corruptionRebuildCount: rebuildCount });
   const header = filter.copyPages({ firstPage: 0, pageCount: 1 });
   filter.takeDirtyRuns();
-  const fd = openSync(dataPath, 'w', PRIVATE_FILE_MODE);
+  const fd = fileSystem.openSync(dataPath, 'w', PRIVATE_FILE_MODE);
   try {
     await writeFully(fd, header.bytes, 0, header.bytes.length, 0, dataPath);
     await ftruncateAsync(fd, sizeBytes);

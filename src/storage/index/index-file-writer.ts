@@ -1,5 +1,4 @@
-import { openSync } from 'node:fs';
-import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { createHash, randomUUID, type Hash } from 'node:crypto';
 import { join } from 'node:path';
 import { Errors } from '../../common/errors.js';
@@ -13,6 +12,7 @@ import {
 import { IndexFile, bloomFilterPathOf } from './index-file.js';
 import { Midpoints } from './midpoints.js';
 import { PRIVATE_FILE_MODE } from '../disk/file-modes.js';
+import { fileSystem } from '../disk/file-system.js';
 
 /** Entries buffered before one write: 1 MiB. */
 const BUFFER_ENTRIES = 43_690;
@@ -71,7 +71,7 @@ export class IndexFileWriter {
     const tempPath = join(options.directory, `${id}.tmp`);
     let handle: FileHandle;
     try {
-      handle = await open(tempPath, 'wx', PRIVATE_FILE_MODE);
+      handle = await fileSystem.open(tempPath, 'wx', PRIVATE_FILE_MODE);
     } catch (error) {
       throw storageError(tempPath, 'create', error);
     }
@@ -135,7 +135,7 @@ export class IndexFileWriter {
     }
     await replaceFileDurably(bloomFilterPathOf(this.path), this.bloom.serialize());
     try {
-      await rename(this.tempPath, this.path);
+      await fileSystem.rename(this.tempPath, this.path);
     } catch (error) {
       throw storageError(this.tempPath, 'rename', error);
     }
@@ -143,7 +143,7 @@ export class IndexFileWriter {
     return new IndexFile({
       id: this.id,
       path: this.path,
-      fd: openSync(this.path, 'r'),
+      fd: fileSystem.openSync(this.path, 'r'),
       level: this.options.level,
       entryCount: this.count,
       distinctHashes: this.distinctHashes,
@@ -156,7 +156,7 @@ export class IndexFileWriter {
   /** Gives up on the file after a failure; never throws. */
   async abort(): Promise<void> {
     await this.handle.close().catch(() => undefined);
-    await unlink(this.tempPath).catch(() => undefined);
+    await fileSystem.unlink(this.tempPath).catch(() => undefined);
   }
 
   private append(bytes: Buffer): void {

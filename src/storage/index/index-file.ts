@@ -1,5 +1,5 @@
-import { close, closeSync, fstat, openSync, read, readSync } from 'node:fs';
-import { readFile, unlink } from 'node:fs/promises';
+import { close, closeSync, fstat, read, readSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
@@ -13,6 +13,7 @@ import {
 } from './index-file-format.js';
 import { Midpoints } from './midpoints.js';
 import type { IndexEntry } from './types.js';
+import { fileSystem } from '../disk/file-system.js';
 
 /** Entries read per positional read: two midpoint intervals, 6 KiB. */
 const READ_ENTRIES = 256;
@@ -87,7 +88,7 @@ export class IndexFile {
     const path = join(directory, id);
     let fd: number;
     try {
-      fd = openSync(path, 'r');
+      fd = fileSystem.openSync(path, 'r');
     } catch (error) {
       throw Errors.indexCorrupt.create(path, `cannot open: ${String(error)}`);
     }
@@ -222,7 +223,7 @@ export class IndexFile {
 
   private async deleteQuietly(path: string): Promise<void> {
     try {
-      await unlink(path);
+      await fileSystem.unlink(path);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
       // A leftover file is removed at the next open, as it is no longer in the map.

@@ -1,9 +1,10 @@
-import { readFile, readdir, unlink } from 'node:fs/promises';
+import { readFile, readdir } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { Errors } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import { replaceFileDurably } from '../disk/durable-file.js';
+import { fileSystem } from '../disk/file-system.js';
 
 /**
  * `indexmap`, the manifest of the index: which files make up the index and which part of the log
@@ -114,7 +115,7 @@ export async function removeUnreferencedFiles(directory: string, map: IndexMap, 
     const id = name.endsWith(BLOOM_SUFFIX) ? name.slice(0, -BLOOM_SUFFIX.length) : name;
     const orphan = isIndexFileName(id) && !referenced.has(id);
     if (!orphan && !name.endsWith('.tmp')) continue;
-    await unlink(join(directory, name)).catch((error: unknown) => {
+    await fileSystem.unlink(join(directory, name)).catch((error: unknown) => {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw Errors.storageIo.create(join(directory, name), 'delete', String(error));
     });
     removed.push(name);

@@ -1,10 +1,11 @@
-import { existsSync, fsyncSync, openSync, readFileSync, closeSync } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+import { existsSync, readFileSync, closeSync } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Errors } from '../../common/errors.js';
 import { replaceFileDurablySync } from '../disk/durable-file.js';
 import { readInt64, writeInt64 } from './int64.js';
 import { writeFullySync } from '../disk/file-write.js';
+import { fileSystem } from '../disk/file-system.js';
 
 export const CheckpointName = {
   writer: 'writer.chk',
@@ -71,7 +72,7 @@ export class Checkpoint {
   }
 
   private async writeInPlace(value: number): Promise<void> {
-    this.asyncHandle ??= await open(this.path, 'r+');
+    this.asyncHandle ??= await fileSystem.open(this.path, 'r+');
     this.overwrite(this.asyncHandle.fd, value);
     try {
       await this.asyncHandle.datasync();
@@ -86,10 +87,10 @@ export class Checkpoint {
     if (!this.inPlace || creating) {
       replaceFileDurablySync(this.path, this.buffer);
     } else {
-      this.fd ??= openSync(this.path, 'r+');
+      this.fd ??= fileSystem.openSync(this.path, 'r+');
       this.overwrite(this.fd, value);
       try {
-        fsyncSync(this.fd);
+        fileSystem.fsyncSync(this.fd);
       } catch (error) {
         throw Errors.storageIo.create(this.path, 'fsync', String(error));
       }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { fstatSync, fsyncSync, ftruncateSync, readSync } from 'node:fs';
-import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { fstatSync } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { Errors } from '../../common/errors.js';
 import { RunningMd5, md5OfFile, touchPages } from '../../common/md5-thread.js';
@@ -14,6 +14,7 @@ import { RECORD_PAYLOAD_BYTES_MAX, checkFrame } from './record.js';
 import { storageError, writeFully, writeFullySync } from '../disk/file-write.js';
 import { POSITION_MAP_ENTRY_BYTES, PositionMap } from './position-map.js';
 import { PRIVATE_FILE_MODE } from '../disk/file-modes.js';
+import { fileSystem } from '../disk/file-system.js';
 
 const READ_AHEAD_BYTES = 4096;
 const HASH_BLOCK_BYTES = 4 * 1024 * 1024;
@@ -122,7 +123,7 @@ export class Chunk {
     const temp = `${path}.${header.chunkId}.tmp`;
     let handle: FileHandle;
     try {
-      handle = await open(temp, 'w+', PRIVATE_FILE_MODE);
+      handle = await fileSystem.open(temp, 'w+', PRIVATE_FILE_MODE);
     } catch (error) {
       throw storageError(temp, 'create chunk', error);
     }
@@ -131,11 +132,11 @@ export class Chunk {
       await handle.truncate(ongoingFileBytes(chunkSize));
       await writeFully(handle, headerBytes, 0, CHUNK_HEADER_BYTES, 0, temp);
       await syncHandle(handle, temp);
-      await rename(temp, path);
+      await fileSystem.rename(temp, path);
     } catch (error) {
       // A chunk that could not be made (a full disk, say) leaves nothing behind to trip the next start.
       await handle.close();
-      await unlink(temp).catch(() => undefined);
+      await fileSystem.unlink(temp).catch(() => undefined);
       throw storageError(temp, 'create chunk', error);
     }
     try {
@@ -155,7 +156,7 @@ export class Chunk {
 
   /** Opens an existing chunk file and reads its header and footer; verifies nothing else. */
   static async open(path: string, expectedChunkSize: number): Promise<Chunk> {
-    const handle = await open(path, 'r+');
+    const handle = await fileSystem.open(path, 'r+');
     try {
       return Chunk.fromFile(path, handle, expectedChunkSize);
     } catch (error) {
@@ -169,7 +170,7 @@ export class Chunk {
     const fd = handle.fd;
     const size = fstatSync(fd).size;
     const headerBytes = Buffer.alloc(CHUNK_HEADER_BYTES);
-    readSync(fd, headerBytes, 0, CHUNK_HEADER_BYTES, 0);
+    fileSystem.readSync(fd, headerBytes, 0, CHUNK_HEADER_BYTES, 0);
     const header = decodeChunkHeader(headerBytes);
     const corrupt = (what: string) => Errors.storageCorrupt.create(path, 0, what);
     if (typeof header === 'string') throw corrupt(header);
@@ -178,7 +179,7 @@ export class Chunk {
     }
     if (size < CHUNK_HEADER_BYTES + CHUNK_FOOTER_BYTES) throw corrupt('file shorter than header and footer');
     const footerBytes = Buffer.alloc(CHUNK_FOOTER_BYTES);
-    readSync(fd, footerBytes, 0, CHUNK_FOOTER_BYTES, size - CHUNK_FOOTER_BYTES);
+    fileSystem.readSync(fd, footerBytes, 0, CHUNK_FOOTER_BYTES, size - CHUNK_FOOTER_BYTES);
     const footer = decodeChunkFooter(footerBytes);
     if (!footer.isCompleted) return new Chunk(path, header, handle, false, 0);
     if (completedFileBytes(footer.physicalDataSize, footer.mapSize) !== size) {
@@ -196,7 +197,7 @@ export class Chunk {
   /** Reads the position map written after the records; returns what is wrong with it, if anything. */
   private loadPositionMap(mapSize: number, logicalDataSize: number): string | undefined {
     const bytes = Buffer.alloc(mapSize);
-    readSync(this.handle.fd, bytes, 0, mapSize, CHUNK_HEADER_BYTES + this.dataBytes);
+    fileSystem.readSync(this.handle.fd, bytes, 0, mapSize, CHUNK_HEADER_BYTES + this.dataBytes);
     const map = PositionMap.decode(bytes);
     if (typeof map === 'string') return map;
     const last = map.size > 0 ? map.entry(map.size - 1) : undefined;
@@ -216,7 +217,7 @@ export class Chunk {
     const fd = this.handle.fd;
     this.cutAfter(dataEnd);
     this.memory = Buffer.from(new SharedArrayBuffer(this.header.chunkSize));
-    if (dataEnd > 0) readSync(fd, this.memory, 0, dataEnd, CHUNK_HEADER_BYTES);
+    if (dataEnd > 0) fileSystem.readSync(fd, this.memory, 0, dataEnd, CHUNK_HEADER_BYTES);
     this.dataBytes = dataEnd;
     this.touchedEnd = dataEnd;
     this.touchAhead();
@@ -233,8 +234,8 @@ export class Chunk {
   private cutAfter(from: number): void {
     const fd = this.handle.fd;
     try {
-      ftruncateSync(fd, CHUNK_HEADER_BYTES + from);
-      ftruncateSync(fd, ongoingFileBytes(this.header.chunkSize));
+      fileSystem.ftruncateSync(fd, CHUNK_HEADER_BYTES + from);
+      fileSystem.ftruncateSync(fd, ongoingFileBytes(this.header.chunkSize));
     } catch (error) {
       throw storageError(this.path, 'truncate', error);
     }
@@ -243,7 +244,7 @@ export class Chunk {
 
   private syncNow(): void {
     try {
-      fsyncSync(this.handle.fd);
+      fileSystem.fsyncSync(this.handle.fd);
     } catch (error) {
       throw Errors.storageIo.create(this.path, 'fsync', String(error));
     }
@@ -350,7 +351,7 @@ export class Chunk {
 
   private headerBytes(): Buffer {
     const bytes = Buffer.alloc(CHUNK_HEADER_BYTES);
-    readSync(this.handle.fd, bytes, 0, CHUNK_HEADER_BYTES, 0);
+    fileSystem.readSync(this.handle.fd, bytes, 0, CHUNK_HEADER_BYTES, 0);
     return bytes;
   }
 
@@ -438,12 +439,12 @@ export class Chunk {
     }
     const want = Math.min(READ_AHEAD_BYTES, limit - local);
     let buffer = Buffer.allocUnsafe(want);
-    readSync(this.handle.fd, buffer, 0, want, CHUNK_HEADER_BYTES + local);
+    fileSystem.readSync(this.handle.fd, buffer, 0, want, CHUNK_HEADER_BYTES + local);
     if (want >= 4) {
       const framed = buffer.readUInt32LE(0) + 8;
       if (framed > want && local + framed <= limit) {
         buffer = Buffer.allocUnsafe(framed);
-        readSync(this.handle.fd, buffer, 0, framed, CHUNK_HEADER_BYTES + local);
+        fileSystem.readSync(this.handle.fd, buffer, 0, framed, CHUNK_HEADER_BYTES + local);
       }
     }
     return this.checked(buffer, 0, buffer.length, local);
@@ -456,7 +457,7 @@ export class Chunk {
       suffix = this.memory.readUInt32LE(end - 4);
     } else {
       const bytes = Buffer.allocUnsafe(4);
-      readSync(this.handle.fd, bytes, 0, 4, CHUNK_HEADER_BYTES + end - 4);
+      fileSystem.readSync(this.handle.fd, bytes, 0, 4, CHUNK_HEADER_BYTES + end - 4);
       suffix = bytes.readUInt32LE(0);
     }
     const start = end - suffix - 8;
@@ -634,7 +635,7 @@ export class Chunk {
       hash.update(block.subarray(0, bytesRead));
     }
     const stored = Buffer.alloc(16);
-    readSync(this.handle.fd, stored, 0, 16, hashedEnd);
+    fileSystem.readSync(this.handle.fd, stored, 0, 16, hashedEnd);
     return hash.digest().equals(stored);
   }
 
@@ -690,7 +691,7 @@ function wholeFrames(bytes: Buffer): { end: number; frames: number } {
 
 function readFully(fd: number, buffer: Buffer, position: number): void {
   for (let done = 0; done < buffer.length;) {
-    const read = readSync(fd, buffer, done, buffer.length - done, position + done);
+    const read = fileSystem.readSync(fd, buffer, done, buffer.length - done, position + done);
     if (read === 0) throw new RangeError(`read past the end of a chunk file at ${position + done}`);
     done += read;
   }

@@ -3,13 +3,14 @@
  * writer.chk. What it returns is consistent; anything opened is closed again if a step fails.
  * The index catches up afterwards (engine-recovery.ts), so a log opens without one.
  */
-import { closeSync, openSync, readSync, readdirSync } from 'node:fs';
+import { closeSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Errors } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import { CHUNK_HEADER_BYTES, decodeChunkHeader, parseChunkFileName } from './chunk-format.js';
 import { Checkpoint, CheckpointName } from './checkpoint.js';
 import { TransactionLog, type LogOpenOptions } from './transaction-log.js';
+import { fileSystem } from '../disk/file-system.js';
 
 export interface Checkpoints {
   writer: Checkpoint;
@@ -61,9 +62,9 @@ export function recordedChunkSize(dbPath: string): number | undefined {
   if (!first) return undefined;
   const path = join(dbPath, first.name);
   const bytes = Buffer.alloc(CHUNK_HEADER_BYTES);
-  const fd = openSync(path, 'r');
+  const fd = fileSystem.openSync(path, 'r');
   try {
-    readSync(fd, bytes, 0, CHUNK_HEADER_BYTES, 0);
+    fileSystem.readSync(fd, bytes, 0, CHUNK_HEADER_BYTES, 0);
   } finally {
     closeSync(fd);
   }

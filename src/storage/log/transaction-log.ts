@@ -1,14 +1,14 @@
-import { readdirSync, unlinkSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Errors } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import { Chunk, type FrameLocation } from './chunk.js';
 import { chunkFileName, parseChunkFileName } from './chunk-format.js';
 import { validateReplacement, type ReplaceOptions, type RewriteSource, type RewrittenRecord } from './chunk-replacement.js';
-import { rename, unlink } from 'node:fs/promises';
 import { fsyncDirectory, fsyncDirectorySync } from '../disk/durable-file.js';
 import { decodeRecord, decodeRecordOnDemand, type LogRecord } from './record.js';
 import { ReadCounters } from './meters.js';
+import { fileSystem } from '../disk/file-system.js';
 
 /** The log cannot address more chunks than this (the chunk number is part of file names). */
 export const CHUNK_COUNT_MAX = 400_000;
@@ -141,21 +141,21 @@ export class TransactionLog {
     const newest = new Map<number, string>();
     for (const name of readdirSync(dbPath)) {
       if (name.endsWith('.tmp') || name.startsWith(REPLACED_PREFIX)) {
-        unlinkSync(join(dbPath, name));
+        fileSystem.unlinkSync(join(dbPath, name));
         continue;
       }
       const parsed = parseChunkFileName(name);
       if (!parsed) continue;
       if (parsed.chunkNumber > lastNumber) {
         this.options.logger.warn({ chunk: name, writerCheckpoint }, 'deleted a chunk past the writer checkpoint: it held nothing acknowledged');
-        unlinkSync(join(dbPath, name));
+        fileSystem.unlinkSync(join(dbPath, name));
         continue;
       }
       const previous = newest.get(parsed.chunkNumber);
       if (previous && previous > name) {
-        unlinkSync(join(dbPath, name));
+        fileSystem.unlinkSync(join(dbPath, name));
       } else {
-        if (previous) unlinkSync(join(dbPath, previous));
+        if (previous) fileSystem.unlinkSync(join(dbPath, previous));
         newest.set(parsed.chunkNumber, name);
       }
     }
@@ -163,7 +163,7 @@ export class TransactionLog {
       if (number < this.chunks.length) {
         // A rewritten chunk switched in over several chunks covers this one: its file is stale.
         this.options.logger.warn({ chunk: newest.get(number) }, 'deleted a chunk file that a merged chunk replaced');
-        unlinkSync(join(dbPath, newest.get(number)!));
+        fileSystem.unlinkSync(join(dbPath, newest.get(number)!));
         continue;
       }
       const chunk = await Chunk.open(join(dbPath, newest.get(number)!), chunkSizeBytes);
@@ -224,7 +224,7 @@ export class TransactionLog {
       const chunk = this.chunks.pop()!;
       if (this.chunks[this.chunks.length - 1] === chunk) continue;
       await chunk.close();
-      unlinkSync(chunk.path);
+      fileSystem.unlinkSync(chunk.path);
       this.options.logger.warn({ chunk: chunk.path }, 'deleted a chunk past the writer checkpoint');
       dropped = true;
     }
@@ -606,7 +606,7 @@ export class TransactionLog {
     const { startNumber, endNumber } = candidate.header;
     const version = Math.max(...replaced.map((chunk) => parseChunkFileName(chunk.fileName)?.version ?? 0)) + 1;
     const path = join(this.options.dbPath, chunkFileName(startNumber, version));
-    await rename(tempPath, path);
+    await fileSystem.rename(tempPath, path);
     await fsyncDirectory(this.options.dbPath);
     await options.onStep?.('renamed');
     const replacement = await Chunk.open(path, this.chunkSize);
@@ -616,7 +616,7 @@ export class TransactionLog {
     for (const chunk of replaced) {
       await chunk.close();
       const renamed = replacedPath(chunk);
-      await rename(chunk.path, renamed);
+      await fileSystem.rename(chunk.path, renamed);
       this.replacedFiles.push(renamed);
     }
     this.options.logger.info({ chunk: replacement.fileName, replaced: replaced.map((chunk) => chunk.fileName) }, 'chunk replaced');
@@ -636,7 +636,7 @@ export class TransactionLog {
     const paths = this.replacedFiles.splice(0);
     this.deletions = this.deletions.then(async () => {
       for (const path of paths) {
-        await unlink(path).catch((error: unknown) => this.options.logger.warn({ file: path, err: error }, 'could not delete a replaced chunk file'));
+        await fileSystem.unlink(path).catch((error: unknown) => this.options.logger.warn({ file: path, err: error }, 'could not delete a replaced chunk file'));
       }
     });
     return this.deletions;

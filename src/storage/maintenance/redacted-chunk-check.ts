@@ -8,7 +8,7 @@
  * the hash (checkRedactedCopies): the switch then compares the hash written with the one found.
  */
 import { constants } from 'node:fs';
-import { lstat, open, type FileHandle } from 'node:fs/promises';
+import { lstat, type FileHandle } from 'node:fs/promises';
 import { Md5Lanes } from '../../common/md5-lanes.js';
 import { Errors } from '../../common/errors.js';
 import { CHUNK_HEADER_BYTES } from '../log/chunk-format.js';
@@ -17,6 +17,7 @@ import type { ReplacedRange } from '../log/chunk-replacement.js';
 import { peekEventKey } from '../log/record.js';
 import { acceptsRedaction } from './redaction.js';
 import { METADATA_STREAM_PREFIX } from '../streams/stream-metadata.js';
+import { fileSystem } from '../disk/file-system.js';
 
 /** Bytes read from each file at once: four copies and their originals, two blocks each, stay within the CPU's caches. */
 const BLOCK_BYTES = 1024 * 1024;
@@ -150,12 +151,12 @@ class CopyComparison {
   static async open({ copyPath, target }: CopyToCheck, syncAfter: Promise<unknown>): Promise<CopyComparison> {
     const refuse = refusalOf(copyPath);
     // O_NOFOLLOW: a copy replaced by a symbolic link after the name was checked is refused (ELOOP), not followed.
-    const copy = await open(copyPath, constants.O_RDWR | constants.O_NOFOLLOW).catch((error: NodeJS.ErrnoException) => {
+    const copy = await fileSystem.open(copyPath, constants.O_RDWR | constants.O_NOFOLLOW).catch((error: NodeJS.ErrnoException) => {
       throw refuse(error.code === 'ELOOP' ? 'it is a symbolic link; the copy must be a regular file' : `it cannot be opened (${error.code ?? error.message})`);
     });
     let original: FileHandle | undefined;
     try {
-      original = await open(target.path, 'r');
+      original = await fileSystem.open(target.path, 'r');
       const [originalStat, copyStat] = await Promise.all([original.stat(), copy.stat()]);
       if (!copyStat.isFile()) throw refuse('it is not a regular file');
       if (originalStat.size !== copyStat.size) throw refuse(`it is ${copyStat.size} bytes, ${target.fileName} ${originalStat.size}`);

@@ -6,7 +6,7 @@
  * footer's hash is written last and the file synced once. The file then holds exactly the bytes
  * hashed, which is the proof its check (validateOwnRewrite) takes.
  */
-import { open, unlink, type FileHandle } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { Errors } from '../../common/errors.js';
 import { Md5FileStream } from '../../common/md5-thread.js';
 import {
@@ -18,6 +18,7 @@ import { writeInt64 } from '../log/int64.js';
 import { BufferPool } from './buffer-pool.js';
 import { POSITION_MAP_ENTRY_BYTES } from '../log/position-map.js';
 import { PRIVATE_FILE_MODE } from '../disk/file-modes.js';
+import { fileSystem } from '../disk/file-system.js';
 
 /** Bytes of one output block; a longer frame gets a block of its own size. */
 const BLOCK_BYTES = 16 * 1024 * 1024;
@@ -66,7 +67,7 @@ export class RewrittenChunkWriter {
   }
 
   static async create(target: RewriteTarget): Promise<RewrittenChunkWriter> {
-    const handle = await open(target.path, 'wx', PRIVATE_FILE_MODE).catch((error: unknown) => {
+    const handle = await fileSystem.open(target.path, 'wx', PRIVATE_FILE_MODE).catch((error: unknown) => {
       throw storageError(target.path, 'create', error);
     });
     return new RewrittenChunkWriter(target, handle, new Md5FileStream(target.path));
@@ -158,7 +159,7 @@ export class RewrittenChunkWriter {
     if (!this.finished) await this.hash.end().catch(() => undefined);
     this.giveBack();
     await this.handle.close().catch(() => undefined);
-    await unlink(this.target.path).catch(() => undefined);
+    await fileSystem.unlink(this.target.path).catch(() => undefined);
   }
 
   /** Copies the run waiting: the source of the frames added so far may change after this. */
