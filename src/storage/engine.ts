@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { lstatSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { Errors } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
 import { resolveEngineOptions, type EngineOptions, type ResolvedEngineOptions } from './engine-options.js';
@@ -15,7 +15,6 @@ import {
   originalStreamOf, metadataProblem, type StreamMetadata,
 } from './streams/stream-metadata.js';
 import type { TransactionLog } from './log/transaction-log.js';
-import type { Chunk } from './log/chunk.js';
 import { checkpointList, type Checkpoints } from './log/recovery.js';
 import { recover, type Recovered } from './engine-recovery.js';
 import { Writer, type AppendOptions, type CommittedWrite, type NewEvent, type WriteResult } from './log/writer.js';
@@ -23,18 +22,18 @@ import type { EngineStatistics } from './engine-stats.js';
 import { randomUUID } from 'node:crypto';
 import { isTransientStorageError } from './disk/file-write.js';
 import { LogConsumers, type ConsumerOptions, type LogConsumer } from './read/log-consumers.js';
-import { validateOwnRewrite, type ReplacedRange, type ReplaceOptions } from './log/chunk-replacement.js';
-import { rewriteRange, type RewriteOptions, type RewriteResult } from './maintenance/chunk-rewrite.js';
-import { decodeRecord, type RecordHead } from './log/record.js';
-import { basename, dirname, join } from 'node:path';
-import { ChunkSwitchLock, type ChunkSwitchHold, type ChunkSwitchHolderKind } from './log/chunk-switch-lock.js';
+import type { ReplaceOptions, ReplacementValidator } from './log/chunk-replacement.js';
+import type { RewriteOptions, RewriteResult } from './maintenance/chunk-rewrite.js';
+import type { RecordHead } from './log/record.js';
+import type { ChunkSwitchHold, ChunkSwitchHolderKind } from './log/chunk-switch-lock.js';
 import { eventPositions, type EventPosition } from './read/event-positions.js';
-import { checkRedactedCopies, validateRedactedChunk, type CheckedCopy } from './maintenance/redacted-chunk-check.js';
-import { parseChunkFileName } from './log/chunk-format.js';
+import type { CheckedCopy } from './maintenance/redacted-chunk-check.js';
 import { isLenientJson } from '../common/lenient-json.js';
 import type { ScavengeAccess } from './maintenance/scavenge/access.js';
+import { scavengeAccessOf } from './maintenance/scavenge/engine-access.js';
+import { ChunkSwitches } from './maintenance/chunk-switches.js';
+import { RedactionSwitches, type RedactedCopy } from './maintenance/redaction-switches.js';
 import { PRIVATE_DIRECTORY_MODE } from './disk/file-modes.js';
-import { fileSystem } from './disk/file-system.js';
 
 export type EngineState = 'open' | 'closing' | 'closed' | 'failed';
 
@@ -74,10 +73,9 @@ export class Engine {
   private readonly streams: StreamLookup;
   private readonly commitHooks = new Set<(writes: CommittedWrite[]) => void>();
   private readonly consumers: LogConsumers;
-  /** Chunk replacements, one after the other. */
-  private chunkSwitches: Promise<void> = Promise.resolve();
-  /** Held by a scavenge or a redaction across many switches; they exclude each other. */
-  private readonly switchLock = new ChunkSwitchLock();
+  /** The chunk-replacement seam scavenge and redaction share, with its lock. */
+  private readonly switches: ChunkSwitches;
+  private readonly redactions: RedactionSwitches;
 
   private readonly checkpoints: Checkpoints;
   private readonly log: TransactionLog;
@@ -116,6 +114,11 @@ export class Engine {
       readableEnd: () => this.log.readableEnd,
       commitWithClientsWaiting: () => this.writer.commitWithClientsWaiting(),
     }, logger);
+    const checkOpen = () => this.checkOpen();
+    this.switches = new ChunkSwitches({
+      log, dbPath: options.dbPath, checkOpen, fail: (error) => this.fail(error), switched: () => this.streams.forgetAll(),
+    });
+    this.redactions = new RedactionSwitches(log, options.dbPath, this.switches, checkOpen);
   }
 
   static async open(engineOptions: EngineOptions): Promise<Engine> {
@@ -384,27 +387,11 @@ export class Engine {
 
   /**
    * Switches in a rewritten chunk (`tempPath`, a `*.tmp` file in the database directory) for the
-   * completed chunks it covers, once it is validated against them; refused with
-   * SVCDB_ERR_STORAGE_REPLACEMENT_INVALID and nothing changed otherwise. One replacement at a
-   * time: scavenge and redaction exclude each other here.
+   * completed chunks it covers, once `validate` accepts it (by default: a copy whose every record
+   * is the original's). One replacement at a time: scavenge and redaction exclude each other here.
    */
-  async replaceChunks(tempPath: string, options: ReplaceOptions = {}, hold?: ChunkSwitchHold): Promise<void> {
-    this.checkOpen();
-    this.switchLock.checkSwitch(hold);
-    // Without a hold of its own, a switch holds the lock for its own duration, as a scavenge step.
-    const own = hold ?? this.switchLock.take('scavenge');
-    const run = this.chunkSwitches.then(async () => {
-      this.checkOpen();
-      this.switchLock.checkSwitch(own);
-      await this.log.replaceChunks(tempPath, options);
-      this.streams.forgetAll();
-    });
-    this.chunkSwitches = run.catch(() => undefined);
-    try {
-      await run;
-    } finally {
-      if (!hold) this.switchLock.release(own);
-    }
+  replaceChunks(tempPath: string, options: ReplaceOptions & { validate?: ReplacementValidator } = {}, hold?: ChunkSwitchHold): Promise<void> {
+    return this.switches.replace(tempPath, options.validate, options, hold);
   }
 
   /**
@@ -412,26 +399,22 @@ export class Engine {
    * refused with SVCDB_ERR_CHUNK_SWITCH_LOCKED, naming the holder's kind, while another holds it.
    */
   takeChunkSwitchLock(kind: ChunkSwitchHolderKind): ChunkSwitchHold {
-    this.checkOpen();
-    return this.switchLock.take(kind);
+    return this.switches.take(kind);
   }
 
   /** Releases the lock `hold` (or its id) holds; false when it does not hold it (any more). */
   releaseChunkSwitchLock(hold: ChunkSwitchHold | string): boolean {
-    const released = this.switchLock.release(hold);
-    // The files a redaction's switches replaced go once it lets go (deleteReplacedLater).
-    if (released) void this.log.deleteReplacedFiles();
-    return released;
+    return this.switches.release(hold);
   }
 
   /** Who holds the chunk-switch lock now: a running scavenge or redaction, or nobody. */
   chunkSwitchHolder(): ChunkSwitchHold | undefined {
-    return this.switchLock.holder;
+    return this.switches.holder;
   }
 
   /** The hold an id names, while it holds the lock. */
   chunkSwitchHoldOf(id: string): ChunkSwitchHold | undefined {
-    return this.switchLock.holdOf(id);
+    return this.switches.holdOf(id);
   }
 
   /** Every record of the event (duplicates too), with its chunk file and offset: what the redactor edits. */
@@ -442,139 +425,39 @@ export class Engine {
     return this.guardRead(() => eventPositions(this.log, this.index, streamName, eventNumber));
   }
 
-  /** The active, completed chunk a redacted copy at `tempPath` would replace, or the coded refusal. */
-  private redactionTarget(targetFileName: string, tempPath: string, hold: ChunkSwitchHold): Chunk {
-    this.checkOpen();
-    this.switchLock.checkSwitch(hold);
-    if (!this.switchLock.holdOf(hold.id)) throw Errors.redactRequestInvalid.create('take the chunk-switch lock before switching a chunk');
-    const refuse = (why: string) => Errors.storageReplacementInvalid.create(basename(tempPath), why);
-    if (dirname(tempPath) !== this.options.dbPath || !tempPath.endsWith('.tmp')) throw refuse('it is not a .tmp file in the database directory');
-    // A symbolic link would switch in (or have the node write to) a file outside the database directory.
-    const copy = lstatSync(tempPath, { throwIfNoEntry: false });
-    if (copy?.isSymbolicLink()) throw refuse('it is a symbolic link; the copy must be a regular file in the database directory');
-    if (copy !== undefined && !copy.isFile()) throw refuse('it is not a regular file');
-    const parsed = parseChunkFileName(targetFileName);
-    if (!parsed) throw refuse(`the target ${targetFileName} is not a chunk file name (chunk-NNNNNN.NNNNNN)`);
-    const active = this.log.chunkAt(parsed.chunkNumber);
-    if (!active || active.fileName !== targetFileName) {
-      throw refuse(`the target ${targetFileName} is not the active file for chunk ${parsed.chunkNumber}${active ? ` (${active.fileName} is)` : ''}`);
-    }
-    if (!active.isCompleted) throw refuse(`the target ${targetFileName} is not completed`);
-    return active;
+  /** Checks up to four redacted copies against their targets in one pass (RedactionSwitches.checkCopies). */
+  checkRedactedCopies(copies: readonly RedactedCopy[], hold: ChunkSwitchHold, stopped?: () => Error | undefined): Promise<Array<CheckedCopy | Error>> {
+    return this.redactions.checkCopies(copies, hold, stopped);
   }
 
   /**
-   * Checks the contents of up to four redacted copies against their targets in one pass
-   * (redacted-chunk-check.ts), before their hashes need to be written: each result is handed to
-   * switchRedactedChunk, or is the copy's refusal. A copy or target refused by name is refused
-   * at once (thrown, not a rejection); `stopped` ends the check early (its error is the result).
+   * Switches in `tempPath`, a redacted copy of the chunk file `targetFileName`, checked now or by
+   * checkRedactedCopies (`checked`); returns the chunk's file name now (RedactionSwitches.switchChunk).
    */
-  checkRedactedCopies(
-    copies: ReadonlyArray<{ targetFileName: string; tempPath: string }>, hold: ChunkSwitchHold, stopped?: () => Error | undefined,
-  ): Promise<Array<CheckedCopy | Error>> {
-    const targets = copies.map(({ targetFileName, tempPath }) => this.redactionTarget(targetFileName, tempPath, hold));
-    // The previous batch's replaced files: deleted now, so that a long redaction holds one batch of them at most.
-    void this.log.deleteReplacedFiles();
-    return checkRedactedCopies(copies.map(({ tempPath }, index) => ({ copyPath: tempPath, target: targets[index] })), stopped);
-  }
-
-  /**
-   * Switches in `tempPath`, a redacted copy of the chunk file `targetFileName`, which must be the
-   * active file for its chunk number and completed. The copy must differ from it only by
-   * redacted event data (redacted-chunk-check.ts), as checked now or by checkRedactedCopies
-   * (`checked`). `hold` is the redaction's hold of the lock.
-   */
-  async switchRedactedChunk(
+  switchRedactedChunk(
     targetFileName: string, tempPath: string, hold: ChunkSwitchHold, onStep?: ReplaceOptions['onStep'], checked?: CheckedCopy,
   ): Promise<string> {
-    const active = this.redactionTarget(targetFileName, tempPath, hold);
-    const chunkNumber = active.chunkNumber;
-    let switched = '';
-    await this.replaceChunks(tempPath, {
-      validate: (candidate, range) => validateRedactedChunk(candidate, range, active, checked),
-      // A redaction switches its batch of checked copies one after another, then checks the next batch or lets go.
-      deleteReplacedLater: true,
-      onStep: async (step) => {
-        if (step === 'switched') switched = this.log.chunkAt(chunkNumber)!.fileName;
-        await onStep?.(step);
-      },
-    }, hold);
-    return switched;
+    return this.redactions.switchChunk({ targetFileName, tempPath }, hold, onStep, checked);
   }
 
-  /**
-   * Rewrites chunks `startNumber`..`endNumber` (completed) keeping the records `keep` accepts,
-   * packed, with a position map, and switches the result in: what a scavenge does to a chunk.
-   */
-  async rewriteChunks(
+  /** Rewrites completed chunks keeping the records `keep` accepts, and switches the result in (ChunkSwitches.rewrite). */
+  rewriteChunks(
     startNumber: number, endNumber: number, keep: (record: RecordHead) => boolean, options: RewriteOptions = {}, hold?: ChunkSwitchHold,
   ): Promise<RewriteResult> {
-    this.checkOpen();
-    this.switchLock.checkSwitch(hold);
-    const source = this.log.rewriteSource(startNumber, endNumber);
-    const fileBytesBefore = source.chunks.reduce((sum, chunk) => sum + chunk.fileBytes, 0);
-    const tempPath = join(this.options.dbPath, `${randomUUID()}.rewrite.tmp`);
-    let rewrite;
-    try {
-      rewrite = await rewriteRange(source, tempPath, keep, options);
-    } catch (error) {
-      // A damaged source record fails the engine, as any read of it does.
-      if (Errors.storageChecksum.is(error) || Errors.storageCorrupt.is(error)) this.fail(error);
-      throw error;
-    }
-    const counts = { recordsKept: rewrite.kept, recordsRemoved: rewrite.removed };
-    const written = rewrite.digest;
-    if (!written) return { rewritten: false, ...counts, fileBytesBefore, fileBytesAfter: fileBytesBefore };
-    const validate = (candidate: Chunk, range: ReplacedRange) => validateOwnRewrite(candidate, range, { from: source.chunks, digest: written });
-    try {
-      await this.replaceChunks(tempPath, { validate, ...options }, hold);
-    } catch (error) {
-      await fileSystem.unlink(tempPath).catch(() => undefined);
-      throw error;
-    }
-    const fileBytesAfter = this.log.chunkAt(startNumber)!.fileBytes;
-    return { rewritten: true, ...counts, fileBytesBefore, fileBytesAfter };
+    return this.switches.rewrite(startNumber, endNumber, keep, options, hold);
   }
 
   /** What a scavenge works with: chunks, records, the index and the chunk-switch seam. */
   scavengeAccess(): ScavengeAccess {
     this.checkOpen();
-    const log = this.log;
-    return {
-      chunkSizeBytes: this.chunkSizeBytes,
-      chunkFiles: () => log.chunkList().map((chunk) => ({
-        startNumber: chunk.header.startNumber, endNumber: chunk.header.endNumber, fileName: chunk.fileName,
-        isCompleted: chunk.isCompleted, dataBytes: chunk.dataSize, fileBytes: chunk.isCompleted ? chunk.fileBytes : chunk.dataSize,
-      })),
-      writerPosition: () => log.writerPosition,
+    return scavengeAccessOf({
+      log: this.log, index: this.index, streams: this.streams, switches: this.switches,
+      streamHash: this.options.streamHasher,
       completeActiveChunk: () => this.completeActiveChunk(),
       commitWithClientsWaiting: () => this.writer.commitWithClientsWaiting(),
-      scan: (from, to, visit, maxBytes) => {
-        this.checkOpen();
-        const end = Math.min(to, log.readableEnd);
-        const reached = this.guardRead(() => log.scanChunks(from, end, (buffer, offset, position) => visit(decodeRecord(buffer, offset), position), maxBytes));
-        return reached >= end ? to : reached;
-      },
-      streamHash: (streamName) => this.options.streamHasher(streamName),
-      indexEntries: (streamName, from, to) => {
-        this.checkOpen();
-        return this.index.range(streamName, from, to);
-      },
-      lastEventNumber: (streamName) => {
-        this.checkOpen();
-        return this.guardRead(() => this.streams.lastEventNumber(streamName));
-      },
-      readRecordIfKept: (position) => {
-        this.checkOpen();
-        return this.guardRead(() => log.readRecordIfKept(position));
-      },
-      isKept: (position) => log.isKept(position),
-      rewriteChunks: (start, end, keep, options, hold) => this.rewriteChunks(start, end, keep, options, hold),
-      scavengeIndex: async (keep, onFile, shouldStop) => {
-        this.checkOpen();
-        return this.index.scavenge(keep, onFile, shouldStop);
-      },
-    };
+      checkOpen: () => this.checkOpen(),
+      guardRead: (read) => this.guardRead(read),
+    });
   }
 
   /** The admin merge: every index file into one. */

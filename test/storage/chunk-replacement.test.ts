@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Errors } from '../../src/common/errors.js';
 import { writeRewrittenChunk } from '../../src/storage/maintenance/chunk-rewrite.js';
-import { validateOwnRewrite, type ReplacedRange } from '../../src/storage/log/chunk-replacement.js';
+import { replacementValidator } from '../../src/storage/maintenance/replacement-check.js';
 import type { Chunk } from '../../src/storage/log/chunk.js';
 import type { Engine } from '../../src/storage/engine.js';
 import { RecordKind, decodeRecord, encodeEventRecord, type EventRecord, type RecordHead } from '../../src/storage/log/record.js';
@@ -177,7 +177,7 @@ t.test("the check of the engine's own rewrites refuses a bad hash, a moved recor
       writeFileSync(path, bytes);
     }
     const written = claim === 'none' ? undefined : { from: claim === 'as-written' ? source.chunks : [], digest };
-    const validate = (candidate: Chunk, range: ReplacedRange) => validateOwnRewrite(candidate, range, written);
+    const validate = replacementValidator({ kind: 'rewrite', written });
     await t.rejects(engine.replaceChunks(path, { validate }), { code: Errors.storageReplacementInvalid.code }, `${name} is refused`);
   };
   await attempt('bad-hash', source.records, (bytes) => (bytes[300] ^= 0xff));

@@ -36,6 +36,8 @@ export const DELETED_EVENT_NUMBER = Number.MAX_SAFE_INTEGER;
 
 /** Bytes of framing around a payload: a length before and after. */
 export const FRAME_BYTES = 8;
+/** Where a record's log position lies in its frame (after the length, checksum, kind and version). */
+export const FRAME_LOG_POSITION_OFFSET = 4 + 6;
 /** A payload may not exceed this; the header of a chunk plus one maximal record still fits. */
 export const RECORD_PAYLOAD_BYTES_MAX = 16 * 1024 * 1024 - 10_000;
 const EVENT_FIXED_BYTES = 76 + 2 + 2 + 4 + 4;

@@ -4,7 +4,7 @@ import { Errors } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import { Chunk, type FrameLocation } from './chunk.js';
 import { chunkFileName, parseChunkFileName } from './chunk-format.js';
-import { validateReplacement, type ReplaceOptions, type RewriteSource, type RewrittenRecord } from './chunk-replacement.js';
+import type { ReplaceOptions, ReplacementValidator, RewriteSource, RewrittenRecord } from './chunk-replacement.js';
 import { fsyncDirectory, fsyncDirectorySync } from '../disk/durable-file.js';
 import { decodeRecord, decodeRecordOnDemand, type LogRecord } from './record.js';
 import { ReadCounters } from './meters.js';
@@ -584,21 +584,21 @@ export class TransactionLog {
 
   /**
    * Switches in the rewritten chunk at `tempPath` (in the database directory) for the completed
-   * chunks it covers, after validating it against them (chunk-replacement.ts). The new file gets
+   * chunks it covers, once `validate` accepts it (maintenance/replacement-check.ts). The new file gets
    * the next version of the range's first file name, then the old files are renamed away and
    * deleted once this has returned (deleteReplacedFiles): a crash leaves the old chunks (the
    * temp file is deleted at start) or the new one (an older version, a file a merged chunk
    * covers or a renamed one is deleted at start), never neither and never both. Reads in
    * progress finish on the files they opened. Refused: the coded error, and nothing changed.
    */
-  async replaceChunks(tempPath: string, options: ReplaceOptions = {}): Promise<Chunk> {
+  async replaceChunks(tempPath: string, validate: ReplacementValidator, options: ReplaceOptions = {}): Promise<Chunk> {
     const candidate = await Chunk.open(tempPath, this.chunkSize).catch((error: unknown) => {
       throw Errors.storageReplacementInvalid.create(tempPath, (error as Error).message);
     });
     let replaced: Chunk[];
     try {
       const range = { chunkSize: this.chunkSize, chunkAt: (n: number) => this.chunks[n] };
-      replaced = options.validate ? await options.validate(candidate, range) : await validateReplacement(candidate, range, options);
+      replaced = await validate(candidate, range);
     } finally {
       await candidate.close();
     }

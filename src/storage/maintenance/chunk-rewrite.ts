@@ -8,7 +8,7 @@ import { Errors } from '../../common/errors.js';
 import type { ReplaceOptions, RewriteSource, RewrittenRecord } from '../log/chunk-replacement.js';
 import { BufferPool } from './buffer-pool.js';
 import { readInt64 } from '../log/int64.js';
-import { decodeRecordHead, type RecordHead } from '../log/record.js';
+import { FRAME_LOG_POSITION_OFFSET, decodeRecordHead, type RecordHead } from '../log/record.js';
 import { RewrittenChunkWriter, type RewriteTarget } from './rewritten-chunk-writer.js';
 
 export type { RewriteTarget } from './rewritten-chunk-writer.js';
@@ -21,9 +21,6 @@ export type { RewriteTarget } from './rewritten-chunk-writer.js';
 const SOURCE_BLOCK_BYTES = 256 * 1024;
 /** Two per rewrite, for up to 4 at once (scavenge threads). */
 const sourceBlocks = new BufferPool(SOURCE_BLOCK_BYTES, (bytes) => Buffer.allocUnsafeSlow(bytes), 8);
-
-/** Where a record's log position lies in its frame (after the length, checksum, kind and version). */
-const RECORD_POSITION_OFFSET = 4 + 6;
 
 export interface RewriteOptions extends ReplaceOptions {
   /** Leave the chunks as they are when every record is kept (a scavenge that finds nothing to remove). */
@@ -76,7 +73,7 @@ export async function rewriteRange(
         for (let at = 0, index = block.firstIndex; at < bytes.length; index++) {
           const framed = chunk.checkBlockFrame(block, at);
           const position = chunkStart + chunk.logicalOf(index, block.physical + at);
-          const recorded = readInt64(bytes, at + RECORD_POSITION_OFFSET);
+          const recorded = readInt64(bytes, at + FRAME_LOG_POSITION_OFFSET);
           if (recorded !== position) throw Errors.storageReplacementInvalid.create(path, `the record at ${position} says it was written at ${recorded}`);
           if (keep(decodeRecordHead(bytes, at))) {
             writer.add(bytes, at, framed, position - rangeStart);

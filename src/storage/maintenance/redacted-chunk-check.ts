@@ -8,12 +8,11 @@
  * the hash (checkRedactedCopies): the switch then compares the hash written with the one found.
  */
 import { constants } from 'node:fs';
-import { lstat, type FileHandle } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { Md5Lanes } from '../../common/md5-lanes.js';
 import { Errors } from '../../common/errors.js';
 import { CHUNK_HEADER_BYTES } from '../log/chunk-format.js';
 import type { Chunk } from '../log/chunk.js';
-import type { ReplacedRange } from '../log/chunk-replacement.js';
 import { peekEventKey } from '../log/record.js';
 import { acceptsRedaction } from './redaction.js';
 import { METADATA_STREAM_PREFIX } from '../streams/stream-metadata.js';
@@ -226,7 +225,7 @@ class CopyComparison {
  * Checks the contents of up to four redacted copies against their targets in one pass, and
  * fsyncs the copies meanwhile. Each result is what the check found, or the coded refusal of that
  * copy. The hash in a copy's footer is not read: the switch compares it with the digest found
- * (validateRedactedChunk). `stopped` is asked between blocks; when it answers, the check ends
+ * (replacement-check.ts). `stopped` is asked between blocks; when it answers, the check ends
  * with that error.
  */
 export async function checkRedactedCopies(copies: readonly CopyToCheck[], stopped: () => Error | undefined = () => undefined): Promise<Array<CheckedCopy | Error>> {
@@ -268,35 +267,4 @@ export async function checkRedactedCopies(copies: readonly CopyToCheck[], stoppe
     if (comparison.failure) return comparison.failure;
     return { copyPath: comparison.copyPath, target: comparison.target, ...comparison.identity, digest: lanes.digest(comparisons.indexOf(comparison)) };
   });
-}
-
-/**
- * The validator of a redacted copy of `target`; plugged into TransactionLog.replaceChunks as
- * `validate`. The copy must cover exactly the target's range, and the target must still be the
- * file the log holds for it. Its contents are checked now, or were by checkRedactedCopies
- * (`checked`): then the file must be the one checked. Either way the hash in its footer must be
- * the MD5 of those contents, and the copy is durable when this returns.
- */
-export async function validateRedactedChunk(candidate: Chunk, range: ReplacedRange, target: Chunk, checked?: CheckedCopy): Promise<Chunk[]> {
-  const refuse = refusalOf(candidate.path);
-  const { startNumber, endNumber } = candidate.header;
-  if (!candidate.isCompleted) throw refuse('it is not a completed chunk');
-  if (target.header.startNumber !== startNumber || target.header.endNumber !== endNumber) {
-    throw refuse(`its range ${startNumber}-${endNumber} is not that of ${target.fileName} (${target.header.startNumber}-${target.header.endNumber})`);
-  }
-  if (range.chunkAt(startNumber) !== target) throw refuse(`${target.fileName} is no longer the active file for chunk ${startNumber}`);
-  if (!target.isCompleted) throw refuse(`chunk ${startNumber} is not completed`);
-  if (candidate.dataSize !== target.dataSize || candidate.logicalSize !== target.logicalSize) {
-    throw refuse(`its data size differs from ${target.fileName}'s`);
-  }
-  const found = checked ?? (await checkRedactedCopies([{ copyPath: candidate.path, target }]))[0];
-  if (found instanceof Error) throw found;
-  if (found.target !== target || found.copyPath !== candidate.path) throw refuse(`it was checked as a copy of ${found.target.fileName}, not of ${target.fileName}`);
-  // lstat: the name must still be the checked file itself, not a link to it.
-  const now = await lstat(candidate.path);
-  if (now.dev !== found.device || now.ino !== found.inode || now.size !== found.size) throw refuse('it is not the file that was checked: it was replaced or its size changed');
-  // The redactor may have written the hash after the check's fsync: an fdatasync makes it durable.
-  await candidate.sync();
-  if (!(await candidate.storedHash()).equals(found.digest)) throw refuse('its hash does not match its contents');
-  return [target];
 }
