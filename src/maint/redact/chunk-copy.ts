@@ -11,14 +11,14 @@ import { closeSync, constants, fstatSync, openSync, readSync, writeSync } from '
 import { copyFile, open, unlink, type FileHandle } from 'node:fs/promises';
 import { Errors } from '../../common/errors.js';
 import { Md5Lanes } from '../../common/md5-lanes.js';
-import { decodeRecord, RecordKind } from '../../storage/log/record.js';
+import { CHUNK_HASH_BYTES } from '../../storage/log/chunk-format.js';
+import { FRAME_BYTES, decodeRecord, RecordKind } from '../../storage/log/record.js';
 import { COPIES_CHECKED_AT_ONCE } from '../../storage/maintenance/redacted-chunk-check.js';
 import { redactFrame } from '../../storage/maintenance/redaction.js';
 import type { EventReference } from './events-list.js';
 
 /** Bytes read from each source at once: four lanes of two blocks stay within the CPU's caches. */
 const BLOCK_BYTES = 1024 * 1024;
-const HASH_BYTES = 16;
 
 export interface RecordToRedact {
   event: EventReference;
@@ -43,7 +43,7 @@ function readExactly(fd: number, length: number, position: number, path: string)
 function editedFrames(fd: number, sourcePath: string, records: readonly RecordToRedact[]): EditedFrame[] {
   const edited: EditedFrame[] = [];
   for (const { event, fileOffset } of records) {
-    const length = readExactly(fd, 4, fileOffset, sourcePath).readUInt32LE(0) + 8;
+    const length = readExactly(fd, 4, fileOffset, sourcePath).readUInt32LE(0) + FRAME_BYTES;
     const bytes = readExactly(fd, length, fileOffset, sourcePath);
     const record = decodeRecord(bytes, 0);
     if (record.kind !== RecordKind.event || record.streamName !== event.streamName || record.eventNumber !== event.eventNumber) {
@@ -86,7 +86,7 @@ interface ChunkCopy {
 async function redactedHashes(copies: readonly ChunkCopy[]): Promise<Buffer[]> {
   if (copies.length === 0) return [];
   const lanes = new Md5Lanes(BLOCK_BYTES);
-  const hashedEnd = copies.map(({ size }) => size - HASH_BYTES);
+  const hashedEnd = copies.map(({ size }) => size - CHUNK_HASH_BYTES);
   const lengthAt = (index: number, position: number) => Math.max(0, Math.min(BLOCK_BYTES, hashedEnd[index] - position));
   const readAll = (position: number, slot: number) => Promise.all(copies.map(({ source, sourcePath }, index) => {
     const length = lengthAt(index, position);
@@ -170,7 +170,7 @@ export async function writeRedactedCopies(
     heard?.catch(() => undefined);
     const digests = await hashing;
     await heard;
-    copies.forEach((copy, index) => writeIntoCopy(copy, [{ fileOffset: copy.size - HASH_BYTES, bytes: digests[index] }]));
+    copies.forEach((copy, index) => writeIntoCopy(copy, [{ fileOffset: copy.size - CHUNK_HASH_BYTES, bytes: digests[index] }]));
     return chunks.map(({ tempPath }) => copies.find((copy) => copy.tempPath === tempPath)?.frames.length ?? 0);
   } catch (error) {
     await Promise.all(made.map((path) => unlink(path).catch(() => undefined)));

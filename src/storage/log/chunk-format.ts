@@ -14,7 +14,9 @@ export const CHUNK_FOOTER_BYTES = 128;
 export const CHUNK_FILE_TYPE = 2;
 export const CHUNK_FORMAT_VERSION = 1;
 export const CHUNK_MAGIC = 'SVCDBCHK';
-const FOOTER_HASH_OFFSET = 112;
+/** The MD5 of a completed chunk: the last bytes of its footer, so of its file. */
+export const CHUNK_HASH_BYTES = 16;
+const FOOTER_HASH_OFFSET = CHUNK_FOOTER_BYTES - CHUNK_HASH_BYTES;
 export const FOOTER_HASHED_BYTES = FOOTER_HASH_OFFSET;
 const FOOTER_COMPLETED = 0x01;
 const FOOTER_MAP_12_BYTES = 0x02;
@@ -104,7 +106,7 @@ export function decodeChunkFooter(buffer: Buffer): ChunkFooter {
     physicalDataSize: buffer.readUInt32LE(1),
     logicalDataSize: readInt64(buffer, 5),
     mapSize: buffer.readUInt32LE(13),
-    hash: Buffer.from(buffer.subarray(FOOTER_HASH_OFFSET, FOOTER_HASH_OFFSET + 16)),
+    hash: Buffer.from(buffer.subarray(FOOTER_HASH_OFFSET, FOOTER_HASH_OFFSET + CHUNK_HASH_BYTES)),
   };
 }
 

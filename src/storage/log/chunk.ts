@@ -6,7 +6,7 @@ import { Errors } from '../../common/errors.js';
 import { RunningMd5, md5OfFile, touchPages } from '../../common/md5-thread.js';
 import { fsyncDirectory } from '../disk/durable-file.js';
 import {
-  CHUNK_FOOTER_BYTES, CHUNK_HEADER_BYTES, FOOTER_HASHED_BYTES, chunkFileName, completedFileBytes, decodeChunkFooter,
+  CHUNK_FOOTER_BYTES, CHUNK_HASH_BYTES, CHUNK_HEADER_BYTES, FOOTER_HASHED_BYTES, chunkFileName, completedFileBytes, decodeChunkFooter,
   decodeChunkHeader, encodeChunkFooter, encodeChunkHeader, newChunkHeader, ongoingFileBytes, setFooterHash,
   type ChunkHeader,
 } from './chunk-format.js';
@@ -606,18 +606,18 @@ export class Chunk {
    */
   async verifyHashInThread(): Promise<boolean> {
     if (!this.completed) throw new TypeError('verifyHash on an ongoing chunk');
-    const hashedEnd = completedFileBytes(this.dataBytes, this.mapBytes) - 16;
+    const hashedEnd = completedFileBytes(this.dataBytes, this.mapBytes) - CHUNK_HASH_BYTES;
     const digest = await md5OfFile(this.path, hashedEnd);
-    const stored = Buffer.alloc(16);
-    const { bytesRead } = await this.handle.read(stored, 0, 16, hashedEnd);
-    return bytesRead === 16 && digest.equals(stored);
+    const stored = Buffer.alloc(CHUNK_HASH_BYTES);
+    const { bytesRead } = await this.handle.read(stored, 0, CHUNK_HASH_BYTES, hashedEnd);
+    return bytesRead === CHUNK_HASH_BYTES && digest.equals(stored);
   }
 
   /** The hash a completed chunk's footer holds. */
   async storedHash(): Promise<Buffer> {
     if (!this.completed) throw new TypeError('storedHash on an ongoing chunk');
-    const stored = Buffer.alloc(16);
-    const { bytesRead } = await this.handle.read(stored, 0, 16, completedFileBytes(this.dataBytes, this.mapBytes) - 16);
+    const stored = Buffer.alloc(CHUNK_HASH_BYTES);
+    const { bytesRead } = await this.handle.read(stored, 0, CHUNK_HASH_BYTES, completedFileBytes(this.dataBytes, this.mapBytes) - CHUNK_HASH_BYTES);
     return stored.subarray(0, bytesRead);
   }
 
@@ -627,15 +627,15 @@ export class Chunk {
     const size = completedFileBytes(this.dataBytes, this.mapBytes);
     const hash = createHash('md5');
     const block = Buffer.allocUnsafe(HASH_BLOCK_BYTES);
-    const hashedEnd = size - 16;
+    const hashedEnd = size - CHUNK_HASH_BYTES;
     for (let position = 0; position < hashedEnd; position += HASH_BLOCK_BYTES) {
       if (this.closed) return true;
       const length = Math.min(HASH_BLOCK_BYTES, hashedEnd - position);
       const { bytesRead } = await this.handle.read(block, 0, length, position);
       hash.update(block.subarray(0, bytesRead));
     }
-    const stored = Buffer.alloc(16);
-    fileSystem.readSync(this.handle.fd, stored, 0, 16, hashedEnd);
+    const stored = Buffer.alloc(CHUNK_HASH_BYTES);
+    fileSystem.readSync(this.handle.fd, stored, 0, CHUNK_HASH_BYTES, hashedEnd);
     return hash.digest().equals(stored);
   }
 

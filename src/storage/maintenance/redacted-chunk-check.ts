@@ -11,7 +11,7 @@ import { constants } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { Md5Lanes } from '../../common/md5-lanes.js';
 import { Errors } from '../../common/errors.js';
-import { CHUNK_HEADER_BYTES } from '../log/chunk-format.js';
+import { CHUNK_HASH_BYTES, CHUNK_HEADER_BYTES } from '../log/chunk-format.js';
 import type { Chunk } from '../log/chunk.js';
 import { peekEventKey } from '../log/record.js';
 import { acceptsRedaction } from './redaction.js';
@@ -20,7 +20,6 @@ import { fileSystem } from '../disk/file-system.js';
 
 /** Bytes read from each file at once: four copies and their originals, two blocks each, stay within the CPU's caches. */
 const BLOCK_BYTES = 1024 * 1024;
-const HASH_BYTES = 16;
 /** Below this many bytes a differing span is searched byte by byte. */
 const LINEAR_SEARCH_BYTES = 64;
 
@@ -176,7 +175,7 @@ class CopyComparison {
   }
 
   get hashedEnd(): number {
-    return this.identity.size - HASH_BYTES;
+    return this.identity.size - CHUNK_HASH_BYTES;
   }
 
   lengthAt(position: number): number {
