@@ -21,7 +21,7 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
-import { SOCKET_FILE_NAME } from '../src/daemon/redaction/socket-server.js';
+import { SOCKET_FILE_NAME } from '../src/storage/layout.js';
 import type { EventReference } from '../src/maint/redact/events-list.js';
 import { redact } from '../src/maint/redact/redact.js';
 import { Engine } from '../src/storage/engine.js';

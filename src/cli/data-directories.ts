@@ -4,6 +4,7 @@
  */
 import { Flags } from '@oclif/core';
 import { resolve } from 'node:path';
+import { defaultIndexDirectory } from '../common/options/data-directories.js';
 
 export const DB_DEFAULT = './data/db';
 
@@ -23,5 +24,5 @@ export const dataDirectoryFlags = {
 /** Absolute paths, with the index directory defaulting to <db>/../index as svcdb serve does. */
 export function dataDirectories(flags: { db: string; index?: string }, cwd: string): { db: string; index: string } {
   const db = resolve(cwd, flags.db);
-  return { db, index: flags.index === undefined ? resolve(db, '..', 'index') : resolve(cwd, flags.index) };
+  return { db, index: flags.index === undefined ? defaultIndexDirectory(db) : resolve(cwd, flags.index) };
 }

@@ -9,6 +9,7 @@ import type { ResolvedEngineOptions } from './engine-options.js';
 import { catchUpIndex } from './index/catch-up.js';
 import { StreamExistenceFilter, disabledExistenceFilter, type ExistenceFilter } from './index/existence-filter.js';
 import { TableIndex } from './index/table-index.js';
+import { EXISTENCE_DIRECTORY } from './layout.js';
 import { recoverLog, type Checkpoints } from './log/recovery.js';
 import type { TransactionLog } from './log/transaction-log.js';
 
@@ -39,7 +40,7 @@ export async function recover(options: ResolvedEngineOptions, logger: Logger): P
     });
     opened.push(index);
     const existence = options.existenceFilterSizeBytes === 0 ? disabledExistenceFilter : await StreamExistenceFilter.open({
-      directory: join(options.indexPath, 'stream-existence'), sizeBytes: options.existenceFilterSizeBytes,
+      directory: join(options.indexPath, EXISTENCE_DIRECTORY), sizeBytes: options.existenceFilterSizeBytes,
       hasher: options.streamHasher, logger: options.logger.child({ component: 'existence-filter' }),
     });
     opened.push(existence);

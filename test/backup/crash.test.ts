@@ -14,7 +14,7 @@ import { cpSync, existsSync, readdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import t, { type Test } from 'tap';
 import { backup } from '../../src/maint/backup/backup.js';
-import { isIndexDataFile } from '../../src/maint/backup/layout.js';
+import { isIndexDataFile } from '../../src/storage/layout.js';
 import { verifyBackup, type VerifyResult } from '../../src/maint/backup/verify.js';
 import { CliProcess, runCli } from '../helpers/cli.js';
 import { dataArgs, runJson } from '../helpers/backup.js';

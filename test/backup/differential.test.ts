@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import t from 'tap';
 import { isSameCompletedChunk, readChunkState } from '../../src/maint/backup/chunk-copy.js';
-import { isIndexDataFile, sortChunkFiles } from '../../src/maint/backup/layout.js';
+import { isIndexDataFile, sortChunkFiles } from '../../src/storage/layout.js';
 import type { Engine } from '../../src/storage/engine.js';
 import { dataArgs, runJson, type BackupJson } from '../helpers/backup.js';
 import { newEvents, openEngine, tempDirectory } from '../helpers/engine.js';

@@ -6,7 +6,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { backup } from '../../src/maint/backup/backup.js';
-import { SCAVENGE_STATE } from '../../src/maint/backup/layout.js';
+import { IndexPath } from '../../src/storage/layout.js';
 import { dataArgs, runJson } from '../helpers/backup.js';
 import { newEvents, openEngine, tempDirectory } from '../helpers/engine.js';
 
@@ -21,7 +21,7 @@ const manifestNodeId = (destination: string) => (JSON.parse(readFileSync(join(de
 /** The state file scavenge keeps (scavenge-state.ts), at a given stage. */
 function writeScavengeState(index: string, stage: string): void {
   mkdirSync(join(index, 'scavenging'), { recursive: true });
-  const database = new Database(join(index, SCAVENGE_STATE));
+  const database = new Database(join(index, IndexPath.scavengeState));
   try {
     database.pragma('journal_mode = WAL');
     database.exec('CREATE TABLE IF NOT EXISTS Checkpoint (key INTEGER PRIMARY KEY, value TEXT)');
@@ -86,7 +86,7 @@ t.test('a backup is refused while a scavenge runs on the node, and taken once it
   writeScavengeState(index, 'Done');
   const taken = await runJson<{ copied: Array<{ file: string }> }>(['backup', join(directory, 'backup'), ...dataArgs(directory)]);
   t.equal(taken.code, 0, `a finished scavenge does not stop the backup ${taken.exit.stderr}`);
-  t.ok(taken.json.copied.some((copy) => copy.file === `index/${SCAVENGE_STATE}`), 'the scavenge state is backed up');
+  t.ok(taken.json.copied.some((copy) => copy.file === `index/${IndexPath.scavengeState}`), 'the scavenge state is backed up');
 
   await engine.close();
   writeScavengeState(index, 'ExecutingChunks');

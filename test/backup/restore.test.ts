@@ -3,8 +3,8 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
-import { NODE_IDENTITY_FILE } from '../../src/maint/backup/node-identity.js';
-import { Checkpoint, CheckpointName } from '../../src/storage/log/checkpoint.js';
+import { Checkpoint } from '../../src/storage/log/checkpoint.js';
+import { CheckpointName, NODE_IDENTITY_FILE_NAME } from '../../src/storage/layout.js';
 import { AppendLoad, checkRestoredNode, dataArgs, readAll, readStream, runJson, type BackupJson } from '../helpers/backup.js';
 import { newEvents, openEngine, tempDirectory } from '../helpers/engine.js';
 
@@ -116,7 +116,7 @@ t.test('restore into a non-empty target needs --force, which replaces the databa
   const other = await openEngine(target);
   await other.append('other-node-stream', -1, newEvents(7));
   await other.close();
-  writeFileSync(join(target, 'db', NODE_IDENTITY_FILE), JSON.stringify({ nodeId: '00000000-0000-4000-8000-000000000000' }));
+  writeFileSync(join(target, 'db', NODE_IDENTITY_FILE_NAME), JSON.stringify({ nodeId: '00000000-0000-4000-8000-000000000000' }));
 
   const refused = await runJson(['restore', backup, ...dataArgs(target)]);
   t.equal(refused.code, 8, 'exit code 8: refused');
@@ -124,7 +124,7 @@ t.test('restore into a non-empty target needs --force, which replaces the databa
 
   const forced = await runJson<RestoreJson>(['restore', backup, ...dataArgs(target), '--force']);
   t.equal(forced.code, 0, `restore --force exits 0 ${forced.exit.stderr}`);
-  t.ok(forced.json.removed.includes(`db/${NODE_IDENTITY_FILE}`), 'the target\'s node identity is deleted');
+  t.ok(forced.json.removed.includes(`db/${NODE_IDENTITY_FILE_NAME}`), 'the target\'s node identity is deleted');
   const restored = await openEngine(target);
   t.equal(readStream(restored, 'other-node-stream').length, 0, 'nothing of the replaced database is left');
   t.equal(readStream(restored, 'stream-0').length + readStream(restored, 'stream-1').length + readStream(restored, 'stream-2').length, 300,

@@ -4,7 +4,7 @@ import { cpSync, existsSync, openSync, readFileSync, readdirSync, writeFileSync,
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { CHUNK_HEADER_BYTES } from '../../src/storage/log/chunk-format.js';
-import { isIndexDataFile, sortChunkFiles } from '../../src/maint/backup/layout.js';
+import { isIndexDataFile, sortChunkFiles } from '../../src/storage/layout.js';
 import { parseIndexMap } from '../../src/storage/index/indexmap.js';
 import { dataArgs, runJson } from '../helpers/backup.js';
 import { newEvents, openEngine, tempDirectory } from '../helpers/engine.js';

@@ -6,7 +6,8 @@
 import { join } from 'node:path';
 import pino from 'pino';
 import { RedactionService } from '../../src/daemon/redaction/redaction-service.js';
-import { RedactionSocket, SOCKET_FILE_NAME } from '../../src/daemon/redaction/socket-server.js';
+import { RedactionSocket } from '../../src/daemon/redaction/socket-server.js';
+import { SOCKET_FILE_NAME } from '../../src/storage/layout.js';
 import { Engine } from '../../src/storage/engine.js';
 import { engineOptions } from './engine.js';
 

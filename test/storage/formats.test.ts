@@ -2,7 +2,8 @@ import t from 'tap';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Errors } from '../../src/common/errors.js';
-import { Checkpoint, CheckpointName } from '../../src/storage/log/checkpoint.js';
+import { Checkpoint } from '../../src/storage/log/checkpoint.js';
+import { CheckpointName } from '../../src/storage/layout.js';
 import {
   CHUNK_HEADER_BYTES, chunkFileName, completedFileBytes, decodeChunkFooter, decodeChunkHeader, encodeChunkFooter,
   encodeChunkHeader, newChunkHeader, ongoingFileBytes, parseChunkFileName, setFooterHash,

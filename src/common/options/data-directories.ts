@@ -4,8 +4,18 @@
  * storage engine would fail on it with a bare file-system error.
  */
 import { statSync } from 'node:fs';
+import { join } from 'node:path';
 import { Errors } from '../errors.js';
 import type { NodeOptions } from './schema.js';
+
+/**
+ * The index directory when --index is not given: a directory named index next to the db
+ * directory. Here rather than in storage/layout.ts because the option loader, a common leaf,
+ * applies it.
+ */
+export function defaultIndexDirectory(db: string): string {
+  return join(db, '..', 'index');
+}
 
 export function checkDataDirectories(options: Pick<NodeOptions, 'db' | 'index'>): void {
   for (const [option, directory] of [['--db', options.db], ['--index', options.index]] as const) {

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { parseDocument } from 'yaml';
 import { Errors } from '../errors.js';
 import { closest } from '../nearest-name.js';
-import { checkDataDirectories } from './data-directories.js';
+import { checkDataDirectories, defaultIndexDirectory } from './data-directories.js';
 import {
   configKey, environmentVariable, flagName, type OptionDefinition, type OptionSource,
 } from './definition.js';
@@ -193,7 +193,7 @@ function resolvePaths(values: Record<string, unknown>, cwd: string): void {
       values[key] = path.resolve(cwd, values[key]);
     }
   }
-  values.index ??= path.join(values.db as string, '..', 'index');
+  values.index ??= defaultIndexDirectory(values.db as string);
 }
 
 /** Each password option and the option that names a file holding it. */

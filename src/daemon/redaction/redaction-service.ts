@@ -15,6 +15,7 @@ import type { ChunkSwitchHold } from '../../storage/log/chunk-switch-lock.js';
 import type { Engine } from '../../storage/engine.js';
 import type { EventPosition } from '../../storage/read/event-positions.js';
 import { METADATA_STREAM_PREFIX } from '../../storage/streams/stream-metadata.js';
+import { isRedactedCopy, isTempFile } from '../../storage/layout.js';
 import { interpretedAs } from './interpreted-events.js';
 
 export type RedactionStorage = Pick<
@@ -28,9 +29,6 @@ interface PendingCheck {
   result: Promise<CheckedCopy | Error>;
 }
 
-/** The suffix of the copies the redactor makes; the service deletes leftovers when a lock ends. */
-export const REDACTED_COPY_SUFFIX = '.redact.tmp';
-
 export interface EventPositions {
   stream: string;
   eventNumber: number;
@@ -40,7 +38,7 @@ export interface EventPositions {
 /** The name of a copy the switch accepts: a plain name of a .tmp file in the database directory. */
 function checkCopyName(name: unknown): string {
   const copy = checkFileName(name, 'newChunkFile');
-  if (!copy.endsWith('.tmp')) throw Errors.storageReplacementInvalid.create(copy, 'the new chunk file must have the .tmp extension');
+  if (!isTempFile(copy)) throw Errors.storageReplacementInvalid.create(copy, 'the new chunk file must have the .tmp extension');
   return copy;
 }
 
@@ -159,7 +157,7 @@ export class RedactionService {
   /** Deletes the redactor's copies; the lock is free, so none of them is in use. */
   private async removeCopies(): Promise<void> {
     for (const name of readdirSync(this.dbPath)) {
-      if (name.endsWith(REDACTED_COPY_SUFFIX)) await unlink(join(this.dbPath, name)).catch(() => undefined);
+      if (isRedactedCopy(name)) await unlink(join(this.dbPath, name)).catch(() => undefined);
     }
   }
 }

@@ -20,7 +20,6 @@ import { Errors, isSvcError } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import type { RedactionService } from './redaction-service.js';
 
-export const SOCKET_FILE_NAME = 'svcdb.sock';
 /** A request body larger than this is refused (a list of about 200,000 events). */
 export const SOCKET_REQUEST_BYTES_MAX = 16 * 1024 * 1024;
 const OWNER_ONLY = 0o600;

@@ -10,7 +10,7 @@ import type { SecureContextOptions } from 'node:tls';
 import { isSvcError, type SvcError } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import type { NodeOptions } from '../../common/options/schema.js';
-import { writeReloadStatus, type ReloadStatus, type ReloadTrigger } from '../../maint/cert-reload/reload-status.js';
+import { writeReloadStatus, type ReloadStatus, type ReloadTrigger } from '../../storage/disk/reload-status.js';
 import {
   distinguishedName, loadCertificates, secureContextOptions, type CertificateMaterial, type CertificatePaths,
 } from './certificates.js';

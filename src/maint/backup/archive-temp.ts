@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { type Durability, removeFile } from './file-copy.js';
-import { TEMP_SUFFIX } from './layout.js';
+import { TEMP_SUFFIX } from '../../storage/layout.js';
 import { isRunning } from './leftovers.js';
 
 export function archiveTempName(path: string): string {

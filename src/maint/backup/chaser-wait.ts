@@ -15,7 +15,7 @@
  * That takes at most one chaser interval on a healthy node. A node that is not running moves
  * nothing; its checkpoints are copied as they are and the result says how far a restore reaches.
  */
-import { CheckpointName } from '../../storage/log/checkpoint.js';
+import { CheckpointName } from '../../storage/layout.js';
 import { nodeIsRunning, readCheckpoint } from './source.js';
 
 /** Ten chaser intervals: a node that does not catch up by then is in trouble, and the backup says so. */

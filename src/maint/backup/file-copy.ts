@@ -12,7 +12,7 @@ import { Errors, isSvcError } from '../../common/errors.js';
 import { fsyncDirectory } from '../../storage/disk/durable-file.js';
 import { isDiskFull, writeFully } from '../../storage/disk/file-write.js';
 import { copySparse } from './sparse-copy.js';
-import { TEMP_SUFFIX } from './layout.js';
+import { TEMP_SUFFIX } from '../../storage/layout.js';
 import { PRIVATE_FILE_MODE } from '../../storage/disk/file-modes.js';
 import { fileSystem } from '../../storage/disk/file-system.js';
 

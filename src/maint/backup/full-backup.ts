@@ -14,16 +14,13 @@
  */
 import { join } from 'node:path';
 import { Errors } from '../../common/errors.js';
-import { CheckpointName } from '../../storage/log/checkpoint.js';
+import { CheckpointName, INDEXMAP_FILE, IndexPath } from '../../storage/layout.js';
 import { copyChunk } from './chunk-copy.js';
 import { COPY_CONCURRENCY, forEachConcurrently } from './concurrency.js';
 import {
   INDEX_ROUNDS_MAX, indexKeptChanging, listIndexDataFiles, parseIndexMapBytes, readIndexMapBytes, readSourceIndexMap,
 } from './index-source.js';
-import {
-  BACKUP_DB_DIRECTORY, BACKUP_INDEX_DIRECTORY, EXISTENCE_DATA, FULL_DB_CHECKPOINTS, INDEXMAP_FILE, INDEX_CHECKPOINTS,
-  SCAVENGE_STATE,
-} from './layout.js';
+import { BACKUP_DB_DIRECTORY, BACKUP_INDEX_DIRECTORY, FULL_DB_CHECKPOINTS, INDEX_CHECKPOINTS } from './layout.js';
 import type { Tally } from './progress.js';
 import { checkpointValue, listChunkFiles, readCheckpoint, readCheckpointBytes, type DataDirectories } from './source.js';
 import type { BackupTarget } from './target.js';
@@ -109,8 +106,8 @@ export async function fullCopy(context: CopyContext, target: BackupTarget): Prom
 
   tally.phase('index files');
   const indexSet = await copyIndexSet(source.index, target, tally);
-  await copyIfPresent(join(source.index, EXISTENCE_DATA), indexPath(EXISTENCE_DATA), target, tally);
-  await copyIfPresent(join(source.index, SCAVENGE_STATE), indexPath(SCAVENGE_STATE), target, tally);
+  await copyIfPresent(join(source.index, IndexPath.existenceData), indexPath(IndexPath.existenceData), target, tally);
+  await copyIfPresent(join(source.index, IndexPath.scavengeState), indexPath(IndexPath.scavengeState), target, tally);
 
   await context.beforeDatabaseCheckpoints(indexSet.commitPosition);
   tally.phase('database checkpoints');

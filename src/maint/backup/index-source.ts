@@ -8,7 +8,7 @@ import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Errors } from '../../common/errors.js';
 import { parseIndexMap, type IndexMap } from '../../storage/index/indexmap.js';
-import { INDEXMAP_FILE, isIndexDataFile } from './layout.js';
+import { INDEXMAP_FILE, isIndexDataFile } from '../../storage/layout.js';
 
 /** Attempts to read indexmap while it does not exist, and the pause between them. */
 const INDEXMAP_READ_ATTEMPTS = 50;

@@ -7,9 +7,9 @@
  */
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { LOCK_FILE_NAME } from '../../storage/disk/lock.js';
+import { LOCK_FILE_NAME, isTempFile } from '../../storage/layout.js';
 import { type Durability, removeFile } from './file-copy.js';
-import { BACKUP_DB_DIRECTORY, BACKUP_INDEX_DIRECTORY, MANIFEST_FILE, isTempFile } from './layout.js';
+import { BACKUP_DB_DIRECTORY, BACKUP_INDEX_DIRECTORY, MANIFEST_FILE } from './layout.js';
 
 const STALE_LOCK = `${LOCK_FILE_NAME}.stale`;
 /** `svcdb.lock.<pid>.tmp`, the lock file a backup prepares before it links it into place. */

@@ -14,7 +14,7 @@ import { existsSync } from 'node:fs';
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Errors } from '../../common/errors.js';
-import { LOCK_FILE_NAME } from '../../storage/disk/lock.js';
+import { LOCK_FILE_NAME } from '../../storage/layout.js';
 import { MANIFEST_FILE } from './layout.js';
 import { isManifestTemp } from './leftovers.js';
 

@@ -23,9 +23,9 @@ import { link, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Errors } from '../../common/errors.js';
 import { fsyncDirectory } from '../../storage/disk/durable-file.js';
+import { NODE_IDENTITY_FILE_NAME } from '../../storage/layout.js';
 import { ioError, writeFileSynced } from './file-copy.js';
 
-export const NODE_IDENTITY_FILE = 'svcdb-node.json';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 interface NodeIdentityFile {
@@ -35,7 +35,7 @@ interface NodeIdentityFile {
 
 /** The node's identity, or undefined when it has none yet. */
 export async function readNodeIdentity(db: string): Promise<string | undefined> {
-  const path = join(db, NODE_IDENTITY_FILE);
+  const path = join(db, NODE_IDENTITY_FILE_NAME);
   let text: string;
   try {
     text = await readFile(path, 'utf8');
@@ -59,7 +59,7 @@ export async function readNodeIdentity(db: string): Promise<string | undefined> 
 export async function nodeIdentity(db: string): Promise<string> {
   const existing = await readNodeIdentity(db);
   if (existing !== undefined) return existing;
-  const path = join(db, NODE_IDENTITY_FILE);
+  const path = join(db, NODE_IDENTITY_FILE_NAME);
   const identity: NodeIdentityFile = { nodeId: randomUUID(), createdAt: new Date().toISOString() };
   const temp = `${path}.${identity.nodeId}.tmp`;
   try {

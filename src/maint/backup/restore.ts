@@ -23,17 +23,15 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, readdir, rename, rm, unlink } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { Errors } from '../../common/errors.js';
-import { CheckpointName } from '../../storage/log/checkpoint.js';
-import { DatabaseLock, LOCK_FILE_NAME, lockOwnerPid } from '../../storage/disk/lock.js';
+import {
+  CheckpointName, INDEXMAP_FILE, IndexPath, LOCK_FILE_NAME, NODE_IDENTITY_FILE_NAME, isChunkFile, isIndexDataFile, isTempFile, sortChunkFiles,
+} from '../../storage/layout.js';
+import { DatabaseLock, lockOwnerPid } from '../../storage/disk/lock.js';
 import { extractArchive, isArchive, readArchiveManifest } from './archive-reader.js';
 import { COPY_CONCURRENCY, forEachConcurrently } from './concurrency.js';
 import { Durability, copyFileDurably, exists, removeFile, replaceFileNow } from './file-copy.js';
-import {
-  BACKUP_DB_DIRECTORY, BACKUP_INDEX_DIRECTORY, EXISTENCE_CHECKPOINT, EXISTENCE_DATA, FULL_DB_CHECKPOINTS, INDEXMAP_FILE,
-  SCAVENGE_STATE, isChunkFile, isIndexDataFile, isOldChunkFile, isTempFile, sortChunkFiles,
-} from './layout.js';
+import { BACKUP_DB_DIRECTORY, BACKUP_INDEX_DIRECTORY, FULL_DB_CHECKPOINTS, isOldChunkFile } from './layout.js';
 import { checkComplete, readManifest, type BackupManifest, type RunningBackup } from './manifest.js';
-import { NODE_IDENTITY_FILE } from './node-identity.js';
 import { Tally, type CopiedFile, type ProgressListener } from './progress.js';
 import { readCheckpointBytes, checkpointValue } from './source.js';
 import { PRIVATE_DIRECTORY_MODE } from '../../storage/disk/file-modes.js';
@@ -142,13 +140,13 @@ async function prepareTarget(db: string, index: string, force: boolean, tally: T
   if (dbEntries.length === 0 && indexEntries.length === 0) return;
   if (!force) throw Errors.restoreTargetNotEmpty.create(dbEntries.length > 0 ? db : index);
   for (const name of dbEntries) {
-    const ours = isChunkFile(name) || isOldChunkFile(name) || isTempFile(name) || name === NODE_IDENTITY_FILE
+    const ours = isChunkFile(name) || isOldChunkFile(name) || isTempFile(name) || name === NODE_IDENTITY_FILE_NAME
       || (FULL_DB_CHECKPOINTS as readonly string[]).includes(name);
     if (ours && (await removeFile(join(db, name), durability))) tally.removed(`db/${name}`);
     if (name.startsWith(SCRATCH_PREFIX)) await rm(join(db, name), { recursive: true, force: true });
   }
   for (const name of [...(await readdir(index)).filter((entry) => isIndexDataFile(entry) || isTempFile(entry)), INDEXMAP_FILE,
-    EXISTENCE_CHECKPOINT, EXISTENCE_DATA, SCAVENGE_STATE, `${SCAVENGE_STATE}-wal`, `${SCAVENGE_STATE}-shm`]) {
+    IndexPath.existenceCheckpoint, IndexPath.existenceData, IndexPath.scavengeState, `${IndexPath.scavengeState}-wal`, `${IndexPath.scavengeState}-shm`]) {
     if (await removeFile(join(index, name), durability)) tally.removed(`index/${name}`);
   }
 }
@@ -161,7 +159,7 @@ async function placementsOf(folder: string, db: string, index: string): Promise<
   const indexNames = await readdir(backupIndex).catch(() => [] as string[]);
   const toDb = (name: string) => ({ from: join(backupDb, name), to: join(db, name), file: `${BACKUP_DB_DIRECTORY}/${name}` });
   const toIndex = (name: string) => ({ from: join(backupIndex, name), to: join(index, name), file: `${BACKUP_INDEX_DIRECTORY}/${name}` });
-  const optionalIndex = [EXISTENCE_CHECKPOINT, EXISTENCE_DATA, SCAVENGE_STATE];
+  const optionalIndex = [IndexPath.existenceCheckpoint, IndexPath.existenceData, IndexPath.scavengeState];
   const presentOptional: string[] = [];
   for (const name of optionalIndex) {
     if (await exists(join(backupIndex, name))) presentOptional.push(name);

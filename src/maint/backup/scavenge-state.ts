@@ -29,7 +29,7 @@ import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Errors } from '../../common/errors.js';
-import { SCAVENGE_STATE } from './layout.js';
+import { IndexPath } from '../../storage/layout.js';
 import { nodeIsRunning, type DataDirectories } from './source.js';
 
 export const SCAVENGE_DONE_STAGE = 'Done';
@@ -56,7 +56,7 @@ function describeStage(checkpoint: string): string {
 
 /** Reads the scavenge state file, read-only. */
 export function readScavengeState(index: string): ScavengeState {
-  const file = join(index, SCAVENGE_STATE);
+  const file = join(index, IndexPath.scavengeState);
   if (!existsSync(file)) return { file, exists: false };
   let database: Database.Database | undefined;
   try {

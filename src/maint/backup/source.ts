@@ -6,10 +6,9 @@ import { existsSync, statSync } from 'node:fs';
 import { readFile, readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Errors } from '../../common/errors.js';
-import { CheckpointName } from '../../storage/log/checkpoint.js';
+import { CheckpointName, sortChunkFiles } from '../../storage/layout.js';
 import { readInt64 } from '../../storage/log/int64.js';
 import { lockOwnerPid } from '../../storage/disk/lock.js';
-import { sortChunkFiles } from './layout.js';
 
 export interface DataDirectories {
   db: string;

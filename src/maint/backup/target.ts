@@ -19,7 +19,7 @@
  * An archive is written under a temp name and appears whole, so it takes every file as it comes.
  */
 import { join } from 'node:path';
-import { CheckpointName } from '../../storage/log/checkpoint.js';
+import { CheckpointName } from '../../storage/layout.js';
 import {
   copyFileDurably, copyIfChanged, copyPrefixDurably, writeBytesDurably, type Durability, type QuickCopy,
 } from './file-copy.js';

@@ -28,18 +28,16 @@ import { dirname, join, resolve } from 'node:path';
 import { Errors, isSvcError } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import { BloomFilter } from '../../storage/index/bloom-filter.js';
-import { CheckpointName } from '../../storage/log/checkpoint.js';
+import {
+  CheckpointName, INDEXMAP_FILE, IndexPath, indexFileIdOf, isIndexDataFile, parseChunkFileName, sortChunkFiles,
+} from '../../storage/layout.js';
 import { Chunk } from '../../storage/log/chunk.js';
-import { parseChunkFileName } from '../../storage/log/chunk-format.js';
 import { IndexFile } from '../../storage/index/index-file.js';
 import { readIndexMap, type IndexMap } from '../../storage/index/indexmap.js';
 import { extractArchive, isArchive, readArchiveManifest } from './archive-reader.js';
 import { readChunkState } from './chunk-copy.js';
 import { exists } from './file-copy.js';
-import {
-  BACKUP_DB_DIRECTORY, BACKUP_INDEX_DIRECTORY, EXISTENCE_CHECKPOINT, EXISTENCE_DATA, INDEXMAP_FILE, SCAVENGE_STATE,
-  indexFileIdOf, isIndexDataFile, sortChunkFiles,
-} from './layout.js';
+import { BACKUP_DB_DIRECTORY, BACKUP_INDEX_DIRECTORY } from './layout.js';
 import { lockOwnerPid } from '../../storage/disk/lock.js';
 import { checkComplete, readManifest, type BackupManifest, type RunningBackup } from './manifest.js';
 import { Tally, type ProgressListener } from './progress.js';
@@ -269,26 +267,26 @@ async function verifyIndex(index: string, checkpoints: Partial<Record<string, nu
 
 async function verifyExistenceFilter(index: string, findings: Findings): Promise<void> {
   try {
-    await readCheckpointBytes(index, EXISTENCE_CHECKPOINT);
+    await readCheckpointBytes(index, IndexPath.existenceCheckpoint);
   } catch (error) {
-    findings.warnings.push({ file: indexFile(EXISTENCE_CHECKPOINT), problem: `${describe(error)}; the node rebuilds the filter` });
+    findings.warnings.push({ file: indexFile(IndexPath.existenceCheckpoint), problem: `${describe(error)}; the node rebuilds the filter` });
   }
   let bytes: Buffer;
   try {
-    bytes = await readFile(join(index, EXISTENCE_DATA));
+    bytes = await readFile(join(index, IndexPath.existenceData));
   } catch {
     return;
   }
   try {
-    const { corruptLines } = BloomFilter.load(bytes, indexFile(EXISTENCE_DATA));
-    if (corruptLines > 0) findings.warnings.push({ file: indexFile(EXISTENCE_DATA), problem: `${corruptLines} corrupt lines; the node marks them as "may exist"` });
+    const { corruptLines } = BloomFilter.load(bytes, indexFile(IndexPath.existenceData));
+    if (corruptLines > 0) findings.warnings.push({ file: indexFile(IndexPath.existenceData), problem: `${corruptLines} corrupt lines; the node marks them as "may exist"` });
   } catch (error) {
-    findings.warnings.push({ file: indexFile(EXISTENCE_DATA), problem: `${describe(error)}; the node rebuilds the filter` });
+    findings.warnings.push({ file: indexFile(IndexPath.existenceData), problem: `${describe(error)}; the node rebuilds the filter` });
   }
 }
 
 async function verifyScavengeState(index: string, findings: Findings): Promise<void> {
-  const path = join(index, SCAVENGE_STATE);
+  const path = join(index, IndexPath.scavengeState);
   if (!(await exists(path))) return;
   const scratch = join(tmpdir(), `svcdb-verify-${randomUUID()}.db`);
   try {
@@ -296,12 +294,12 @@ async function verifyScavengeState(index: string, findings: Findings): Promise<v
     const database = new Database(scratch, { fileMustExist: true });
     try {
       const result = database.pragma('quick_check', { simple: true });
-      if (result !== 'ok') findings.problems.push({ file: indexFile(SCAVENGE_STATE), problem: `SQLite quick_check: ${String(result)}` });
+      if (result !== 'ok') findings.problems.push({ file: indexFile(IndexPath.scavengeState), problem: `SQLite quick_check: ${String(result)}` });
     } finally {
       database.close();
     }
   } catch (error) {
-    findings.problems.push({ file: indexFile(SCAVENGE_STATE), problem: describe(error) });
+    findings.problems.push({ file: indexFile(IndexPath.scavengeState), problem: describe(error) });
   } finally {
     await rm(scratch, { force: true });
     await rm(`${scratch}-wal`, { force: true });

@@ -7,8 +7,9 @@
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Errors, reviveError } from '../../common/errors.js';
-import { readReloadStatus, reloadStatusPath, type ReloadStatus } from './reload-status.js';
-import { LOCK_FILE_NAME, lockOwnerPid } from '../../storage/disk/lock.js';
+import { readReloadStatus, reloadStatusPath, type ReloadStatus } from '../../storage/disk/reload-status.js';
+import { lockOwnerPid } from '../../storage/disk/lock.js';
+import { LOCK_FILE_NAME } from '../../storage/layout.js';
 import type { CertReloadResult } from './result.js';
 
 export interface SignalReloadOptions {

@@ -11,11 +11,10 @@ import { join } from 'node:path';
 import { Errors } from '../../common/errors.js';
 import type { ProgressListener } from '../../common/progress.js';
 import { errnoCode, isDiskFull } from '../../storage/disk/file-write.js';
+import { CheckpointName, SOCKET_FILE_NAME, isChunkFile, isRedactedCopy, redactedCopyName } from '../../storage/layout.js';
 import { CHUNKS_COPIED_AT_ONCE, writeRedactedCopies } from './chunk-copy.js';
 import { formatEvent, type EventReference } from './events-list.js';
 import { RedactionClient, type EventPositionReply } from './socket-client.js';
-
-export const SOCKET_FILE = 'svcdb.sock';
 
 /**
  * The steps of a run, in order: the lock taken, the positions found, the node asked to check a
@@ -51,10 +50,10 @@ export interface RedactResult {
 
 function checkDataDirectory(dbPath: string): string {
   if (!existsSync(dbPath) || !statSync(dbPath).isDirectory()) throw Errors.redactNotDataDirectory.create(dbPath, 'it is not a directory');
-  if (!existsSync(join(dbPath, 'writer.chk')) || !readdirSync(dbPath).some((name) => name.startsWith('chunk-'))) {
+  if (!existsSync(join(dbPath, CheckpointName.writer)) || !readdirSync(dbPath).some(isChunkFile)) {
     throw Errors.redactNotDataDirectory.create(dbPath, 'it holds no writer.chk and no chunk files');
   }
-  const socketPath = join(dbPath, SOCKET_FILE);
+  const socketPath = join(dbPath, SOCKET_FILE_NAME);
   const socket = statSync(socketPath, { throwIfNoEntry: false });
   if (!socket) throw Errors.redactNoSocket.create(socketPath, 'no socket file: the node is not running, or runs without --enable-unix-socket');
   checkNodeUser(socketPath, socket.uid);
@@ -189,7 +188,7 @@ function eventsOf(byChunk: Map<string, ChunkRecords>, switchedTo: ReadonlyMap<st
   return events;
 }
 
-const copyNameOf = (chunkFile: string) => `${chunkFile}.${process.pid}.redact.tmp`;
+const copyNameOf = (chunkFile: string) => redactedCopyName(chunkFile, process.pid);
 
 /**
  * Writes the redacted copies of up to four chunks; the node starts checking them as soon as their
@@ -218,8 +217,7 @@ async function copyBatch(
 
 /** Deletes this process's copies that were not switched in (a switch renames its copy away). */
 async function removeCopies(dbPath: string): Promise<void> {
-  const suffix = `.${process.pid}.redact.tmp`;
   for (const name of readdirSync(dbPath)) {
-    if (name.endsWith(suffix)) await unlink(join(dbPath, name)).catch(() => undefined);
+    if (isRedactedCopy(name, process.pid)) await unlink(join(dbPath, name)).catch(() => undefined);
   }
 }

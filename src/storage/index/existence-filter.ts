@@ -11,14 +11,13 @@ import type { StreamHasher } from './types.js';
 import { readInt64, writeInt64 } from '../log/int64.js';
 import { hashPartsFunction, type HashParts, type HashPartsFunction } from './stream-hash.js';
 import { PRIVATE_DIRECTORY_MODE, PRIVATE_FILE_MODE } from '../disk/file-modes.js';
+import { EXISTENCE_CHECKPOINT_FILE, EXISTENCE_FILTER_FILE } from '../layout.js';
 import { fileSystem } from '../disk/file-system.js';
 
 const fsyncAsync = (fd: number) => new Promise<void>((resolve, reject) => fileSystem.fsync(fd, (error) => (error ? reject(error) : resolve())));
 const ftruncateAsync = (fd: number, length: number) => new Promise<void>((resolve, reject) => fileSystem.ftruncate(fd, length, (error) => (error ? reject(error) : resolve())));
 const closeAsync = promisify(close);
 
-export const EXISTENCE_FILTER_FILE = 'streamExistenceFilter.dat';
-export const EXISTENCE_CHECKPOINT_FILE = 'streamExistenceFilter.chk';
 /** Pages written per write call, so a large persist yields to the event loop between writes. */
 const PAGES_PER_WRITE = 256;
 /** More corrupt lines than this fraction and the filter is rebuilt instead of patched. */

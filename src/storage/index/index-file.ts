@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { Errors } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import { BloomFilter, type BloomKey } from './bloom-filter.js';
+import { BLOOM_FILTER_SUFFIX } from '../layout.js';
 import {
   CHECKSUM_BYTES, ENTRY_BYTES, FOOTER_BYTES, HEADER_BYTES, MIDPOINT_BYTES,
   compareEntryToKey, decodeFooter, decodeHeader, entryEventNumber, entryHigh, entryLogPosition, entryLow,
@@ -30,7 +31,7 @@ const closeAsync = promisify(close);
 const rangeScratch = Buffer.alloc(READ_ENTRIES * ENTRY_BYTES);
 
 export function bloomFilterPathOf(indexFilePath: string): string {
-  return `${indexFilePath}.bloomfilter`;
+  return `${indexFilePath}${BLOOM_FILTER_SUFFIX}`;
 }
 
 export interface IndexFileOpenOptions {

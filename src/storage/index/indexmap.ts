@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Errors } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import { replaceFileDurably } from '../disk/durable-file.js';
+import { INDEXMAP_FILE, indexFileIdOf, isIndexFileName, isTempFile } from '../layout.js';
 import { fileSystem } from '../disk/file-system.js';
 
 /**
@@ -21,12 +22,9 @@ import { fileSystem } from '../disk/file-system.js';
  * old file is deleted only after a map without it is durable.
  */
 
-export const INDEXMAP_FILE = 'indexmap';
 const FORMAT_VERSION = 1;
 /** Written for "no limit" so that the line stays an integer. */
 const UNLIMITED_LEVEL = 2_147_483_647;
-const FILE_NAME = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const BLOOM_SUFFIX = '.bloomfilter';
 
 export interface IndexMapFile {
   level: number;
@@ -39,10 +37,6 @@ export interface IndexMap {
   /** Infinity for no limit. */
   maxAutoMergeLevel: number;
   files: IndexMapFile[];
-}
-
-export function isIndexFileName(name: string): boolean {
-  return FILE_NAME.test(name);
 }
 
 export function serializeIndexMap(map: IndexMap): string {
@@ -112,9 +106,9 @@ export async function removeUnreferencedFiles(directory: string, map: IndexMap, 
   for (const entry of entries) {
     if (!entry.isFile()) continue;
     const name = entry.name;
-    const id = name.endsWith(BLOOM_SUFFIX) ? name.slice(0, -BLOOM_SUFFIX.length) : name;
+    const id = indexFileIdOf(name);
     const orphan = isIndexFileName(id) && !referenced.has(id);
-    if (!orphan && !name.endsWith('.tmp')) continue;
+    if (!orphan && !isTempFile(name)) continue;
     await fileSystem.unlink(join(directory, name)).catch((error: unknown) => {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw Errors.storageIo.create(join(directory, name), 'delete', String(error));
     });

@@ -7,14 +7,6 @@ import { readInt64, writeInt64 } from './int64.js';
 import { writeFullySync } from '../disk/file-write.js';
 import { fileSystem } from '../disk/file-system.js';
 
-export const CheckpointName = {
-  writer: 'writer.chk',
-  chaser: 'chaser.chk',
-  epoch: 'epoch.chk',
-  proposal: 'proposal.chk',
-  truncate: 'truncate.chk',
-} as const;
-
 const CHECKPOINT_BYTES = 8;
 
 /**

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { Errors } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import { CHUNK_HEADER_BYTES, decodeChunkHeader, parseChunkFileName } from './chunk-format.js';
-import { Checkpoint, CheckpointName } from './checkpoint.js';
+import { Checkpoint } from './checkpoint.js';
+import { CheckpointName } from '../layout.js';
 import { TransactionLog, type LogOpenOptions } from './transaction-log.js';
 import { fileSystem } from '../disk/file-system.js';
 

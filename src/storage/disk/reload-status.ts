@@ -3,13 +3,13 @@
  * database. A signal has no reply, so `svcdb cert-reload --signal` sends SIGHUP and then reads
  * this file until it shows a reload by that process newer than the one it saw before. The node
  * replaces the file whole and durably (temp file fsynced, renamed, directory fsynced), so a
- * reader sees one outcome or the next, never a mix of both, even after a crash.
+ * reader sees one outcome or the next, never a mix of both, even after a crash. The node writes
+ * it and the cert-reload command reads it: one format, kept here beneath both.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { replaceFileDurably } from '../../storage/disk/durable-file.js';
-
-export const RELOAD_STATUS_FILE_NAME = 'svcdb-reload.json';
+import { RELOAD_STATUS_FILE_NAME } from '../layout.js';
+import { replaceFileDurably } from './durable-file.js';
 
 export type ReloadTrigger = 'http' | 'signal';
 
