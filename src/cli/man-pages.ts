@@ -10,6 +10,9 @@ import { join } from 'node:path';
 import type { Command } from '@oclif/core';
 import { configFromCompiledCommands } from './command-manifest.js';
 import { allErrors } from '../common/errors.js';
+import { environmentVariable, flagName } from '../common/options/definition.js';
+import { optionKeys } from '../common/options/schema.js';
+import { DATA_DIRECTORIES_TEXT, DATA_FILES } from './data-files.js';
 import { ExitCode, exitCodeFor } from './exit-codes.js';
 import { hintFor } from './hints.js';
 
@@ -46,6 +49,47 @@ function exitStatusSection(meanings: Map<number, string>, pointToErrors = true):
   const lines = ['.SH EXIT STATUS'];
   for (const code of Object.values(ExitCode)) lines.push('.TP', `.B ${code}`, roff(meanings.get(code) ?? ''));
   if (pointToErrors) lines.push('.PP', roff('Every error code, with its exit code and HTTP status, is listed in svcdb-errors(7).'));
+  return lines;
+}
+
+/** Variables read by every command: bin/run.js turns colours off for NO_COLOR. */
+const COMMON_VARIABLES: ReadonlyArray<[string, string]> = [['NO_COLOR', 'Set to anything: no colours in the output (as --no-color).']];
+
+interface Variable {
+  name: string;
+  /** The flag it stands for. */
+  flag: string;
+}
+
+/**
+ * The environment variables a command reads: its flags' `env` and, for serve, the variable of
+ * every node option (the option loader reads those itself, so serve's flags declare none).
+ */
+function commandVariables(command: Command.Loadable): Variable[] {
+  const variables = command.id === 'serve' ? optionKeys.map((key) => ({ name: environmentVariable(key), flag: flagName(key) })) : [];
+  for (const flag of Object.values(command.flags)) {
+    if (flag.env && !flag.hidden) variables.push({ name: flag.env, flag: flag.name });
+  }
+  return variables;
+}
+
+function commandVariableTexts(command: Command.Loadable): Array<[string, string]> {
+  const wins = command.id === 'serve' ? 'a flag wins over it, and it wins over the --config file' : 'which wins over it';
+  return [...commandVariables(command).map(({ name, flag }): [string, string] => [name, `As --${flag}; ${wins}.`]), ...COMMON_VARIABLES];
+}
+
+function environmentSection(variables: ReadonlyArray<[string, string]>): string[] {
+  const lines = ['.SH ENVIRONMENT'];
+  for (const [name, text] of variables) lines.push('.TP', `.B ${roff(name)}`, roff(text));
+  return lines;
+}
+
+/** The commands whose pages describe the data directories' files. */
+const COMMANDS_WITH_FILES = new Set(['serve', 'backup', 'restore', 'redact']);
+
+function filesSection(): string[] {
+  const lines = ['.SH FILES', roff(DATA_DIRECTORIES_TEXT)];
+  for (const file of DATA_FILES) lines.push('.TP', `.I ${roff(file.names)}`, roff(file.what));
   return lines;
 }
 
@@ -112,8 +156,27 @@ function commandPage(bin: string, command: Command.Loadable, meanings: Map<numbe
     for (const example of examples) lines.push(roff(example.replace(/<%= config.bin %>/g, bin).replace(/<%= command.id %>/g, command.id.replace(/:/g, ' '))));
     lines.push('.fi');
   }
-  lines.push(...exitStatusSection(meanings), '.SH SEE ALSO', roff(`${bin}(1), svcdb-errors(7)`));
+  lines.push(...exitStatusSection(meanings), ...environmentSection(commandVariableTexts(command)));
+  if (COMMANDS_WITH_FILES.has(command.id)) lines.push(...filesSection());
+  lines.push('.SH SEE ALSO', roff(`${bin}(1), svcdb-errors(7)`));
   return { file: `${name}.1`, content: `${lines.join('\n')}\n` };
+}
+
+/** Every variable any command reads, once, sorted, with the flag it stands for and its commands (NO_COLOR last). */
+function allVariables(commands: Command.Loadable[]): Array<[string, string]> {
+  const uses = new Map<string, Map<string, string[]>>();
+  for (const command of commands) {
+    for (const { name, flag } of commandVariables(command)) {
+      const byFlag = uses.get(name) ?? new Map<string, string[]>();
+      byFlag.set(flag, [...(byFlag.get(flag) ?? []), command.id.replace(/:/g, ' ')]);
+      uses.set(name, byFlag);
+    }
+  }
+  const texts = [...uses.keys()].sort().map((name): [string, string] => {
+    const flags = [...uses.get(name)!].map(([flag, ids]) => `--${flag} of ${ids.join(', ')}`);
+    return [name, `As ${flags.join('; ')}.`];
+  });
+  return [...texts, ...COMMON_VARIABLES];
 }
 
 function overviewPage(bin: string, description: string, commands: Command.Loadable[], meanings: Map<number, string>): ManPage {
@@ -130,7 +193,7 @@ function overviewPage(bin: string, description: string, commands: Command.Loadab
     '.SH COMMANDS',
   ];
   for (const command of commands) lines.push('.TP', `.B ${roff(commandLine(bin, command.id))}`, roff(command.summary ?? ''));
-  lines.push(...exitStatusSection(meanings));
+  lines.push(...exitStatusSection(meanings), ...environmentSection(allVariables(commands)), ...filesSection());
   const seeAlso = [...commands.map((command) => `${pageName(command.id)}(1)`), 'svcdb-errors(7)'];
   lines.push('.SH SEE ALSO', roff(seeAlso.join(', ')));
   return { file: `${bin}.1`, content: `${lines.join('\n')}\n` };
