@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { backup } from '../src/maint/backup/backup.js';
 import { Engine } from '../src/storage/engine.js';
-import type { NewEvent } from '../src/storage/log/writer.js';
+import type { NewEvent } from '../src/storage/streams/write-types.js';
 import { median, nowMs, report, section } from './measure.js';
 
 const MiB = 1024 * 1024;

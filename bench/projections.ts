@@ -16,7 +16,7 @@ import pino from 'pino';
 import { ProjectionsService } from '../src/daemon/projections/projections-service.js';
 import { SYSTEM_PROJECTIONS } from '../src/daemon/projections/system-projections.js';
 import { Engine } from '../src/storage/engine.js';
-import type { NewEvent } from '../src/storage/log/writer.js';
+import type { NewEvent } from '../src/storage/streams/write-types.js';
 import { median, nowMs, report, runFor, section } from './measure.js';
 
 const EVENTS = Number(process.env.SVC_BENCH_PROJECTION_EVENTS ?? 1_000_000);

@@ -19,7 +19,7 @@ import { openNodeScavenger } from '../src/daemon/scavenge/open-scavenger.js';
 import { ScavengeService } from '../src/daemon/scavenge/scavenge-service.js';
 import { DEFAULT_START_REQUEST } from '../src/daemon/scavenge/start-request.js';
 import { Engine } from '../src/storage/engine.js';
-import type { NewEvent } from '../src/storage/log/writer.js';
+import type { NewEvent } from '../src/storage/streams/write-types.js';
 import { nowMs, percentile, report, section } from './measure.js';
 
 const MiB = 1024 * 1024;

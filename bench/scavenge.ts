@@ -16,7 +16,7 @@ import { parseChunkFileName } from '../src/storage/log/chunk-format.js';
 import { Engine } from '../src/storage/engine.js';
 import { openScavenger } from '../src/storage/maintenance/scavenge/scavenger.js';
 import type { ScavengePoint, ScavengeStage } from '../src/storage/maintenance/scavenge/types.js';
-import type { NewEvent } from '../src/storage/log/writer.js';
+import type { NewEvent } from '../src/storage/streams/write-types.js';
 import { nowMs, report, section } from './measure.js';
 
 const MiB = 1024 * 1024;

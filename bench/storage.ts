@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Engine } from '../src/storage/engine.js';
 import type { EngineOptions } from '../src/storage/engine-options.js';
-import type { NewEvent } from '../src/storage/log/writer.js';
+import type { NewEvent } from '../src/storage/streams/write-types.js';
 import { nowMs, percentile, report, runFor, section } from './measure.js';
 
 const DURATION_MS = Number(process.env.SVC_BENCH_SECONDS ?? 3) * 1000;

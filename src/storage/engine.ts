@@ -17,7 +17,10 @@ import {
 import type { TransactionLog } from './log/transaction-log.js';
 import { checkpointList, type Checkpoints } from './log/recovery.js';
 import { recover, type Recovered } from './engine-recovery.js';
-import { Writer, type AppendOptions, type CommittedWrite, type NewEvent, type WriteResult } from './log/writer.js';
+import { LogAppender } from './log/appender.js';
+import { StreamDecider } from './streams/decider.js';
+import type { StreamWrite } from './streams/stream-write.js';
+import type { AppendOptions, CommittedWrite, NewEvent, WriteRequest, WriteResult } from './streams/write-types.js';
 import type { EngineStatistics } from './engine-stats.js';
 import { randomUUID } from 'node:crypto';
 import { isTransientStorageError } from './disk/file-write.js';
@@ -68,7 +71,8 @@ export class Engine {
   private epochNumber = -1;
   private epochPosition = -1;
   private epochId = '';
-  private readonly writer: Writer;
+  /** The log appender, deciding each write with the stream rules. */
+  private readonly writer: LogAppender<WriteRequest, WriteResult, StreamWrite>;
   private readonly reader: Reader;
   private readonly streams: StreamLookup;
   private readonly commitHooks = new Set<(writes: CommittedWrite[]) => void>();
@@ -98,12 +102,11 @@ export class Engine {
     this.chunkSizeBytes = log.chunkSize;
     this.streams = new StreamLookup(log, index, existence, options.streamInfoCacheCapacity, log.reads);
     this.reader = new Reader(log, this.streams, options.clock);
-    this.writer = new Writer(
-      log, checkpoints.writer, this.streams,
+    this.writer = new LogAppender(
+      log, checkpoints.writer,
+      new StreamDecider(this.streams, options.recentEventIdsMax, options.clock),
       (writes, end) => this.publish(writes, end),
       (error) => this.fail(error),
-      options.recentEventIdsMax,
-      options.clock,
     );
     this.chaserPosition = log.readableEnd;
     // A failed flush or merge of the index stops the engine now, not at the next append.
@@ -280,7 +283,8 @@ export class Engine {
     checkWritableStream(streamName, 'appended to');
     checkExpectedVersion(expectedVersion);
     const framedBytes = checkEvents(streamName, events, this.chunkSizeBytes);
-    return this.writer.submit({ kind: 'append', streamName, expectedVersion, events, framedBytes, followUp: options?.followUp === true });
+    const followUp = options?.followUp === true;
+    return this.writer.submit({ kind: 'append', streamName, expectedVersion, events, framedBytes, followUp }, followUp);
   }
 
   /**

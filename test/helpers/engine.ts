@@ -7,7 +7,7 @@ import { Chunk } from '../../src/storage/log/chunk.js';
 import { chunkFileName } from '../../src/storage/log/chunk-format.js';
 import { Engine } from '../../src/storage/engine.js';
 import type { EngineOptions } from '../../src/storage/engine-options.js';
-import type { NewEvent } from '../../src/storage/log/writer.js';
+import type { NewEvent } from '../../src/storage/streams/write-types.js';
 import { withDeadline } from './wait.js';
 
 /** Small chunks and a small memory table so tests cross chunk ends and write index files. */

@@ -6,7 +6,7 @@
  */
 import type { Engine } from '../../src/storage/engine.js';
 import { EventFlags, type EventRecord } from '../../src/storage/log/record.js';
-import type { NewEvent } from '../../src/storage/log/writer.js';
+import type { NewEvent } from '../../src/storage/streams/write-types.js';
 import type { ScavengePoint } from '../../src/storage/maintenance/scavenge/types.js';
 import type { TestRandom } from './random.js';
 

@@ -2,7 +2,7 @@
 // unknown = none) and link events, resolved and not, in feeds, single events and $all.
 import { randomUUID } from 'node:crypto';
 import t from 'tap';
-import type { NewEvent } from '../../src/storage/log/writer.js';
+import type { NewEvent } from '../../src/storage/streams/write-types.js';
 import { adminFetch } from '../helpers/auth.js';
 import { postEvent, startNode } from '../helpers/node.js';
 import { get, getFeed, titlesOf } from '../helpers/read.js';

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { adminFetch } from '../helpers/auth.js';
 import t from 'tap';
-import type { NewEvent } from '../../src/storage/log/writer.js';
+import type { NewEvent } from '../../src/storage/streams/write-types.js';
 import { newEvents } from '../helpers/engine.js';
 import { startNode } from '../helpers/node.js';
 import { ATOM_JSON, ATOM_XML, get, parseXml } from '../helpers/read.js';

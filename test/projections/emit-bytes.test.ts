@@ -5,7 +5,7 @@ import { emitterPrefix } from '../../src/daemon/projections/emitter.js';
 import { LinkEmit } from '../../src/daemon/projections/system-projections.js';
 import { PackedEvent, bodyBytes } from '../../src/storage/log/packed-event.js';
 import { decodeRecord, decodeRecordOnDemand, encodeEventRecord, encodePackedEventRecord, eventRecordBytesMax, type EventRecord } from '../../src/storage/log/record.js';
-import { framedEventBytes } from '../../src/storage/log/writer.js';
+import { framedEventBytes } from '../../src/storage/log/packed-event.js';
 
 const hex = (value: number, digits: number) => value.toString(16).padStart(digits, '0');
 

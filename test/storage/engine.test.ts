@@ -6,7 +6,7 @@ import { newEvent, newEvents, openEngine, tempDirectory } from '../helpers/engin
 import { PackedInBlock } from '../../src/storage/log/packed-event.js';
 import { RECORD_PAYLOAD_BYTES_MAX } from '../../src/storage/log/record.js';
 import { writeUuid } from '../../src/storage/log/uuid.js';
-import type { NewEvent } from '../../src/storage/log/writer.js';
+import type { NewEvent } from '../../src/storage/streams/write-types.js';
 
 t.test('appends are numbered from 0 and read back forwards, backwards and by number', async (t) => {
   const engine = await openEngine(tempDirectory(t));

@@ -4,7 +4,7 @@ import {
   EventFlags, RecordKind, SystemKind, checkFrame, decodeRecord, encodeEventRecord, encodeSystemRecord,
   eventRecordBytesMax, peekEventKey, type EventRecordInput,
 } from '../../src/storage/log/record.js';
-import { framedEventBytes } from '../../src/storage/log/writer.js';
+import { framedEventBytes } from '../../src/storage/log/packed-event.js';
 import { readInt64, writeInt64 } from '../../src/storage/log/int64.js';
 
 function sampleEvent(overrides: Partial<EventRecordInput> = {}): EventRecordInput {

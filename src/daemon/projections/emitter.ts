@@ -16,7 +16,7 @@ import { createHash } from 'node:crypto';
 import type { Engine } from '../../storage/engine.js';
 import type { EventRecord } from '../../storage/log/record.js';
 import { ExpectedVersion } from '../../storage/streams/stream-metadata.js';
-import type { NewEvent } from '../../storage/log/writer.js';
+import type { NewEvent } from '../../storage/streams/write-types.js';
 import { EmittedEventPacker, isEmittedEventId } from './emit-bytes.js';
 import type { Emit } from './processor.js';
 

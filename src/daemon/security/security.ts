@@ -7,7 +7,7 @@
  */
 import type { Logger } from '../../common/logger.js';
 import { optionSchema } from '../../common/options/schema.js';
-import type { CommittedWrite } from '../../storage/log/writer.js';
+import type { CommittedWrite } from '../../storage/streams/write-types.js';
 import { isMetadataStream, originalStreamOf } from '../../storage/streams/stream-metadata.js';
 import type { StreamStorage } from '../services/streams.js';
 import { UsersService } from '../services/users.js';

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { Errors } from '../../common/errors.js';
 import { withMember } from '../../common/json-scan.js';
 import { ExpectedVersion } from '../../storage/streams/stream-metadata.js';
-import type { NewEvent } from '../../storage/log/writer.js';
+import type { NewEvent } from '../../storage/streams/write-types.js';
 import type { StreamStorage } from '../services/streams.js';
 import {
   ADMINS_GROUP, PASSWORD_CHANGED, PASSWORD_NOTIFICATIONS_STREAM, USER_CREATED, USER_LISTED, USER_UPDATED, USERS_STREAM,

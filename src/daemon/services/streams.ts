@@ -7,7 +7,7 @@ import type { Engine } from '../../storage/engine.js';
 import type { AllFilter, AllPage, StreamPage } from '../../storage/read/reader.js';
 import type { EventRecord } from '../../storage/log/record.js';
 import { isMetadataStream, metadataStreamOf, originalStreamOf, type StreamMetadata } from '../../storage/streams/stream-metadata.js';
-import type { NewEvent, WriteResult } from '../../storage/log/writer.js';
+import type { NewEvent, WriteResult } from '../../storage/streams/write-types.js';
 import { ALL_STREAMS, LongPollHub } from './long-poll.js';
 import type { Principal, StreamAccess, StreamOperation } from './stream-access.js';
 

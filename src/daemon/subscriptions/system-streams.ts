@@ -5,7 +5,7 @@
  * as a principal in `$admins`, so the same checks and hooks apply as to any other write.
  */
 import { randomUUID } from 'node:crypto';
-import type { WriteResult } from '../../storage/log/writer.js';
+import type { WriteResult } from '../../storage/streams/write-types.js';
 import type { ResolvedEvent, ResolvedPage, ResolvedRead, StreamsService } from '../services/streams.js';
 import type { Principal } from '../services/stream-access.js';
 import { ADMINS_GROUP } from '../security/user-record.js';

@@ -1,6 +1,6 @@
-import { copyRange } from './record.js';
+import { EVENT_FIXED_BYTES, FRAME_BYTES, copyRange } from './record.js';
 import { readUuid } from './uuid.js';
-import type { NewEvent } from './writer.js';
+import type { NewEvent } from './new-event.js';
 
 /** Bytes of an event id in a record and in a packed event. */
 export const EVENT_ID_BYTES = 16;
@@ -89,4 +89,9 @@ export class PackedInBlock extends PackedEvent {
 /** Bytes of data and metadata together, without making buffers of a packed event's. */
 export function bodyBytes(event: NewEvent): number {
   return event instanceof PackedEvent ? event.dataBytes + event.metadataBytes : event.data.length + event.metadata.length;
+}
+
+/** Exact framed size of the record of `event` in `streamName`. */
+export function framedEventBytes(streamName: string, event: NewEvent): number {
+  return FRAME_BYTES + EVENT_FIXED_BYTES + Buffer.byteLength(streamName) + Buffer.byteLength(event.eventType) + bodyBytes(event);
 }

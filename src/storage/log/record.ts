@@ -40,7 +40,8 @@ export const FRAME_BYTES = 8;
 export const FRAME_LOG_POSITION_OFFSET = 4 + 6;
 /** A payload may not exceed this; the header of a chunk plus one maximal record still fits. */
 export const RECORD_PAYLOAD_BYTES_MAX = 16 * 1024 * 1024 - 10_000;
-const EVENT_FIXED_BYTES = 76 + 2 + 2 + 4 + 4;
+/** Payload bytes of an event record besides its stream name, event type, data and metadata. */
+export const EVENT_FIXED_BYTES = 76 + 2 + 2 + 4 + 4;
 const SYSTEM_FIXED_BYTES = 23 + 4;
 
 export interface EventRecord {

@@ -1,7 +1,8 @@
 import { Errors } from '../../common/errors.js';
 import { isNilUuid, isUuid } from '../log/uuid.js';
 import { RECORD_PAYLOAD_BYTES_MAX } from '../log/record.js';
-import { framedEventBytes, type NewEvent } from '../log/writer.js';
+import { framedEventBytes } from '../log/packed-event.js';
+import type { NewEvent } from './write-types.js';
 import { PackedEvent, bodyBytes } from '../log/packed-event.js';
 
 /** Argument checks for the engine's public methods: after these, the internals trust their input. */

@@ -10,7 +10,7 @@ import { Errors } from '../../../common/errors.js';
 import { arrayElements, lastMember, objectMembers, type Span } from '../../../common/json-scan.js';
 import { isLenientJson, readJson } from '../../../common/lenient-json.js';
 import { isNilUuid, isUuid } from '../../../storage/log/uuid.js';
-import type { NewEvent } from '../../../storage/log/writer.js';
+import type { NewEvent } from '../../../storage/streams/write-types.js';
 import { parseXmlRoot } from '../xml-body.js';
 import { MediaType } from './media-types.js';
 

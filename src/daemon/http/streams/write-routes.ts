@@ -7,7 +7,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Errors } from '../../../common/errors.js';
 import { isMetadataStream, METADATA_EVENT_TYPE } from '../../../storage/streams/stream-metadata.js';
 import { isNilUuid, isUuid } from '../../../storage/log/uuid.js';
-import type { NewEvent, WriteResult } from '../../../storage/log/writer.js';
+import type { NewEvent, WriteResult } from '../../../storage/streams/write-types.js';
 import type { StreamsService } from '../../services/streams.js';
 import {
   APPEND_MEDIA_TYPES, batchEvents, checkDataSize, isBatchType, isRawType, METADATA_MEDIA_TYPES, RAW_MEDIA_TYPES, rawEvent,
