@@ -17,10 +17,8 @@
  *     scavenging/scavenging.db   the scavenge state (SQLite, with its -wal and -shm beside it)
  *
  * A file being written carries `.tmp` until it is whole; leftovers are deleted at the next start.
- * It imports only the chunk format (a leaf), so every room may use it.
+ * It imports nothing, so every room may use it.
  */
-import { chunkFileName, parseChunkFileName } from './log/chunk-format.js';
-
 export const CheckpointName = {
   writer: 'writer.chk',
   chaser: 'chaser.chk',
@@ -55,8 +53,17 @@ export function isRedactedCopy(name: string, pid?: number): boolean {
   return name.endsWith(pid === undefined ? REDACTED_COPY_SUFFIX : `.${pid}${REDACTED_COPY_SUFFIX}`);
 }
 
-// The chunk's name is part of the chunk format (DESIGN.md §3) and is declared with it.
-export { chunkFileName, parseChunkFileName };
+/** A chunk file: `chunk-<number>.<version>`, six digits each (DESIGN.md §3); log/chunk-format.ts re-exports it. */
+const CHUNK_NAME = /^chunk-(\d{6})\.(\d{6})$/;
+
+export function chunkFileName(chunkNumber: number, version: number): string {
+  return `chunk-${String(chunkNumber).padStart(6, '0')}.${String(version).padStart(6, '0')}`;
+}
+
+export function parseChunkFileName(name: string): { chunkNumber: number; version: number } | undefined {
+  const match = CHUNK_NAME.exec(name);
+  return match ? { chunkNumber: Number(match[1]), version: Number(match[2]) } : undefined;
+}
 
 export function isChunkFile(name: string): boolean {
   return parseChunkFileName(name) !== undefined;

@@ -110,13 +110,5 @@ export function decodeChunkFooter(buffer: Buffer): ChunkFooter {
   };
 }
 
-const CHUNK_NAME = /^chunk-(\d{6})\.(\d{6})$/;
-
-export function chunkFileName(chunkNumber: number, version: number): string {
-  return `chunk-${String(chunkNumber).padStart(6, '0')}.${String(version).padStart(6, '0')}`;
-}
-
-export function parseChunkFileName(name: string): { chunkNumber: number; version: number } | undefined {
-  const match = CHUNK_NAME.exec(name);
-  return match ? { chunkNumber: Number(match[1]), version: Number(match[2]) } : undefined;
-}
+// A chunk's file name is declared with every other name of a data directory, in layout.ts.
+export { chunkFileName, parseChunkFileName } from '../layout.js';
