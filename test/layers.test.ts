@@ -77,3 +77,76 @@ t.test('HTTP route files never open files themselves', async (t) => {
     .flatMap((file) => importsOf(file).filter((specifier) => /^node:fs/.test(specifier)).map((specifier) => `${relative(source, file)} imports ${specifier}`));
   t.same(breaches, []);
 });
+
+// The rooms of src/storage/ and what each may import, read from src/storage/README.md: the map a
+// newcomer reads is the rule the imports are held to.
+const storage = join(source, 'storage');
+
+interface Room {
+  /** The folders (`log/`) and top files (`engine.ts`) its heading names. */
+  names: string[];
+  /** The names after "May import:", empty for "no other room". */
+  mayImport: string[];
+}
+
+function storageRooms(): Room[] {
+  const text = readFileSync(join(storage, 'README.md'), 'utf8');
+  return text.split(/^## /m).slice(1).map((section) => {
+    const [heading, ...body] = section.split('\n');
+    const rule = body.find((line) => line.startsWith('May import:'));
+    if (!rule) throw new Error(`src/storage/README.md: "${heading}" has no "May import:" line`);
+    const named = (line: string) => [...line.matchAll(/`([^`]+)`/g)].map((match) => match[1]);
+    return { names: named(heading), mayImport: named(rule) };
+  });
+}
+
+/** The name of the room a file or folder of src/storage/ belongs to: its folder (`log/`), or its own name at the top. */
+function roomNameOf(path: string): string {
+  const [first, ...rest] = relative(storage, path).split('/');
+  return rest.length > 0 ? `${first}/` : first;
+}
+
+t.test('src/storage/README.md has a paragraph for every room of src/storage/, and names no room that is not there', async (t) => {
+  const named = storageRooms().flatMap((room) => room.names).sort();
+  const present = readdirSync(storage, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() || entry.name.endsWith('.ts'))
+    .map((entry) => (entry.isDirectory() ? `${entry.name}/` : entry.name))
+    .sort();
+  t.same(named, present, 'every folder and top file of src/storage/ is named once, in a heading');
+  const unknown = storageRooms().flatMap((room) => room.mayImport.filter((name) => !present.includes(name)).map((name) => `${room.names[0]} may import ${name}`));
+  t.same(unknown, [], 'every "May import" names a room that exists');
+});
+
+t.test('each room of src/storage/ imports only its own room and the rooms its README paragraph lists', async (t) => {
+  const rooms = storageRooms();
+  const roomOf = new Map(rooms.flatMap((room) => room.names.map((name) => [name, room] as const)));
+  const breaches: string[] = [];
+  for (const file of files.filter((path) => layerOf(path) === 'storage')) {
+    const from = roomOf.get(roomNameOf(file));
+    for (const specifier of importsOf(file).filter((imported) => imported.startsWith('.'))) {
+      const target = resolve(dirname(file), specifier);
+      if (layerOf(target) !== 'storage') continue;
+      const to = roomOf.get(roomNameOf(target));
+      if (!from || !to || from === to || to.names.some((name) => from.mayImport.includes(name))) continue;
+      breaches.push(`${relative(source, file)} imports ${specifier} (${roomNameOf(file)} → ${roomNameOf(target)})`);
+    }
+  }
+  t.same(breaches, [], 'no import goes to a room its room may not import');
+});
+
+t.test('the rooms of src/storage/ import one another without a circle, and the log knows only the disk and the layout', async (t) => {
+  const rooms = storageRooms();
+  const roomOf = new Map(rooms.flatMap((room) => room.names.map((name) => [name, room] as const)));
+  /** Every room `room` reaches through its lists. */
+  const reached = (room: Room, seen = new Set<Room>()): Set<Room> => {
+    for (const name of room.mayImport) {
+      const next = roomOf.get(name);
+      if (next && !seen.has(next)) reached(next, seen.add(next));
+    }
+    return seen;
+  };
+  t.same(rooms.filter((room) => reached(room).has(room)).map((room) => room.names[0]), [], 'no room reaches itself');
+  const log = roomOf.get('log/');
+  t.ok(log, 'there is a log/ room');
+  if (log) t.same([...reached(log)].flatMap((room) => room.names).sort(), ['disk/', 'layout.ts'], 'log/ reaches disk/ and layout.ts, nothing of streams, the index, reads or maintenance');
+});
