@@ -39,12 +39,12 @@ function bigEvent(index: number): NewEvent {
 async function buildNode(db: string, index: string): Promise<number> {
   const engine = await Engine.open({ dbPath: db, indexPath: index, verifyChunks: 'off' });
   const start = nowMs();
-  for (let batch = 0; engine.status().writerPosition < NODE_BYTES; batch++) {
+  for (let batch = 0; engine.status().readableEnd < NODE_BYTES; batch++) {
     await engine.append(`blobs-${batch % 16}`, -2, Array.from({ length: EVENTS_PER_APPEND }, (_, i) => bigEvent(batch + i)));
   }
-  const { writerPosition, chunkCount } = engine.status();
+  const { readableEnd, chunkCount } = engine.status();
   await engine.close();
-  report('backup: built a node (stopped afterwards)', writerPosition / MiB, 'MiB', `${chunkCount} chunks of 256 MiB in ${((nowMs() - start) / 1000).toFixed(1)} s`);
+  report('backup: built a node (stopped afterwards)', readableEnd / MiB, 'MiB', `${chunkCount} chunks of 256 MiB in ${((nowMs() - start) / 1000).toFixed(1)} s`);
   return chunkCount;
 }
 

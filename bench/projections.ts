@@ -60,7 +60,7 @@ function readAllRate(engine: Engine, end: number): number {
 
 /** Starts one projection and times it from its start until it has processed the whole log. */
 async function projectionRate(engine: Engine, service: ProjectionsService, name: string, start: () => Promise<void>): Promise<number> {
-  const end = engine.status().writerPosition;
+  const end = engine.status().readableEnd;
   const started = nowMs();
   await start();
   for (;;) {
@@ -86,7 +86,7 @@ async function processingBenchmarks(directory: string): Promise<void> {
     await service.start();
     // The same events are read before, between and after the projections, and the median is the
     // baseline: the speed of this machine drifts within a run, and one read would carry that.
-    const logEnd = engine.status().writerPosition;
+    const logEnd = engine.status().readableEnd;
     const reads = [readAllRate(engine, logEnd)];
     const byCategory = await projectionRate(engine, service, '$by_category', () => service.command(ADMIN, '$by_category', 'enable', false));
     reads.push(readAllRate(engine, logEnd));

@@ -45,7 +45,7 @@ function open(directory: string): Promise<Engine> {
 async function prepare(directory: string): Promise<void> {
   const engine = await open(directory);
   for (let stream = 0; stream < STREAMS; stream += 2) await engine.setStreamMetadata(`bench-${stream}`, -2, { $maxCount: 10 });
-  for (let round = 0; engine.status().writerPosition < LOG_BYTES; round++) {
+  for (let round = 0; engine.status().readableEnd < LOG_BYTES; round++) {
     await engine.append(`bench-${round % STREAMS}`, -2, Array.from({ length: EVENTS_PER_APPEND }, () => event(EVENT_BYTES)));
   }
   await engine.close();

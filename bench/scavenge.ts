@@ -36,7 +36,7 @@ function events(count: number, fill: number): NewEvent[] {
 
 /** Appends to kept and removable streams in turn until the log holds `bytes`. */
 async function fill(engine: Engine, bytes: number, round: number): Promise<void> {
-  for (let append = 0; engine.status().writerPosition < bytes; append++) {
+  for (let append = 0; engine.status().readableEnd < bytes; append++) {
     const pair = append % STREAM_PAIRS;
     const removable = append % 2 === 1;
     await engine.append(`${removable ? 'gone' : 'kept'}-${round}-${pair}`, -2, events(EVENTS_PER_APPEND, append % 251));
@@ -120,7 +120,7 @@ export async function scavengeBenchmarks(): Promise<void> {
     await makeRemovable(engine, 0);
     clockMs += 2 * HOUR_MS;
     const first = await writePoint(engine, 0, clockMs);
-    process.stdout.write(`wrote ${(engine.status().writerPosition / MiB).toFixed(0)} MiB in ${((nowMs() - writeStart) / 1000).toFixed(1)} s\n`);
+    process.stdout.write(`wrote ${(engine.status().readableEnd / MiB).toFixed(0)} MiB in ${((nowMs() - writeStart) / 1000).toFixed(1)} s\n`);
 
     const completed = chunkFiles(db).slice(0, -1);
     spawnSync('sync');
@@ -143,7 +143,7 @@ export async function scavengeBenchmarks(): Promise<void> {
     const stages = [...run1.stageMs].map(([stage, ms]) => `${stage} ${Math.round(ms)}`).join(', ');
     report('scavenge: first scavenge, space saved', run1.spaceSaved / MiB, 'MiB', `stages (ms): ${stages}`);
 
-    const secondFrom = engine.status().writerPosition;
+    const secondFrom = engine.status().readableEnd;
     await fill(engine, secondFrom + Math.max(CHUNK_BYTES, LOG_BYTES / 8), 1);
     const second = await writePoint(engine, 1, clockMs);
     const run2 = await scavenge(engine, index, second);

@@ -264,7 +264,7 @@ export class Daemon {
       stats, gossip, requests,
       metrics: new MetricsService({
         stats: () => stats.collect(), version: this.context.version,
-        projections: projections && (() => projectionReadings(projections, () => this.storage.status().writerPosition)),
+        projections: projections && (() => projectionReadings(projections, () => this.storage.status().readableEnd)),
       }),
       options: optionsInfo(loaded),
       onRequestError: () => void requestErrors++,

@@ -4,6 +4,7 @@ import { Errors } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
 import { resolveEngineOptions, type EngineOptions, type ResolvedEngineOptions } from './engine-options.js';
 import { writeEpoch } from './log/epoch.js';
+import { ChaserFlush } from './log/chaser-flush.js';
 import type { ExistenceFilter } from './index/existence-filter.js';
 import type { TableIndex } from './index/table-index.js';
 import { DatabaseLock } from './disk/lock.js';
@@ -23,7 +24,6 @@ import type { StreamWrite } from './streams/stream-write.js';
 import type { AppendOptions, CommittedWrite, NewEvent, WriteRequest, WriteResult } from './streams/write-types.js';
 import type { EngineStatistics } from './engine-stats.js';
 import { randomUUID } from 'node:crypto';
-import { isTransientStorageError } from './disk/file-write.js';
 import { LogConsumers, type ConsumerOptions, type LogConsumer } from './read/log-consumers.js';
 import type { ReplaceOptions, ReplacementValidator } from './log/chunk-replacement.js';
 import type { RewriteOptions, RewriteResult } from './maintenance/chunk-rewrite.js';
@@ -42,20 +42,22 @@ export type EngineState = 'open' | 'closing' | 'closed' | 'failed';
 
 export interface EngineStatus {
   state: EngineState;
-  writerPosition: number;
-  chaserPosition: number;
+  /**
+   * The end of the durable log: every record below it is on disk and readable, and indexed (the
+   * index takes each commit as it is published, so it is also how far the chaser has processed).
+   */
+  readableEnd: number;
   epochNumber: number;
   /** Log position and id of this start's epoch record (-1 and '' before it is written). */
   epochPosition: number;
   epochId: string;
+  /** Chunk numbers the log spans, the ongoing chunk's included; a file a scavenge merged covers several. */
   chunkCount: number;
   /** Chunks replaced (rewritten) since the engine opened: cached record bytes may be stale. */
   chunkReplacements: number;
   /** Changes with every chunk replacement, restarts included (TransactionLog.contentEpoch). */
   contentEpoch: number;
 }
-
-const CHASER_FLUSH_INTERVAL_MS = 1000;
 
 /**
  * The database engine: one transaction log, its index, the existence filter and the single
@@ -66,8 +68,7 @@ export class Engine {
   private state: EngineState = 'open';
   private failure: Error | undefined;
   private readonly events = new EventEmitter();
-  private chaserPosition: number;
-  private chaserTimer: NodeJS.Timeout | undefined;
+  private readonly chaser: ChaserFlush;
   private epochNumber = -1;
   private epochPosition = -1;
   private epochId = '';
@@ -108,7 +109,7 @@ export class Engine {
       (writes, end) => this.publish(writes, end),
       (error) => this.fail(error),
     );
-    this.chaserPosition = log.readableEnd;
+    this.chaser = new ChaserFlush(checkpoints.chaser, () => this.log.readableEnd, () => this.state === 'open', (error) => this.fail(error), logger);
     // A failed flush or merge of the index stops the engine now, not at the next append.
     index.onFailure((error) => this.fail(error));
     this.events.setMaxListeners(0);
@@ -155,7 +156,7 @@ export class Engine {
     this.logger.info({ epochNumber: epoch.epochNumber, position: epoch.epochPosition, chunks: this.log.chunkCount }, 'database opened');
     if (this.options.verifyChunks === 'blocking') await this.verifyChunks();
     // Set once the start can no longer fail: a refused start has no engine to close the timer.
-    this.chaserTimer = setInterval(() => void this.flushChaser(), CHASER_FLUSH_INTERVAL_MS).unref();
+    this.chaser.start();
     if (this.options.verifyChunks === 'background') void this.verifyChunks();
   }
 
@@ -178,17 +179,6 @@ export class Engine {
       }
     }
     this.logger.info({}, 'verified the hashes of all completed chunks');
-  }
-
-  private async flushChaser(): Promise<void> {
-    if (this.state !== 'open' || this.checkpoints.chaser.value === this.chaserPosition) return;
-    try {
-      await this.checkpoints.chaser.writeAsync(this.chaserPosition);
-    } catch (error) {
-      // chaser.chk only saves work at the next start; a full disk postpones it to the next tick.
-      if (isTransientStorageError(error)) return;
-      this.fail(error as Error);
-    }
   }
 
   /** Called by the writer once records are durable: index them, then let readers see them. */
@@ -222,7 +212,6 @@ export class Engine {
     this.index.commit(end);
     this.existence.commit(end);
     this.log.publish(end);
-    this.chaserPosition = end;
   }
 
   private fail(error: Error): void {
@@ -473,8 +462,7 @@ export class Engine {
   status(): EngineStatus {
     return {
       state: this.state,
-      writerPosition: this.log.readableEnd,
-      chaserPosition: this.chaserPosition,
+      readableEnd: this.log.readableEnd,
       epochNumber: this.epochNumber,
       epochPosition: this.epochPosition,
       epochId: this.epochId,
@@ -521,15 +509,6 @@ export class Engine {
     };
   }
 
-  private persistChaserOnClose(): void {
-    try {
-      this.checkpoints.chaser.write(this.chaserPosition);
-    } catch (error) {
-      if (!isTransientStorageError(error)) throw error;
-      this.logger.warn({ code: (error as { code?: string }).code }, 'chaser.chk not updated at close: the disk is full; the next start re-reads a little more of the log');
-    }
-  }
-
   /**
    * Finishes queued writes, persists the chaser, closes files and releases the lock. A step that
    * fails (the chaser cannot be written: the directory is gone) does not skip the ones after it:
@@ -540,7 +519,7 @@ export class Engine {
     const failed = this.state === 'failed';
     this.state = 'closing';
     this.consumers.close();
-    clearInterval(this.chaserTimer);
+    this.chaser.stop();
     let firstError: Error | undefined;
     const step = async (run: () => unknown): Promise<void> => {
       try {
@@ -550,7 +529,7 @@ export class Engine {
       }
     };
     await step(() => this.writer.drained());
-    if (!failed) await step(() => this.persistChaserOnClose());
+    if (!failed) await step(() => this.chaser.persistOnClose());
     await step(() => this.index.close());
     if (!failed) await step(() => this.existence.close());
     await step(() => this.log.close());

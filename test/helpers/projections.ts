@@ -77,7 +77,7 @@ export async function waitCaughtUp(node: ProjectionsNode, name: string): Promise
   const admin = { name: 'admin', groups: ['$admins'] };
   const byCategory = node.projections.get(admin, '$by_category');
   if (name !== '$by_category' && byCategory.status === 'Running') await waitCaughtUp(node, '$by_category');
-  const end = node.engine.status().writerPosition;
+  const end = node.engine.status().readableEnd;
   await pollUntil(`projection ${name} to reach log position ${end}`, () => {
     const projection = node.projections.get({ name: 'admin', groups: ['$admins'] }, name);
     if (projection.status === 'Faulted') throw new Error(`projection ${name} faulted: ${projection.stateReason}`);

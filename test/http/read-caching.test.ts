@@ -110,7 +110,7 @@ t.test('a long poll that would be a 304 waits for a change', async (t) => {
 
 t.test('long polls on $all and on metadata feeds, woken by one metadata write', async (t) => {
   await node.engine.append('meta-poll', -2, newEvents(1));
-  const end = node.engine.status().writerPosition.toString(16).toUpperCase().padStart(16, '0');
+  const end = node.engine.status().readableEnd.toString(16).toUpperCase().padStart(16, '0');
   const all = getFeed(node, `/streams/%24all/${end}${end}/forward/5`, { 'svc-longpoll': '30' });
   const metadata = getFeed(node, '/streams/meta-poll/metadata/0/forward/5', { 'svc-longpoll': '30' });
   await waiting(2);

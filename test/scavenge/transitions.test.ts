@@ -22,7 +22,7 @@ t.test('no stopped run and no unreached point: a new point is written, its chunk
   const node = await startScavengeNode(t, { options: { maxMemTableSize: 100 } });
   await fillRemovable(node.url);
   const chunksBefore = node.engine.status().chunkCount;
-  const writerBefore = node.engine.status().writerPosition;
+  const writerBefore = node.engine.status().readableEnd;
   const bytesBefore = chunkBytes(join(node.directory, 'db'));
   const scavengeId = await startScavenge(node.url, '?threshold=0');
   t.match(scavengeId, /^[0-9a-f-]{36}$/, 'the reply names the scavenge');

@@ -199,7 +199,7 @@ t.test('metadata: $maxCount, $tb and $maxAge take effect on reads at once', asyn
 
 t.test('bad input is refused with a coded error and changes nothing', async (t) => {
   const engine = await openEngine(tempDirectory(t));
-  const before = engine.status().writerPosition;
+  const before = engine.status().readableEnd;
   await t.rejects(engine.append('', -2, [newEvent()]), { code: Errors.invalidStreamName.code });
   await t.rejects(engine.append('x'.repeat(2000), -2, [newEvent()]), { code: Errors.invalidStreamName.code });
   await t.rejects(engine.append('s', -2, [{ ...newEvent(), eventId: 'nope' }]), { code: Errors.invalidEvent.code });
@@ -209,7 +209,7 @@ t.test('bad input is refused with a coded error and changes nothing', async (t) 
   t.throws(() => engine.readStreamForward('s', -5, 10), { code: Errors.invalidArgument.code });
   t.throws(() => engine.readStreamForward('s', 0, 0), { code: Errors.invalidArgument.code });
   t.throws(() => engine.readAllBackward(-7, 10), { code: Errors.invalidArgument.code });
-  t.equal(engine.status().writerPosition, before);
+  t.equal(engine.status().readableEnd, before);
 });
 
 t.test('a second open of the same database is refused with the lock error', async (t) => {

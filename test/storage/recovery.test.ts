@@ -75,7 +75,7 @@ t.test('truncate.chk cuts the log back, rebuilds the index and resets itself', a
   let engine = await openEngine(directory);
   const kept = newEvents(120);
   for (let i = 0; i < kept.length; i += 4) await engine.append(`cut-${i % 3}`, -2, kept.slice(i, i + 4));
-  const cutAt = engine.status().writerPosition;
+  const cutAt = engine.status().readableEnd;
   for (let i = 0; i < 200; i++) await engine.append(`cut-${i % 3}`, -2, newEvents(3));
   t.ok(engine.indexStats().files.length > 0, 'index files cover positions past the cut');
   await engine.close();

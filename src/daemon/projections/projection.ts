@@ -217,7 +217,7 @@ export class Projection {
     }
     this.status = 'Starting';
     const { storage } = this.deps;
-    const logEnd = storage.status().writerPosition;
+    const logEnd = storage.status().readableEnd;
     this.emitter = new Emitter(storage, this.name, this.definition.epoch, logEnd, this.checkpoint.nextPosition);
     this.endPosition = this.definition.mode === 'Continuous' ? Number.POSITIVE_INFINITY : logEnd;
     if (this.checkpoint.nextPosition >= this.endPosition) {

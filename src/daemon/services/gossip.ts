@@ -97,9 +97,10 @@ export class GossipService {
       advertiseHostToClientAs: null,
       advertiseHttpPortToClientAs: 0,
       advertiseTcpPortToClientAs: 0,
-      lastCommitPosition: status.writerPosition,
-      writerCheckpoint: status.writerPosition,
-      chaserCheckpoint: status.chaserPosition,
+      // A commit is durable (writer.chk) and indexed (the chaser's work) before it is readable.
+      lastCommitPosition: status.readableEnd,
+      writerCheckpoint: status.readableEnd,
+      chaserCheckpoint: status.readableEnd,
       epochPosition: status.epochPosition,
       epochNumber: status.epochNumber,
       epochId: status.epochId,

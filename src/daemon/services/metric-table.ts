@@ -53,7 +53,7 @@ export const SERIES: readonly SeriesDefinition[] = [
   // The log and its writer.
   { name: 'svcdb_log_written_position_bytes', type: 'gauge', help: 'Position of the end of the log that is flushed to disk (the writer checkpoint), in bytes from the start of the log.', read: (i) => svc(i).checksum },
   { name: 'svcdb_log_appended_position_bytes', type: 'gauge', help: 'Position of the end of the log including appends not yet flushed, in bytes from the start of the log.', read: (i) => svc(i).checksumNonFlushed },
-  { name: 'svcdb_log_chunks', type: 'gauge', help: 'Chunk files the log is made of.', read: (i) => svc(i).chunkCount },
+  { name: 'svcdb_log_chunks', type: 'gauge', help: 'Chunks the log is made of, by chunk number (a file a scavenge merged covers several).', read: (i) => svc(i).chunkCount },
   { name: 'svcdb_writer_flushes_total', type: 'counter', help: 'Group commits the writer flushed to disk (each ends with an fsync).', read: (i) => svc(i).writer.totalFlushes },
   { name: 'svcdb_writer_flushed_bytes_total', type: 'counter', help: 'Bytes the writer flushed to the log.', read: (i) => svc(i).writer.totalFlushedBytes },
   { name: 'svcdb_writer_refused_commits_total', type: 'counter', help: 'Group commits refused because the disk was full or file descriptors ran out; any increase needs an operator.', read: (i) => svc(i).writer.refusedCommits },
@@ -61,7 +61,7 @@ export const SERIES: readonly SeriesDefinition[] = [
   { name: 'svcdb_writer_last_flush_duration_seconds', type: 'gauge', help: 'Time the latest group commit took, fsync included.', read: (i) => svc(i).writer.lastFlushDelayMs / 1000 },
   { name: 'svcdb_writer_max_flush_duration_seconds', type: 'gauge', help: 'Longest group commit since the node started, fsync included; a slow disk shows here first.', read: (i) => svc(i).writer.maxFlushDelayMs / 1000 },
   { name: 'svcdb_writer_queued_commits', type: 'gauge', help: 'Appends waiting for the writer; a growing queue means the disk does not keep up.', read: (i) => svc(i).writer.queuedFlushMessages },
-  { name: 'svcdb_chaser_position_bytes', type: 'gauge', help: 'Position up to which the index has read the log (the chaser checkpoint), in bytes from the start of the log.', read: (i) => svc(i).chaserCheckpoint },
+  { name: 'svcdb_chaser_position_bytes', type: 'gauge', help: 'Position in the chaser checkpoint (chaser.chk, written once a second): how far the index had read the log, in bytes from the start of the log.', read: (i) => svc(i).chaserCheckpoint },
 
   // The index and reads.
   { name: 'svcdb_index_memtable_entries', type: 'gauge', help: 'Entries in the in-memory index table not yet written to an index file.', read: (i) => svc(i).index.memTableEntries },

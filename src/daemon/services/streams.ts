@@ -143,7 +143,7 @@ export class StreamsService {
 
   /** The end of the log, for $all heads and their ETags. */
   get logEnd(): number {
-    return this.storage.status().writerPosition;
+    return this.storage.status().readableEnd;
   }
 
   /** Changes with every chunk replacement (a redaction, a scavenge), restarts included: part of every ETag. */
@@ -156,8 +156,8 @@ export class StreamsService {
    * scavenge or a redaction changes records without writing).
    */
   get contentVersion(): string {
-    const { writerPosition, chunkReplacements } = this.storage.status();
-    return `${writerPosition}/${chunkReplacements}`;
+    const { readableEnd, chunkReplacements } = this.storage.status();
+    return `${readableEnd}/${chunkReplacements}`;
   }
 
   private resolvePage(principal: Principal | undefined, page: StreamPage, resolveLinks: boolean): ResolvedPage {

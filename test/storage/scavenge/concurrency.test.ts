@@ -24,7 +24,7 @@ t.test('reads, appends and a follower keep working during a scavenge', async (t)
 
   const followed: string[] = [];
   const consumer = engine.follow({
-    name: 'test-follower', fromPosition: engine.status().writerPosition,
+    name: 'test-follower', fromPosition: engine.status().readableEnd,
     handle: (page: AllPage) => void followed.push(...page.events.filter((event) => event.streamName === 'live').map(identify)),
   });
   t.teardown(() => engine.unfollow(consumer));

@@ -79,7 +79,7 @@ t.test('a point that is not in the log is refused', async (t) => {
   const engine = await openEngine(directory);
   await engine.append('s', -2, newEvents(3));
   const scavenger = scavengerFor(engine, engineOptions(directory).indexPath);
-  const point = { number: 0, position: engine.status().writerPosition + 1000, effectiveNowMs: Date.now(), threshold: 0 };
+  const point = { number: 0, position: engine.status().readableEnd + 1000, effectiveNowMs: Date.now(), threshold: 0 };
   await t.rejects(runScavenge(scavenger, point), { code: Errors.invalidArgument.code }, 'a position past the end of the log');
   t.equal(engine.chunkSwitchHolder(), undefined, 'the lock is released');
   scavenger.close();
