@@ -22,7 +22,7 @@ import {
 } from './index-source.js';
 import { BACKUP_DB_DIRECTORY, BACKUP_INDEX_DIRECTORY, FULL_DB_CHECKPOINTS, INDEX_CHECKPOINTS } from './layout.js';
 import type { Tally } from './progress.js';
-import { checkpointValue, listChunkFiles, readCheckpoint, readCheckpointBytes, type DataDirectories } from './source.js';
+import { listChunkFiles, readCheckpoint, readCheckpointAt, type DataDirectories } from './source.js';
 import type { BackupTarget } from './target.js';
 
 export interface CopyContext {
@@ -54,11 +54,11 @@ export const dbPath = (name: string) => `${BACKUP_DB_DIRECTORY}/${name}`;
  * absent. A folder target writes it when the backup commits (target.ts).
  */
 export async function copyCheckpoint(directory: string, name: string, file: string, target: BackupTarget, tally: Tally): Promise<number | undefined> {
-  const bytes = await readCheckpointBytes(directory, name);
-  if (bytes === undefined) return undefined;
-  await target.writeCheckpoint(file, bytes);
-  tally.copied(file, bytes.length);
-  return checkpointValue(bytes);
+  const checkpoint = await readCheckpointAt(directory, name);
+  if (checkpoint === undefined) return undefined;
+  await target.writeCheckpoint(file, checkpoint.bytes);
+  tally.copied(file, checkpoint.bytes.length);
+  return checkpoint.value;
 }
 
 /** Copies a file rewritten in place (the existence filter, the scavenge state) if it exists. */

@@ -33,7 +33,7 @@ import { Durability, copyFileDurably, exists, removeFile, replaceFileNow } from 
 import { BACKUP_DB_DIRECTORY, BACKUP_INDEX_DIRECTORY, FULL_DB_CHECKPOINTS, isOldChunkFile } from './layout.js';
 import { checkComplete, readManifest, type BackupManifest, type RunningBackup } from './manifest.js';
 import { Tally, type CopiedFile, type ProgressListener } from './progress.js';
-import { readCheckpointBytes, checkpointValue } from './source.js';
+import { readCheckpointAt } from './source.js';
 import { PRIVATE_DIRECTORY_MODE } from '../../storage/disk/file-modes.js';
 
 export interface RestoreRequest {
@@ -101,16 +101,16 @@ export async function restore(request: RestoreRequest): Promise<RestoreResult> {
       folder = scratch;
     }
     tally.phase('restore');
-    const chaser = await readCheckpointBytes(join(folder, BACKUP_DB_DIRECTORY), CheckpointName.chaser);
+    const chaser = await readCheckpointAt(join(folder, BACKUP_DB_DIRECTORY), CheckpointName.chaser);
     if (chaser === undefined) throw Errors.backupNotABackup.create(source, `it holds no ${BACKUP_DB_DIRECTORY}/${CheckpointName.chaser}`);
     // Group by group, in order; the files of one group two at a time (concurrency.ts).
     for (const group of await placementsOf(folder, db, index)) {
       await forEachConcurrently(group, COPY_CONCURRENCY, (placement) => place(placement, archive, tally, durability));
     }
     // (3)
-    await replaceFileNow(join(db, CheckpointName.truncate), chaser);
+    await replaceFileNow(join(db, CheckpointName.truncate), chaser.bytes);
     await durability.syncAll();
-    return resultOf(request, source, archive, manifest, db, index, tally, checkpointValue(chaser));
+    return resultOf(request, source, archive, manifest, db, index, tally, chaser.value);
   } finally {
     try {
       if (scratch) await rm(scratch, { recursive: true, force: true });

@@ -25,51 +25,25 @@
  * So scavenge, when it is built, must write row 0 before it touches any chunk or index file, and
  * write stage "Done" only once it touches none any more.
  */
-import Database from 'better-sqlite3';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Errors } from '../../common/errors.js';
 import { IndexPath } from '../../storage/layout.js';
+import { readStateFromOutside, type StoredState } from '../../storage/maintenance/scavenge/state-db.js';
+import type { ScavengeStage } from '../../storage/maintenance/scavenge/types.js';
 import { nodeIsRunning, type DataDirectories } from './source.js';
 
-export const SCAVENGE_DONE_STAGE = 'Done';
+export const SCAVENGE_DONE_STAGE: ScavengeStage = 'Done';
 /** How long a read waits for a scavenge's write transaction to let go of the database. */
 const BUSY_TIMEOUT_MS = 5000;
 
-export interface ScavengeState {
+export interface ScavengeState extends StoredState {
   file: string;
-  exists: boolean;
-  /** The Checkpoint row's value as stored, to notice any change during a backup. */
-  checkpoint?: string;
-  /** Its checkpointStage, or a description of why there is none. */
-  stage?: string;
 }
 
-function describeStage(checkpoint: string): string {
-  try {
-    const stage = (JSON.parse(checkpoint) as { checkpointStage?: unknown }).checkpointStage;
-    return typeof stage === 'string' ? stage : '(no checkpointStage)';
-  } catch {
-    return '(checkpoint is not JSON)';
-  }
-}
-
-/** Reads the scavenge state file, read-only. */
+/** Reads the scavenge state file, read-only (storage's reader of the file it owns). */
 export function readScavengeState(index: string): ScavengeState {
   const file = join(index, IndexPath.scavengeState);
-  if (!existsSync(file)) return { file, exists: false };
-  let database: Database.Database | undefined;
-  try {
-    database = new Database(file, { readonly: true, fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
-    const row = database.prepare('SELECT value FROM Checkpoint WHERE key = 0').get() as { value?: unknown } | undefined;
-    if (row === undefined || typeof row.value !== 'string') return { file, exists: true, stage: '(no checkpoint yet)' };
-    return { file, exists: true, checkpoint: row.value, stage: describeStage(row.value) };
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { file, exists: false };
-    return { file, exists: true, stage: `(unreadable: ${(error as Error).message})` };
-  } finally {
-    database?.close();
-  }
+  return { file, ...readStateFromOutside(file, BUSY_TIMEOUT_MS) };
 }
 
 export function isScavengeRunning(state: ScavengeState, nodeRunning: boolean): boolean {

@@ -20,10 +20,8 @@
  * Problems make it fail with SVCDB_ERR_BACKUP_CORRUPT (exit 4) listing each file; warnings are
  * reported with a passing result.
  */
-import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
-import { copyFile, mkdir, readFile, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, readdir, rm } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { Errors, isSvcError } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
@@ -34,6 +32,7 @@ import {
 import { Chunk } from '../../storage/log/chunk.js';
 import { IndexFile } from '../../storage/index/index-file.js';
 import { readIndexMap, type IndexMap } from '../../storage/index/indexmap.js';
+import { quickCheckCopy } from '../../storage/maintenance/scavenge/state-db.js';
 import { extractArchive, isArchive, readArchiveManifest } from './archive-reader.js';
 import { readChunkState } from './chunk-copy.js';
 import { exists } from './file-copy.js';
@@ -41,7 +40,7 @@ import { BACKUP_DB_DIRECTORY, BACKUP_INDEX_DIRECTORY } from './layout.js';
 import { lockOwnerPid } from '../../storage/disk/lock.js';
 import { checkComplete, readManifest, type BackupManifest, type RunningBackup } from './manifest.js';
 import { Tally, type ProgressListener } from './progress.js';
-import { checkpointValue, readCheckpointBytes } from './source.js';
+import { readCheckpointAt } from './source.js';
 
 export interface VerifyRequest {
   /** A backup folder or archive. */
@@ -147,8 +146,8 @@ async function verifyCheckpoints(db: string, findings: Findings): Promise<Partia
   const values: Partial<Record<string, number>> = {};
   for (const name of Object.values(CheckpointName)) {
     try {
-      const bytes = await readCheckpointBytes(db, name);
-      if (bytes !== undefined) values[name] = checkpointValue(bytes);
+      const checkpoint = await readCheckpointAt(db, name);
+      if (checkpoint !== undefined) values[name] = checkpoint.value;
       else if (name === CheckpointName.writer || name === CheckpointName.chaser) findings.problems.push({ file: dbFile(name), problem: 'missing' });
     } catch (error) {
       findings.problems.push({ file: dbFile(name), problem: describe(error) });
@@ -267,7 +266,7 @@ async function verifyIndex(index: string, checkpoints: Partial<Record<string, nu
 
 async function verifyExistenceFilter(index: string, findings: Findings): Promise<void> {
   try {
-    await readCheckpointBytes(index, IndexPath.existenceCheckpoint);
+    await readCheckpointAt(index, IndexPath.existenceCheckpoint);
   } catch (error) {
     findings.warnings.push({ file: indexFile(IndexPath.existenceCheckpoint), problem: `${describe(error)}; the node rebuilds the filter` });
   }
@@ -288,21 +287,10 @@ async function verifyExistenceFilter(index: string, findings: Findings): Promise
 async function verifyScavengeState(index: string, findings: Findings): Promise<void> {
   const path = join(index, IndexPath.scavengeState);
   if (!(await exists(path))) return;
-  const scratch = join(tmpdir(), `svcdb-verify-${randomUUID()}.db`);
   try {
-    await copyFile(path, scratch);
-    const database = new Database(scratch, { fileMustExist: true });
-    try {
-      const result = database.pragma('quick_check', { simple: true });
-      if (result !== 'ok') findings.problems.push({ file: indexFile(IndexPath.scavengeState), problem: `SQLite quick_check: ${String(result)}` });
-    } finally {
-      database.close();
-    }
+    const result = await quickCheckCopy(path);
+    if (result !== 'ok') findings.problems.push({ file: indexFile(IndexPath.scavengeState), problem: `SQLite quick_check: ${result}` });
   } catch (error) {
     findings.problems.push({ file: indexFile(IndexPath.scavengeState), problem: describe(error) });
-  } finally {
-    await rm(scratch, { force: true });
-    await rm(`${scratch}-wal`, { force: true });
-    await rm(`${scratch}-shm`, { force: true });
   }
 }

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync, closeSync } from 'node:fs';
-import type { FileHandle } from 'node:fs/promises';
+import { readFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Errors } from '../../common/errors.js';
 import { replaceFileDurablySync } from '../disk/durable-file.js';
@@ -8,6 +8,16 @@ import { writeFullySync } from '../disk/file-write.js';
 import { fileSystem } from '../disk/file-system.js';
 
 const CHECKPOINT_BYTES = 8;
+/** Reads of a checkpoint from outside the node until two agree (readCheckpointFile). */
+const STABLE_READS_MAX = 10;
+
+/** The value in a checkpoint file's bytes; any size but 8 bytes is a corrupt file. */
+export function decodeCheckpoint(bytes: Buffer, path: string): number {
+  if (bytes.length !== CHECKPOINT_BYTES) {
+    throw Errors.storageCorrupt.create(path, 0, `checkpoint holds ${bytes.length} bytes instead of ${CHECKPOINT_BYTES}`);
+  }
+  return readInt64(bytes, 0);
+}
 
 /**
  * An 8-byte little-endian int64 in a file of its own. `value` is the last durable value.
@@ -33,10 +43,7 @@ export class Checkpoint {
       return checkpoint;
     }
     const bytes = readFileSync(path);
-    if (bytes.length !== CHECKPOINT_BYTES) {
-      throw Errors.storageCorrupt.create(path, 0, `checkpoint holds ${bytes.length} bytes instead of ${CHECKPOINT_BYTES}`);
-    }
-    return new Checkpoint(path, readInt64(bytes, 0), inPlace);
+    return new Checkpoint(path, decodeCheckpoint(bytes, path), inPlace);
   }
 
   get value(): number {
@@ -118,4 +125,28 @@ export class Checkpoint {
     await this.asyncHandle?.close();
     this.asyncHandle = undefined;
   }
+}
+
+/**
+ * A checkpoint read from outside the node (backup, restore, verify), read-only and without the
+ * lock: its bytes and value as they are at one moment, undefined if the file is absent. writer.chk
+ * and chaser.chk are overwritten in place while the node runs, so the file is read until two reads
+ * agree.
+ */
+export async function readCheckpointFile(path: string): Promise<{ bytes: Buffer; value: number } | undefined> {
+  let previous: Buffer | undefined;
+  for (let read = 0; read < STABLE_READS_MAX; read++) {
+    let bytes: Buffer;
+    try {
+      bytes = await readFile(path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+    decodeCheckpoint(bytes, path);
+    if (previous?.equals(bytes)) break;
+    previous = bytes;
+  }
+  // Ten reads that all differ: the value is moving fast; the last one read is as good as any.
+  return { bytes: previous!, value: decodeCheckpoint(previous!, path) };
 }

@@ -6,8 +6,11 @@
  * a run can be done again.
  */
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync } from 'node:fs';
+import { copyFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import type { ScavengePoint, ScavengeStage } from './types.js';
 import { PRIVATE_DIRECTORY_MODE } from '../../disk/file-modes.js';
 
@@ -76,13 +79,79 @@ export function openStateDb(options: StateDbOptions): Database.Database {
   return db;
 }
 
+/** The Checkpoint row's value as stored; undefined when there is none yet. */
+function storedCheckpoint(db: Database.Database): string | undefined {
+  const row = db.prepare('SELECT value FROM Checkpoint WHERE key = 0').get() as { value?: unknown } | undefined;
+  return typeof row?.value === 'string' ? row.value : undefined;
+}
+
 export function readCheckpoint(db: Database.Database): CheckpointValue | undefined {
-  const row = db.prepare('SELECT value FROM Checkpoint WHERE key = 0').get() as { value: string } | undefined;
-  return row === undefined ? undefined : JSON.parse(row.value) as CheckpointValue;
+  const stored = storedCheckpoint(db);
+  return stored === undefined ? undefined : JSON.parse(stored) as CheckpointValue;
 }
 
 export function writeCheckpoint(db: Database.Database, value: CheckpointValue): void {
   db.prepare('INSERT INTO Checkpoint (key, value) VALUES (0, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(JSON.stringify(value));
+}
+
+/** The state file as a process other than the node finds it (readStateFromOutside). */
+export interface StoredState {
+  exists: boolean;
+  /** The Checkpoint row's value as stored, to notice any change at all. */
+  checkpoint?: string;
+  /** Its checkpointStage, or in parentheses why there is none. */
+  stage?: string;
+}
+
+function stageOf(checkpoint: string): string {
+  try {
+    const stage = (JSON.parse(checkpoint) as Partial<CheckpointValue>).checkpointStage;
+    return typeof stage === 'string' ? stage : '(no checkpointStage)';
+  } catch {
+    return '(checkpoint is not JSON)';
+  }
+}
+
+/**
+ * Reads the state file read-only, from a process other than the node (a backup checking that no
+ * scavenge runs), waiting up to `busyTimeoutMs` for a scavenge's write transaction. Never throws:
+ * a file that cannot be read says why in `stage`.
+ */
+export function readStateFromOutside(path: string, busyTimeoutMs: number): StoredState {
+  if (!existsSync(path)) return { exists: false };
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(path, { readonly: true, fileMustExist: true, timeout: busyTimeoutMs });
+    const checkpoint = storedCheckpoint(db);
+    return checkpoint === undefined ? { exists: true, stage: '(no checkpoint yet)' } : { exists: true, checkpoint, stage: stageOf(checkpoint) };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { exists: false };
+    return { exists: true, stage: `(unreadable: ${(error as Error).message})` };
+  } finally {
+    db?.close();
+  }
+}
+
+/**
+ * SQLite's quick_check of a state file that must not change (one in a backup): run on a copy in
+ * the temp directory, since opening it in place would leave -wal and -shm files beside it.
+ * Returns 'ok' or what SQLite found.
+ */
+export async function quickCheckCopy(path: string): Promise<string> {
+  const scratch = join(tmpdir(), `svcdb-check-${randomUUID()}.db`);
+  try {
+    await copyFile(path, scratch);
+    const db = new Database(scratch, { fileMustExist: true });
+    try {
+      return String(db.pragma('quick_check', { simple: true }));
+    } finally {
+      db.close();
+    }
+  } finally {
+    await rm(scratch, { force: true });
+    await rm(`${scratch}-wal`, { force: true });
+    await rm(`${scratch}-shm`, { force: true });
+  }
 }
 
 /** Moves the WAL into the database file: at the end of each stage. */
