@@ -3,8 +3,9 @@ import { mkdirSync } from 'node:fs';
 import { Errors } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
 import { resolveEngineOptions, type EngineOptions, type ResolvedEngineOptions } from './engine-options.js';
-import { writeEpoch } from './log/epoch.js';
+import { writeEpoch, type Epoch } from './log/epoch.js';
 import { ChaserFlush } from './log/chaser-flush.js';
+import { verifyCompletedChunks } from './log/chunk-verification.js';
 import type { ExistenceFilter } from './index/existence-filter.js';
 import type { TableIndex } from './index/table-index.js';
 import { DatabaseLock } from './disk/lock.js';
@@ -22,9 +23,10 @@ import { LogAppender } from './log/appender.js';
 import { StreamDecider } from './streams/decider.js';
 import type { StreamWrite } from './streams/stream-write.js';
 import type { AppendOptions, CommittedWrite, NewEvent, WriteRequest, WriteResult } from './streams/write-types.js';
-import type { EngineStatistics } from './engine-stats.js';
+import { engineStatistics, type EngineStatistics } from './engine-stats.js';
 import { randomUUID } from 'node:crypto';
 import { LogConsumers, type ConsumerOptions, type LogConsumer } from './read/log-consumers.js';
+import { CommitHooks, type CommitHook } from './read/commit-hooks.js';
 import type { ReplaceOptions, ReplacementValidator } from './log/chunk-replacement.js';
 import type { RewriteOptions, RewriteResult } from './maintenance/chunk-rewrite.js';
 import type { RecordHead } from './log/record.js';
@@ -69,14 +71,13 @@ export class Engine {
   private failure: Error | undefined;
   private readonly events = new EventEmitter();
   private readonly chaser: ChaserFlush;
-  private epochNumber = -1;
-  private epochPosition = -1;
-  private epochId = '';
+  /** This start's epoch record, once written. */
+  private epoch: Epoch | undefined;
   /** The log appender, deciding each write with the stream rules. */
   private readonly writer: LogAppender<WriteRequest, WriteResult, StreamWrite>;
   private readonly reader: Reader;
   private readonly streams: StreamLookup;
-  private readonly commitHooks = new Set<(writes: CommittedWrite[]) => void>();
+  private readonly commitHooks: CommitHooks;
   private readonly consumers: LogConsumers;
   /** The chunk-replacement seam scavenge and redaction share, with its lock. */
   private readonly switches: ChunkSwitches;
@@ -113,6 +114,7 @@ export class Engine {
     // A failed flush or merge of the index stops the engine now, not at the next append.
     index.onFailure((error) => this.fail(error));
     this.events.setMaxListeners(0);
+    this.commitHooks = new CommitHooks(logger);
     this.consumers = new LogConsumers({
       readAllForward: (position, maxCount, skipSystemStreams) => this.guardRead(() => this.reader.readAllForward(position, maxCount, systemStreamFilter(skipSystemStreams))),
       readableEnd: () => this.log.readableEnd,
@@ -149,9 +151,7 @@ export class Engine {
 
   private async start(): Promise<void> {
     const epoch = await writeEpoch(this.log, this.checkpoints);
-    this.epochNumber = epoch.epochNumber;
-    this.epochPosition = epoch.epochPosition;
-    this.epochId = epoch.epochId;
+    this.epoch = epoch;
     this.publishPosition(this.log.writerPosition);
     this.logger.info({ epochNumber: epoch.epochNumber, position: epoch.epochPosition, chunks: this.log.chunkCount }, 'database opened');
     if (this.options.verifyChunks === 'blocking') await this.verifyChunks();
@@ -162,23 +162,15 @@ export class Engine {
 
   /** Checks every completed chunk's hash, newest first; a mismatch stops the engine. */
   private async verifyChunks(): Promise<void> {
-    for (const chunk of this.log.completedChunks()) {
-      if (this.state !== 'open') return;
-      let intact: boolean;
-      try {
-        intact = await chunk.verifyHash();
-      } catch (error) {
-        if (this.state !== 'open') return;
-        throw error;
-      }
-      if (!intact) {
-        const error = Errors.storageChunkHash.create(chunk.path);
-        this.fail(error);
-        if (this.options.verifyChunks === 'blocking') throw error;
-        return;
-      }
+    const found = await verifyCompletedChunks(this.log, () => this.state !== 'open');
+    if (found === 'stopped') return;
+    if (found === 'verified') {
+      this.logger.info({}, 'verified the hashes of all completed chunks');
+      return;
     }
-    this.logger.info({}, 'verified the hashes of all completed chunks');
+    const error = Errors.storageChunkHash.create(found.path);
+    this.fail(error);
+    if (this.options.verifyChunks === 'blocking') throw error;
   }
 
   /** Called by the writer once records are durable: index them, then let readers see them. */
@@ -194,18 +186,8 @@ export class Engine {
       }
     }
     this.publishPosition(end);
-    for (const hook of this.commitHooks) this.runCommitHook(hook, writes);
+    this.commitHooks.committed(writes);
     this.consumers.committed();
-  }
-
-  /** A hook that throws is logged and dropped: it never fails the commit it was told of. */
-  private runCommitHook(hook: (writes: CommittedWrite[]) => void, writes: CommittedWrite[]): void {
-    try {
-      hook(writes);
-    } catch (error) {
-      this.commitHooks.delete(hook);
-      this.logger.error({ err: error }, 'a commit hook failed and was removed');
-    }
   }
 
   private publishPosition(end: number): void {
@@ -232,9 +214,8 @@ export class Engine {
    * ACLs). A hook must be cheap and must not throw; one that throws is logged and removed.
    * Everything else that follows the log is a consumer (`follow`).
    */
-  beforeAcknowledge(hook: (writes: CommittedWrite[]) => void): () => void {
-    this.commitHooks.add(hook);
-    return () => this.commitHooks.delete(hook);
+  beforeAcknowledge(hook: CommitHook): () => void {
+    return this.commitHooks.add(hook);
   }
 
   /** Follows the log from a position: woken after each acknowledged commit, reading to catch up. */
@@ -463,9 +444,9 @@ export class Engine {
     return {
       state: this.state,
       readableEnd: this.log.readableEnd,
-      epochNumber: this.epochNumber,
-      epochPosition: this.epochPosition,
-      epochId: this.epochId,
+      epochNumber: this.epoch?.epochNumber ?? -1,
+      epochPosition: this.epoch?.epochPosition ?? -1,
+      epochId: this.epoch?.epochId ?? '',
       chunkCount: this.log.chunkCount,
       chunkReplacements: this.log.replacementCount,
       contentEpoch: this.log.contentEpoch,
@@ -483,30 +464,8 @@ export class Engine {
 
   /** Counters for operators (/stats, /metrics): plain numbers, cheap to take at any time. */
   stats(): EngineStatistics {
-    const flushes = this.writer.flushMeter;
-    const reads = this.log.reads;
-    const index = this.index.stats();
-    return {
-      writerCheckpoint: this.checkpoints.writer.value,
-      writerPosition: this.log.writerPosition,
-      chaserCheckpoint: this.checkpoints.chaser.value,
-      writerQueue: this.writer.queueMeter.snapshot(),
-      flushes: {
-        count: flushes.flushes, bytesTotal: flushes.bytesTotal, lastBytes: flushes.lastBytes, maxBytes: flushes.maxBytes,
-        msTotal: flushes.msTotal, lastMs: flushes.lastMs, maxMs: flushes.maxMs, refused: flushes.refusedCount,
-      },
-      reads: {
-        recordsFromMemory: reads.recordsFromMemory, recordsFromFile: reads.recordsFromFile,
-        streamInfoCacheHits: reads.streamInfoCacheHits, streamInfoCacheMisses: reads.streamInfoCacheMisses,
-        hashCollisions: reads.hashCollisions,
-      },
-      index: {
-        memTableEntries: index.memTableEntries, frozenMemTables: index.frozenMemTables, files: index.files.length,
-        commitPosition: index.commitPosition,
-      },
-      chunkCount: this.log.chunkCount,
-      consumers: this.consumers.statuses(),
-    };
+    const { log, checkpoints, writer, index, consumers } = this;
+    return engineStatistics({ log, writerCheckpoint: checkpoints.writer, chaserCheckpoint: checkpoints.chaser, appender: writer, index, consumers });
   }
 
   /**
