@@ -4,16 +4,13 @@
  * cache capacity.
  */
 import { join } from 'node:path';
-import type { Engine } from '../../storage/engine.js';
 import { openScavenger } from '../../storage/maintenance/scavenge/scavenger.js';
 import type { Scavenger } from '../../storage/maintenance/scavenge/types.js';
 import { IndexPath } from '../../storage/layout.js';
 import type { NodeStorage, ScavengerSettings } from '../node-storage.js';
 
 export function openNodeScavenger(storage: NodeStorage, settings: ScavengerSettings): Scavenger {
-  // The scavenger calls only scavengeAccess and the chunk-switch lock, which NodeStorage has;
-  // its parameter names the engine class, whose private fields a Pick of it cannot match.
-  return openScavenger(storage as Engine, {
+  return openScavenger(storage, {
     path: join(settings.indexPath, IndexPath.scavengeState),
     pageSizeBytes: settings.pageSizeBytes,
     cacheSizeBytes: settings.cacheSizeBytes,
