@@ -7,6 +7,7 @@
  * Bodies are parsed by xml-body.ts: a body with a DOCTYPE is refused, no entity is expanded.
  */
 import { Errors } from '../../common/errors.js';
+import { xmlDocument } from '../../common/xml-writer.js';
 import { MediaType, type MediaTypeName } from './streams/media-types.js';
 import { jsonChildren } from './streams/xml-text.js';
 import { parseXmlRoot } from './xml-body.js';
@@ -17,7 +18,7 @@ export const USERS_TYPES: readonly MediaTypeName[] = [MediaType.json, MediaType.
 export const isXmlType = (type: string) => type === MediaType.textXml || type === MediaType.xml;
 
 export function usersXml(document: Record<string, unknown>): string {
-  return `<?xml version="1.0" encoding="utf-8"?><result>${jsonChildren(document)}</result>`;
+  return xmlDocument('result', jsonChildren(document));
 }
 
 /** A list field as strings, whichever of the accepted forms it came in. */

@@ -2,6 +2,7 @@
  * The statistics tree as clients ask for it: one branch by path, flat `proc-mem` keys, or XML
  * with the root element `Stats`.
  */
+import { XML_DECLARATION, elementName, escapeXml, wrap } from '../../common/xml-writer.js';
 
 export type StatsValue = string | number | boolean | { [key: string]: StatsValue };
 
@@ -25,31 +26,12 @@ export function flatten(tree: StatsValue, prefix = '', into: Record<string, stri
   return into;
 }
 
-/**
- * Any string as an XML element name: characters a name may not hold become `_xHHHH_`, the
- * escape .NET's XmlConvert uses, so `/var/lib` is `_x002F_var_x002F_lib`.
- */
-export function xmlName(name: string): string {
-  let encoded = '';
-  for (let index = 0; index < name.length; index++) {
-    const char = name[index];
-    const allowed = index === 0 ? /[A-Za-z_]/ : /[A-Za-z0-9_.-]/;
-    const escapeLike = char === '_' && name[index + 1] === 'x';
-    encoded += allowed.test(char) && !escapeLike ? char : `_x${char.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}_`;
-  }
-  return encoded;
-}
-
-function escapeText(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
-
-function element(name: string, value: StatsValue): string {
-  const tag = xmlName(name);
-  if (typeof value !== 'object') return `<${tag}>${escapeText(String(value))}</${tag}>`;
-  return `<${tag}>${Object.entries(value).map(([key, child]) => element(key, child)).join('')}</${tag}>`;
+function statsElement(name: string, value: StatsValue): string {
+  const tag = elementName(name);
+  if (typeof value !== 'object') return wrap(tag, escapeXml(String(value)));
+  return wrap(tag, Object.entries(value).map(([key, child]) => statsElement(key, child)).join(''));
 }
 
 export function toXml(value: StatsValue, root = 'Stats'): string {
-  return `<?xml version="1.0" encoding="utf-8"?>${element(root, value)}`;
+  return XML_DECLARATION + statsElement(root, value);
 }

@@ -5,9 +5,8 @@
  */
 import type { FeedEntry, Link } from './entry.js';
 import type { Feed } from './feed.js';
-import { escapeXml, jsonChildren } from './xml-text.js';
-
-const DECLARATION = '<?xml version="1.0" encoding="utf-8"?>';
+import { XML_DECLARATION, escapeXml } from '../../../common/xml-writer.js';
+import { jsonChildren } from './xml-text.js';
 const ATOM_NAMESPACE = 'http://www.w3.org/2005/Atom';
 
 function linkXml(link: Link): string {
@@ -27,7 +26,7 @@ function entryElement(entry: FeedEntry, namespace: string): string {
 }
 
 export function feedXml(feed: Feed): string {
-  let xml = `${DECLARATION}<feed xmlns="${ATOM_NAMESPACE}"><title>${escapeXml(feed.title)}</title>`
+  let xml = `${XML_DECLARATION}<feed xmlns="${ATOM_NAMESPACE}"><title>${escapeXml(feed.title)}</title>`
     + `<id>${escapeXml(feed.id)}</id><updated>${feed.updated}</updated>`
     + `<author><name>${escapeXml(feed.author.name)}</name></author>`;
   for (const link of feed.links) xml += linkXml(link);
@@ -37,5 +36,5 @@ export function feedXml(feed: Feed): string {
 
 /** A single entry as a whole document. */
 export function entryXml(entry: FeedEntry): string {
-  return DECLARATION + entryElement(entry, ` xmlns="${ATOM_NAMESPACE}"`);
+  return XML_DECLARATION + entryElement(entry, ` xmlns="${ATOM_NAMESPACE}"`);
 }

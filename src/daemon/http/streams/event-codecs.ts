@@ -12,6 +12,7 @@ import { jsonTextOf, stringifyJson } from './json-text.js';
 import { emptyHtml, entryHtml } from './html-view.js';
 import { MediaType, type MediaTypeName } from './media-types.js';
 import type { EmbedLevel } from './read-params.js';
+import { wrap } from '../../../common/xml-writer.js';
 import { jsonChildren, jsonElement } from './xml-text.js';
 
 export const SINGLE_EVENT_TYPES: readonly MediaTypeName[] = [
@@ -47,7 +48,7 @@ export function encodeEvent(type: MediaTypeName, resolved: ResolvedEvent, urls: 
     case MediaType.eventJson:
       return stringifyJson(eventDocument(resolved.event));
     case MediaType.eventXml:
-      return `<event>${jsonChildren(eventDocument(resolved.event) as unknown as Record<string, unknown>)}</event>`;
+      return wrap('event', jsonChildren(eventDocument(resolved.event) as unknown as Record<string, unknown>));
     case MediaType.textXml:
     case MediaType.xml:
       return jsonElement('data', dataValue(resolved));

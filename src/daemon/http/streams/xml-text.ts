@@ -1,42 +1,12 @@
 /**
- * XML text: escaping for text and attribute values, and JSON values as XML elements (objects
- * become child elements, an array property repeated elements, as JSON-to-XML converters do).
- * Characters XML 1.0 cannot carry are dropped.
+ * JSON values as XML elements (objects become child elements, an array property repeated
+ * elements, as JSON-to-XML converters do), through the one XML writer (common/xml-writer.ts).
  */
 import { arrayElements, objectMembers, type Span } from '../../../common/json-scan.js';
+import { element, elementName, escapeXml } from '../../../common/xml-writer.js';
 import { JsonText } from './json-text.js';
 
-// Markup characters (values are written in double quotes), the control characters XML forbids,
-// non-characters and lone surrogates.
-// eslint-disable-next-line no-control-regex -- the control characters are what it finds
-const SPECIAL = /[&<>"\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-const SPECIAL_ALL = new RegExp(SPECIAL.source, 'g');
-const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' };
-
-export function escapeXml(text: string): string {
-  if (!SPECIAL.test(text)) return text;
-  return text.replace(SPECIAL_ALL, (character) => ENTITIES[character] ?? '');
-}
-
-function isNameStart(code: number): boolean {
-  return (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95;
-}
-
-function isNameCharacter(code: number): boolean {
-  return isNameStart(code) || (code >= 48 && code <= 57) || code === 45 || code === 46;
-}
-
-/** A JSON key as an element name; other characters are written `_xHHHH_`, as XmlConvert does. */
-export function elementName(key: string): string {
-  if (key.length === 0) return '_';
-  let name = '';
-  for (let i = 0; i < key.length; i++) {
-    const code = key.charCodeAt(i);
-    const valid = i === 0 ? isNameStart(code) : isNameCharacter(code);
-    name += valid ? key[i] : `_x${code.toString(16).toUpperCase().padStart(4, '0')}_`;
-  }
-  return name;
-}
+export { elementName, escapeXml };
 
 /** JSON nested deeper than this is written as text: the XML writer recurses, and the stack is finite. */
 const JSON_DEPTH_MAX = 512;
@@ -73,14 +43,13 @@ export function parsedOrText(text: string): unknown {
 /** `<name>…</name>` for a JSON value; `<name />` when it is null or empty. Arrays hold `<item>`s. */
 export function jsonElement(name: string, value: unknown): string {
   if (value instanceof JsonText) return jsonTextElement(name, value.text);
-  if (value === null || value === undefined || value === '') return `<${name} />`;
+  if (value === null || value === undefined || value === '') return element(name, '');
   if (Array.isArray(value)) {
-    if (value.length === 0) return `<${name} />`;
-    return `<${name}>${value.map((item) => jsonElement('item', item)).join('')}</${name}>`;
+    return element(name, value.map((item) => jsonElement('item', item)).join(''));
   }
   if (typeof value === 'object') {
     const children = jsonChildren(value as Record<string, unknown>);
-    return children === '' ? `<${name} />` : `<${name}>${children}</${name}>`;
+    return element(name, children);
   }
   // What is left is a string, or a number or boolean from parsed JSON, whose JSON text is its text.
   return `<${name}>${escapeXml(typeof value === 'string' ? value : JSON.stringify(value))}</${name}>`;
@@ -122,13 +91,13 @@ function sourceElement(name: string, text: string, span: Span): string {
         children += sourceElement(child, text, member.value);
       }
     }
-    return children === '' ? `<${name} />` : `<${name}>${children}</${name}>`;
+    return element(name, children);
   }
   if (first === '[') {
     const items = arrayElements(text, span) ?? [];
-    return items.length === 0 ? `<${name} />` : `<${name}>${items.map((item) => sourceElement('item', text, item)).join('')}</${name}>`;
+    return element(name, items.map((item) => sourceElement('item', text, item)).join(''));
   }
   const literal = text.slice(span.start, span.end);
   if (first === '"') return jsonElement(name, JSON.parse(literal) as string);
-  return literal === 'null' ? `<${name} />` : `<${name}>${escapeXml(literal)}</${name}>`;
+  return element(name, literal === 'null' ? '' : escapeXml(literal));
 }

@@ -19,6 +19,7 @@ import { MediaType, negotiate, sendAs, withCharset, type MediaTypeName } from '.
 import { EmbedLevel } from '../streams/read-params.js';
 import { chooseType, embedOf } from '../streams/read-request.js';
 import { baseUrl } from '../streams/urls.js';
+import { wrap, xmlDocument } from '../../../common/xml-writer.js';
 import { jsonChildren } from '../streams/xml-text.js';
 import { competingFeed } from './competing-feed.js';
 import { groupInfo, groupSummary } from './info.js';
@@ -54,9 +55,9 @@ function sendDocument(request: FastifyRequest, reply: FastifyReply, root: string
   if (type === MediaType.json) return reply.type(withCharset(type)).send(JSON.stringify(document));
   const xml = pascalCased(document);
   const children = Array.isArray(xml)
-    ? xml.map((item) => `<${itemName}>${jsonChildren(item as Record<string, unknown>)}</${itemName}>`).join('')
+    ? xml.map((item) => wrap(itemName ?? 'item', jsonChildren(item as Record<string, unknown>))).join('')
     : jsonChildren(xml as Record<string, unknown>);
-  return reply.type(withCharset(type)).send(`<?xml version="1.0" encoding="utf-8"?><${root}>${children}</${root}>`);
+  return reply.type(withCharset(type)).send(xmlDocument(root, children));
 }
 
 const result = () => ({ correlationId: randomUUID(), reason: '', result: 'Success' });
