@@ -2,7 +2,7 @@
  * `--expected-version`: a word for the special values, or the number of the stream's last event.
  * The words are the ones a person reads in the help; the numbers are what the node takes.
  */
-import { Errors } from '../../common/errors.js';
+import { Errors } from '../common/errors.js';
 
 export const EXPECTED_VERSION_WORDS: Readonly<Record<string, number>> = { any: -2, 'no-stream': -1, exists: -4 };
 

@@ -1,9 +1,9 @@
 /**
  * The base of the commands that talk to a running node over HTTP (stream, status): the node
- * flags (--url or SVC_URL, credentials, --ca-file), a timeout, and one client for the command.
+ * flags (--url or SVC_URL, credentials, --ca-file), a timeout, and the connection they describe.
  */
 import { Flags } from '@oclif/core';
-import { NodeClient } from '../maint/node-client/node-client.js';
+import type { NodeConnection } from '../common/node-connection.js';
 import { BaseCommand } from './base-command.js';
 import { nodeConnection, nodeFlags, type NodeFlagValues } from './node-flags.js';
 
@@ -20,7 +20,8 @@ export abstract class NodeCommand extends BaseCommand {
     }),
   };
 
-  protected nodeClient(flags: NodeFlagValues & { 'timeout-seconds': number }): Promise<NodeClient> {
-    return NodeClient.connect(nodeConnection(flags, flags['timeout-seconds']));
+  /** The node the flags name; the command connects its client to it (maint/node-client). */
+  protected connection(flags: NodeFlagValues & { 'timeout-seconds': number }): NodeConnection {
+    return nodeConnection(flags, flags['timeout-seconds']);
   }
 }

@@ -6,9 +6,9 @@
  */
 import { resolve } from 'node:path';
 import { Flags } from '@oclif/core';
+import { DEFAULT_PASSWORD } from '../common/default-password.js';
 import { readSecretFile } from '../common/options/secret-file.js';
-import { DEFAULT_PASSWORD } from '../daemon/security/default-users.js';
-import type { NodeConnection } from '../maint/node-client/node-request.js';
+import type { NodeConnection } from '../common/node-connection.js';
 
 /** Shown together under their own heading by --help. */
 const helpGroup = 'NODE';

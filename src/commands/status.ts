@@ -1,5 +1,6 @@
 import { NodeCommand } from '../cli/node-command.js';
 import { checkServing, nodeStatus, type NodeStatus } from '../maint/status/node-status.js';
+import { NodeClient } from '../maint/node-client/node-client.js';
 
 export default class Status extends NodeCommand {
   static override summary = 'Check that a node answers and serves, like pg_isready: exit 0 when it leads or follows.';
@@ -19,7 +20,7 @@ export default class Status extends NodeCommand {
 
   async run(): Promise<NodeStatus> {
     const { flags } = await this.parse(Status);
-    const status = await nodeStatus(await this.nodeClient(flags));
+    const status = await nodeStatus(await NodeClient.connect(this.connection(flags)));
     if (status.serving) this.log(`${status.url}: ${status.state}, svcdb ${status.version}`);
     return checkServing(status);
   }

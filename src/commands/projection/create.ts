@@ -3,6 +3,7 @@ import { Args, Flags } from '@oclif/core';
 import { Errors } from '../../common/errors.js';
 import { NodeCommand } from '../../cli/node-command.js';
 import { createProjection, PROJECTION_MODES } from '../../maint/projections/projections-client.js';
+import { NodeClient } from '../../maint/node-client/node-client.js';
 
 export default class ProjectionCreate extends NodeCommand {
   static override summary = 'Create a projection from a JavaScript file (or --query), running unless --disabled.';
@@ -34,7 +35,7 @@ export default class ProjectionCreate extends NodeCommand {
     const { args, flags } = await this.parse(ProjectionCreate);
     const source = flags.query ?? await readSource(String(flags.file));
     const mode = flags.mode as (typeof PROJECTION_MODES)[number];
-    await createProjection(await this.nodeClient(flags), { name: args.name, mode, source, enabled: !flags.disabled, emit: flags.emit });
+    await createProjection(await NodeClient.connect(this.connection(flags)), { name: args.name, mode, source, enabled: !flags.disabled, emit: flags.emit });
     this.log(`projection ${args.name} created (${mode}${flags.disabled ? ', disabled' : ''})`);
     return { name: args.name, mode };
   }

@@ -1,6 +1,7 @@
 import { Args } from '@oclif/core';
 import { NodeCommand } from '../../cli/node-command.js';
 import { resetProjection } from '../../maint/projections/projections-client.js';
+import { NodeClient } from '../../maint/node-client/node-client.js';
 
 export default class ProjectionReset extends NodeCommand {
   static override summary = 'Reset a projection: forget its state and checkpoint, and run it again from the start of the log.';
@@ -18,7 +19,7 @@ export default class ProjectionReset extends NodeCommand {
 
   async run(): Promise<{ name: string }> {
     const { args, flags } = await this.parse(ProjectionReset);
-    await resetProjection(await this.nodeClient(flags), args.name);
+    await resetProjection(await NodeClient.connect(this.connection(flags)), args.name);
     this.log(`projection ${args.name} reset; it runs again from the start of the log`);
     return { name: args.name };
   }

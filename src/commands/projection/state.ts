@@ -1,7 +1,8 @@
 import { Args, Flags } from '@oclif/core';
 import { NodeCommand } from '../../cli/node-command.js';
-import { writeLine } from '../../cli/event-lines.js';
+import { writeLine } from '../../cli/stdout-lines.js';
 import { projectionState } from '../../maint/projections/projections-client.js';
+import { NodeClient } from '../../maint/node-client/node-client.js';
 
 export default class ProjectionState extends NodeCommand {
   static override summary = 'Print the state of a projection (or of one partition) as the node stores it.';
@@ -24,7 +25,7 @@ export default class ProjectionState extends NodeCommand {
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(ProjectionState);
-    const state = await projectionState(await this.nodeClient(flags), args.name, flags.partition);
+    const state = await projectionState(await NodeClient.connect(this.connection(flags)), args.name, flags.partition);
     if (state !== '') await writeLine(state);
   }
 }

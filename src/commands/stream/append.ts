@@ -6,6 +6,7 @@ import { NodeCommand } from '../../cli/node-command.js';
 import { checkSomething, StreamAppender, type AppendResult } from '../../maint/streams/append.js';
 import { batchEntry, fileDataText, jsonText, lineEntry } from '../../maint/streams/event-input.js';
 import { expectedVersionFlag, expectedVersionOfFlag } from '../../cli/stream-flags.js';
+import { NodeClient } from '../../maint/node-client/node-client.js';
 
 export default class StreamAppend extends NodeCommand {
   static override summary = 'Append events to a stream: one from --data or --data-file, or one per line of standard input.';
@@ -48,7 +49,7 @@ export default class StreamAppend extends NodeCommand {
     if (!single && process.stdin.isTTY) {
       throw Errors.cliUsage.create('no events: give --type and --data (or --data-file), or events on standard input, one per line', this.commandLine());
     }
-    const appender = new StreamAppender(await this.nodeClient(flags), args.stream, expected);
+    const appender = new StreamAppender(await NodeClient.connect(this.connection(flags)), args.stream, expected);
     let source = 'standard input';
     if (single) {
       source = flags.data === undefined ? String(flags['data-file']) : '--data';

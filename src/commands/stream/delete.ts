@@ -2,6 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import { NodeCommand } from '../../cli/node-command.js';
 import { deleteStream, type DeleteResult } from '../../maint/streams/delete.js';
 import { expectedVersionFlag, expectedVersionOfFlag } from '../../cli/stream-flags.js';
+import { NodeClient } from '../../maint/node-client/node-client.js';
 
 export default class StreamDelete extends NodeCommand {
   static override summary = 'Delete a stream: softly (an append brings it back), or for good with --hard.';
@@ -31,7 +32,7 @@ export default class StreamDelete extends NodeCommand {
   async run(): Promise<DeleteResult> {
     const { args, flags } = await this.parse(StreamDelete);
     const expected = expectedVersionOfFlag(flags['expected-version']);
-    const result = await deleteStream(await this.nodeClient(flags), args.stream, flags.hard, expected);
+    const result = await deleteStream(await NodeClient.connect(this.connection(flags)), args.stream, flags.hard, expected);
     this.log(result.hard ? `stream ${result.stream} deleted for good (a tombstone was written)` : `stream ${result.stream} deleted (an append recreates it)`);
     return result;
   }

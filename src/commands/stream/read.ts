@@ -1,8 +1,11 @@
 import { Args, Flags } from '@oclif/core';
 import { NodeCommand } from '../../cli/node-command.js';
-import { eventJsonLine, eventTextLine, exitQuietlyOnClosedPipe, writeLine } from '../../cli/event-lines.js';
-import { allFilterFlags, allFilterOf, positionFlags } from '../../cli/stream-flags.js';
+import { exitQuietlyOnClosedPipe, writeLine } from '../../cli/stdout-lines.js';
+import { eventJsonLine, eventTextLine } from '../../maint/streams/event-lines.js';
+import { allFilterFlags, positionFlags } from '../../cli/stream-flags.js';
+import { allFilterOf } from '../../maint/streams/all-filter.js';
 import { readEvents } from '../../maint/streams/read.js';
+import { NodeClient } from '../../maint/node-client/node-client.js';
 
 export default class StreamRead extends NodeCommand {
   static override summary = 'Print the events of a stream, or of $all, oldest first (or newest first with --backwards).';
@@ -35,7 +38,7 @@ export default class StreamRead extends NodeCommand {
   async run(): Promise<void> {
     const { args, flags } = await this.parse(StreamRead);
     const filter = allFilterOf(args.stream, flags, this.commandLine());
-    const client = await this.nodeClient(flags);
+    const client = await NodeClient.connect(this.connection(flags));
     exitQuietlyOnClosedPipe();
     const format = this.jsonEnabled() ? eventJsonLine : eventTextLine;
     for await (const event of readEvents(client, args.stream, { from: flags.from, count: flags.count, backwards: flags.backwards, filter })) {

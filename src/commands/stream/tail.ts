@@ -1,8 +1,11 @@
 import { Args, Flags } from '@oclif/core';
 import { NodeCommand } from '../../cli/node-command.js';
-import { eventJsonLine, eventTextLine, exitQuietlyOnClosedPipe, writeLine } from '../../cli/event-lines.js';
-import { allFilterFlags, allFilterOf, positionFlags } from '../../cli/stream-flags.js';
+import { exitQuietlyOnClosedPipe, writeLine } from '../../cli/stdout-lines.js';
+import { eventJsonLine, eventTextLine } from '../../maint/streams/event-lines.js';
+import { allFilterFlags, positionFlags } from '../../cli/stream-flags.js';
+import { allFilterOf } from '../../maint/streams/all-filter.js';
 import { followEvents } from '../../maint/streams/read.js';
+import { NodeClient } from '../../maint/node-client/node-client.js';
 
 export default class StreamTail extends NodeCommand {
   static override summary = 'Follow a stream, or $all, printing each event as it is written, until stopped (Ctrl-C).';
@@ -33,7 +36,7 @@ export default class StreamTail extends NodeCommand {
   async run(): Promise<void> {
     const { args, flags } = await this.parse(StreamTail);
     const filter = allFilterOf(args.stream, flags, this.commandLine());
-    const client = await this.nodeClient(flags);
+    const client = await NodeClient.connect(this.connection(flags));
     exitQuietlyOnClosedPipe();
     const format = this.jsonEnabled() ? eventJsonLine : eventTextLine;
     let printed = 0;

@@ -2,6 +2,7 @@ import { Args } from '@oclif/core';
 import { NodeCommand } from '../../cli/node-command.js';
 import { table } from '../../cli/table.js';
 import { listSubscriptions, type SubscriptionSummary } from '../../maint/subscriptions/subscriptions-client.js';
+import { NodeClient } from '../../maint/node-client/node-client.js';
 
 export default class SubscriptionList extends NodeCommand {
   static override summary = 'List the persistent subscription groups of a node, or of one stream.';
@@ -19,7 +20,7 @@ export default class SubscriptionList extends NodeCommand {
 
   async run(): Promise<SubscriptionSummary[]> {
     const { args, flags } = await this.parse(SubscriptionList);
-    const groups = await listSubscriptions(await this.nodeClient(flags), args.stream);
+    const groups = await listSubscriptions(await NodeClient.connect(this.connection(flags)), args.stream);
     this.log(table(['STREAM', 'GROUP', 'STATUS', 'PROCESSED', 'LAST EVENT', 'CONNECTIONS'], groups.map((group) => [
       group.eventStreamId, group.groupName, group.status, String(group.totalItemsProcessed),
       `${group.lastProcessedEventNumber}/${group.lastKnownEventNumber}`, String(group.connectionCount),

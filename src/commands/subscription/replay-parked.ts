@@ -1,6 +1,7 @@
 import { Args } from '@oclif/core';
 import { NodeCommand } from '../../cli/node-command.js';
 import { replayParked } from '../../maint/subscriptions/subscriptions-client.js';
+import { NodeClient } from '../../maint/node-client/node-client.js';
 
 export default class SubscriptionReplayParked extends NodeCommand {
   static override summary = 'Deliver a group\'s parked messages to its consumers again.';
@@ -20,7 +21,7 @@ export default class SubscriptionReplayParked extends NodeCommand {
 
   async run(): Promise<{ stream: string; group: string }> {
     const { args, flags } = await this.parse(SubscriptionReplayParked);
-    await replayParked(await this.nodeClient(flags), args.stream, args.group);
+    await replayParked(await NodeClient.connect(this.connection(flags)), args.stream, args.group);
     this.log(`parked messages of ${args.group} on ${args.stream} are being delivered again`);
     return { stream: args.stream, group: args.group };
   }

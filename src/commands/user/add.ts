@@ -2,6 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import { NodeCommand } from '../../cli/node-command.js';
 import { newPassword, newPasswordFlags } from '../../cli/new-password.js';
 import { addUser } from '../../maint/users/users-client.js';
+import { NodeClient } from '../../maint/node-client/node-client.js';
 
 export default class UserAdd extends NodeCommand {
   static override summary = 'Create a user; the password comes from --user-password-file or standard input.';
@@ -31,7 +32,7 @@ export default class UserAdd extends NodeCommand {
     const { args, flags } = await this.parse(UserAdd);
     const password = await newPassword(flags, this.commandLine());
     const groups = flags.group ?? [];
-    await addUser(await this.nodeClient(flags), { loginName: args.login, fullName: flags['full-name'] ?? args.login, groups, password });
+    await addUser(await NodeClient.connect(this.connection(flags)), { loginName: args.login, fullName: flags['full-name'] ?? args.login, groups, password });
     this.log(`user ${args.login} created${groups.length > 0 ? ` in ${groups.join(', ')}` : ''}`);
     return { loginName: args.login, groups };
   }

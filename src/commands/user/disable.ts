@@ -1,6 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { NodeCommand } from '../../cli/node-command.js';
 import { setDisabled } from '../../maint/users/users-client.js';
+import { NodeClient } from '../../maint/node-client/node-client.js';
 
 export default class UserDisable extends NodeCommand {
   static override summary = 'Disable a user (its requests are refused from then on), or enable it again with --enable.';
@@ -22,7 +23,7 @@ export default class UserDisable extends NodeCommand {
 
   async run(): Promise<{ loginName: string; disabled: boolean }> {
     const { args, flags } = await this.parse(UserDisable);
-    await setDisabled(await this.nodeClient(flags), args.login, !flags.enable);
+    await setDisabled(await NodeClient.connect(this.connection(flags)), args.login, !flags.enable);
     this.log(`user ${args.login} ${flags.enable ? 'enabled' : 'disabled'}`);
     return { loginName: args.login, disabled: !flags.enable };
   }

@@ -2,6 +2,7 @@ import { Args } from '@oclif/core';
 import { NodeCommand } from '../../cli/node-command.js';
 import { newPassword, newPasswordFlags } from '../../cli/new-password.js';
 import { resetPassword } from '../../maint/users/users-client.js';
+import { NodeClient } from '../../maint/node-client/node-client.js';
 
 export default class UserPasswd extends NodeCommand {
   static override summary = 'Set a user\'s password (as an admin); it comes from --user-password-file or standard input.';
@@ -26,7 +27,7 @@ export default class UserPasswd extends NodeCommand {
   async run(): Promise<{ loginName: string }> {
     const { args, flags } = await this.parse(UserPasswd);
     const password = await newPassword(flags, this.commandLine());
-    await resetPassword(await this.nodeClient(flags), args.login, password);
+    await resetPassword(await NodeClient.connect(this.connection(flags)), args.login, password);
     this.log(`password of ${args.login} changed`);
     return { loginName: args.login };
   }

@@ -3,6 +3,7 @@
  * loader reads the same names from the environment and the --config file, /info/options and the
  * man page list it. Add an option here and it exists in all of them.
  */
+import { DEFAULT_PASSWORD } from '../default-password.js';
 import { boolean, integer, oneOf, text, type OptionValue } from './definition.js';
 
 const KiB = 1024;
@@ -95,7 +96,7 @@ export const optionSchema = {
   defaultAdminPassword: text('string', {
     group: 'Authentication',
     description: 'Password of the admin user ($admins) created on the first start of a database (changeit unless set); later starts ignore it. The log warns while it is changeit. Prefer --default-admin-password-file or the environment: a command line is visible to every user of the machine.',
-    default: 'changeit',
+    default: DEFAULT_PASSWORD,
     sensitive: true,
   }),
   defaultAdminPasswordFile: text('path', {
@@ -107,7 +108,7 @@ export const optionSchema = {
   defaultOpsPassword: text('string', {
     group: 'Authentication',
     description: 'Password of the ops user ($ops) created on the first start of a database (changeit unless set); later starts ignore it. The log warns while it is changeit. Prefer --default-ops-password-file or the environment: a command line is visible to every user of the machine.',
-    default: 'changeit',
+    default: DEFAULT_PASSWORD,
     sensitive: true,
   }),
   defaultOpsPasswordFile: text('path', {

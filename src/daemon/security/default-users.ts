@@ -3,12 +3,11 @@
  * passwords the options give (changeit unless set). They are created on the first start only;
  * every start warns about a default user whose password is still changeit.
  */
+import { DEFAULT_PASSWORD } from '../../common/default-password.js';
 import type { Logger } from '../../common/logger.js';
 import type { PasswordHasher } from './password-hash.js';
 import { ADMINS_GROUP, OPS_GROUP } from './user-record.js';
 import type { UserStore } from './user-store.js';
-
-export const DEFAULT_PASSWORD = 'changeit';
 
 export interface DefaultPasswords {
   admin: string;

@@ -3,7 +3,8 @@
  * credentials (node-client/node-request.ts). A reload the node refused is reported with the
  * node's own code and message.
  */
-import { nodeUrl, readCaFile, replyError, requestNode, type NodeConnection } from '../node-client/node-request.js';
+import type { NodeConnection } from '../../common/node-connection.js';
+import { nodeUrl, readCaFile, replyError, requestNode } from '../node-client/node-request.js';
 import type { CertReloadResult } from './result.js';
 
 export type HttpReloadOptions = NodeConnection;

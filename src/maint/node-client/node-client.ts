@@ -4,7 +4,8 @@
  * (streams, status) share it, so every command reports a wrong URL, a refused credential or an
  * unexpected reply the same way.
  */
-import { nodeUrl, readCaFile, replyError, requestNode, unexpectedReply, type NodeConnection, type NodeReply, type RequestOptions } from './node-request.js';
+import type { NodeConnection } from '../../common/node-connection.js';
+import { nodeUrl, readCaFile, replyError, requestNode, unexpectedReply, type NodeReply, type RequestOptions } from './node-request.js';
 
 export class NodeClient {
   private constructor(readonly connection: NodeConnection, private readonly ca: string | undefined) {}

@@ -8,16 +8,7 @@ import { readFile } from 'node:fs/promises';
 import http from 'node:http';
 import https from 'node:https';
 import { Errors, reviveError } from '../../common/errors.js';
-
-export interface NodeConnection {
-  /** The node's base URL, http:// or https://. */
-  url: string;
-  username: string;
-  password: string;
-  /** A PEM file of CA certificates to trust for https URLs, besides the system's. */
-  caFile?: string;
-  timeoutMs: number;
-}
+import type { NodeConnection } from '../../common/node-connection.js';
 
 export interface NodeReply {
   status: number;

@@ -4,7 +4,8 @@
  */
 import { Errors } from '../../common/errors.js';
 import { NodeClient } from '../node-client/node-client.js';
-import { jsonReply, replyError, type NodeConnection } from '../node-client/node-request.js';
+import type { NodeConnection } from '../../common/node-connection.js';
+import { jsonReply, replyError } from '../node-client/node-request.js';
 
 export interface StartParameters {
   threads?: number;

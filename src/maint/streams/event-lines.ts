@@ -3,9 +3,8 @@
  * object per line (NDJSON), its `data` and `metadata` the stored JSON text spliced in as it is,
  * so numbers wider than a double, `1.0` and escapes read back exactly as they were appended.
  */
-import { once } from 'node:events';
-import { isJsonText } from '../maint/streams/event-input.js';
-import type { ReadEvent } from '../maint/streams/feed-page.js';
+import { isJsonText } from './event-input.js';
+import type { ReadEvent } from './feed-page.js';
 
 /** Stored text as a JSON value: itself when it is JSON, else a JSON string of it. */
 function jsonValue(text: string, storedAsJson: boolean): string {
@@ -22,20 +21,4 @@ export function eventJsonLine(event: ReadEvent): string {
 /** `0@orders-1  OrderPlaced  {"total":5}`: number@stream, type and data as stored. */
 export function eventTextLine(event: ReadEvent): string {
   return `${event.eventNumber}@${event.stream}\t${event.eventType}\t${event.data}`;
-}
-
-/**
- * Writes a line to stdout, waiting when the pipe is full, so a long read into a slow reader
- * neither buffers without bound nor loses lines. A reader that went away (`| head`) ends the
- * command quietly, as it does for other Unix tools.
- */
-export async function writeLine(line: string): Promise<void> {
-  if (!process.stdout.write(`${line}\n`)) await once(process.stdout, 'drain');
-}
-
-export function exitQuietlyOnClosedPipe(): void {
-  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE') process.exit(0);
-    throw error;
-  });
 }
