@@ -15,6 +15,7 @@ import { MetadataPage } from './pages/metadata.js';
 import { UsersPage } from './pages/users.js';
 import { AdminPage } from './pages/admin.js';
 import { ScavengePage } from './pages/scavenge.js';
+import { StatsPage } from './pages/stats.js';
 import { SubscriptionsPage, SubscriptionPage } from './pages/subscriptions.js';
 import { ProjectionsPage, ProjectionPage, QueryPage } from './pages/projections.js';
 import { AccountPage, type CurrentUser } from './pages/account.js';
@@ -22,7 +23,7 @@ import { mayOpen, NO_RIGHTS, pageAudience, rightsOf, usesDefaultPassword, type R
 import { Notice, useLoad } from './components/ui.js';
 
 const NAVIGATION: Array<[Route['page'], string]> = [
-  ['dashboard', 'Dashboard'], ['streams', 'Streams'], ['subscriptions', 'Subscriptions'], ['projections', 'Projections'],
+  ['dashboard', 'Dashboard'], ['stats', 'Statistics'], ['streams', 'Streams'], ['subscriptions', 'Subscriptions'], ['projections', 'Projections'],
   ['query', 'Query'], ['users', 'Users'], ['scavenge', 'Scavenge'], ['admin', 'Admin'],
 ];
 
@@ -47,8 +48,9 @@ function Page({ route, api, rights }: { route: Route; api: Api; rights: Rights }
     case 'users': return <UsersPage api={api} />;
     case 'admin': return <AdminPage api={api} />;
     case 'scavenge': return <ScavengePage api={api} />;
-    case 'subscriptions': return <SubscriptionsPage api={api} />;
-    case 'subscription': return <SubscriptionPage api={api} stream={route.stream} group={route.group} />;
+    case 'stats': return <StatsPage api={api} />;
+    case 'subscriptions': return <SubscriptionsPage api={api} rights={rights} />;
+    case 'subscription': return <SubscriptionPage api={api} stream={route.stream} group={route.group} rights={rights} />;
     case 'projections': return <ProjectionsPage api={api} />;
     case 'projection': return <ProjectionPage api={api} name={route.name} />;
     case 'query': return <QueryPage api={api} />;
@@ -83,6 +85,42 @@ export function App() {
   return <Shell api={api} credentials={credentials} route={route} signIn={signIn} />;
 }
 
+/** Where the typing goes: a shortcut key pressed in a field is the field's. */
+function typingIn(target: EventTarget | null): boolean {
+  return target instanceof HTMLElement && (target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName));
+}
+
+/**
+ * Keys for the main actions, outside fields: `/` goes to the page's search or filter (the field
+ * marked for it, or the first), `g` then a letter opens a page: d(ashboard), s(treams), t(statistics), u(subscriptions),
+ * p(rojections), q(uery), c (scavenge), a(dmin).
+ */
+function useShortcuts(): void {
+  useEffect(() => {
+    const pages: Record<string, Route['page']> = { d: 'dashboard', s: 'streams', t: 'stats', u: 'subscriptions', p: 'projections', q: 'query', c: 'scavenge', a: 'admin' };
+    let leader = false;
+    const press = (event: KeyboardEvent) => {
+      if (event.ctrlKey || event.metaKey || event.altKey || typingIn(event.target)) return;
+      if (leader) {
+        leader = false;
+        const page = pages[event.key];
+        if (page) location.hash = formatRoute({ page } as Route);
+        return;
+      }
+      if (event.key === 'g') leader = true;
+      if (event.key === '/') {
+        const field = document.querySelector<HTMLInputElement>('main [data-shortcut=search]') ?? document.querySelector<HTMLInputElement>('main input:not([type=checkbox]), main textarea');
+        if (field) {
+          event.preventDefault();
+          field.focus();
+        }
+      }
+    };
+    addEventListener('keydown', press);
+    return () => removeEventListener('keydown', press);
+  }, []);
+}
+
 /**
  * The signed-in console: the navigation offers only the pages the user's groups may use (until
  * the node has said who the user is, none of the restricted ones), and a default user still on
@@ -92,8 +130,10 @@ function Shell({ api, credentials, route, signIn }: { api: Api; credentials: Cre
   const me = useLoad((signal) => api.json<{ data: CurrentUser }>('/users/$current', { signal }).then((reply) => reply.data), [api]);
   const rights = me.data ? rightsOf(me.data.groups) : NO_RIGHTS;
   const section = sectionOf(route);
+  useShortcuts();
   return (
     <div class="shell">
+      <a class="skip" href="#content" onClick={(event) => { event.preventDefault(); document.getElementById('content')?.focus(); }}>Skip to the page</a>
       <header>
         <a class="brand" href="#/dashboard">svcdb</a>
         <nav>
@@ -107,7 +147,7 @@ function Shell({ api, credentials, route, signIn }: { api: Api; credentials: Cre
       {usesDefaultPassword(credentials.login, credentials.password)
         ? <p class="warning" role="alert" data-name="default-password">{credentials.login} still has the default password. <a href="#/account">Change it</a> before this node holds anything of value.</p>
         : null}
-      <main>
+      <main id="content" tabIndex={-1}>
         {route.page === 'account'
           ? <AccountPage api={api} user={me.data} passwordChanged={(password) => signIn({ login: credentials.login, password })} />
           : me.loading && me.data === undefined ? null : <Page route={route} api={api} rights={rights} />}

@@ -1,7 +1,7 @@
 // The console's scavenge page in a real headless Chromium against a real `svcdb serve`: options
-// checked before sending, a throttled scavenge started through the form and met running, stopped
-// after a confirmation, started again (it resumes) and seen completed in the history with the
-// space it reclaimed. The page is photographed into test-artifacts/console/.
+// checked before sending, a throttled scavenge started through the form and met running with its
+// progress, stopped after a confirmation, started again (it resumes), followed by the page to its
+// done state, and seen completed in the history with the space it reclaimed. The page is photographed into test-artifacts/console/.
 import t from 'tap';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -53,6 +53,8 @@ t.test('a scavenge is started, stopped and resumed from the page, and its histor
   await page.waitForSelector('text=/Scavenge .* started\\./');
   const running = await refreshUntilCurrent(page, /^Running: /);
   const scavengeId = running.replace('Running: ', '');
+  await page.waitForSelector('[data-name=scavenge-progress] progress');
+  t.match(await page.textContent('[data-name=scavenge-progress]'), /^Phase \w+: \d+ of \d+ \w+ \(\d+ %\)/, 'the phase and its progress');
   t.equal((await call(url, 'GET', '/admin/scavenge/current')).body.scavengeId, scavengeId, 'the page names the running scavenge');
   await screenshot(page, 'scavenge-running');
 
@@ -64,7 +66,12 @@ t.test('a scavenge is started, stopped and resumed from the page, and its histor
   t.pass('stopped');
 
   await startThroughForm(page, '', '');
-  await refreshUntilCurrent(page, /^No scavenge is running\.$/);
+  // Without a click: the page follows the run to its end and says how it ended.
+  await page.waitForSelector('[data-name=scavenge-done] >> text=/ended: Success/');
+  t.equal((await page.textContent('[data-name=scavenge-current]'))?.trim(), 'No scavenge is running.', 'the run is no longer shown running');
+  t.equal(await page.locator('button[name=stop-scavenge]').count(), 0, 'and has no Stop button');
+  t.match(await page.textContent('[data-name=scavenge-done]'), /reclaimed in /, 'the space reclaimed and the time taken');
+  await screenshot(page, 'scavenge-done');
   const history = page.locator('[data-name=scavenge-history] tbody tr');
   await pollUntilAsync('the history to show a completed scavenge with its result', async () => {
     await page.getByRole('button', { name: 'Refresh', exact: true }).click();

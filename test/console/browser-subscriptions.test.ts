@@ -79,6 +79,8 @@ t.test('messages consumed and one parked through the API show on the group page'
   t.match(await cell(page, '[data-name=status]'), /^(Live|Behind)$/);
   await screenshot(page, 'subscription');
 
+  await page.waitForSelector('[data-name=parked-list] tr');
+  t.same(await page.locator('[data-name=parked-list] tr td:first-child').allTextContents(), ['2@orders'], 'the group page lists the parked message');
   await page.click('a[data-name=parked-messages]');
   await page.waitForSelector('[data-name=event]');
   t.same(await page.locator('[data-name=event] header > a:first-child').allTextContents(), ['2@orders'], 'the parked stream shows the parked event');
@@ -91,6 +93,9 @@ t.test('parked messages are replayed from the group page', async (t) => {
   await page.goto(`${url}/web#/subscriptions/orders/billing`);
   await page.waitForSelector('button[name=replay-parked]');
   await page.click('button[name=replay-parked]');
+  const dialog = page.getByRole('alertdialog');
+  t.match(await dialog.textContent(), /Replay the 1 parked messages of 'billing'\?/, 'the confirmation says what is replayed');
+  await dialog.getByRole('button', { name: 'Yes, replay them' }).click();
   await page.waitForSelector('text=Replaying parked messages.');
   let replayed: number[] = [];
   await pollUntilAsync('the parked message to be offered again', async () => {

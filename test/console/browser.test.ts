@@ -350,7 +350,7 @@ t.test('a user without groups is offered no admin page or action, and changes th
   const page = await chrome.newPage();
   await signIn(page, url, 'plain', 'plain-password');
   await page.waitForSelector('header nav a >> text=Streams');
-  t.same(await page.locator('header nav a').allTextContents(), ['Dashboard', 'Streams', 'Subscriptions', 'Projections', 'Query'], 'no Users, Scavenge or Admin');
+  t.same(await page.locator('header nav a').allTextContents(), ['Dashboard', 'Statistics', 'Streams', 'Subscriptions', 'Projections', 'Query'], 'no Users, Scavenge or Admin');
   t.equal(await page.locator('[data-name=default-password]').count(), 0, 'no default-password warning for a user with their own');
   await page.goto(`${url}/web#/admin`);
   await page.waitForSelector('.notice');
@@ -382,7 +382,7 @@ t.test('an operator on the default password is warned on every page', async (t) 
   const page = await signedIn();
   await page.waitForSelector('[data-name=default-password]');
   t.match(await page.textContent('[data-name=default-password]'), /^admin still has the default password/);
-  t.same(await page.locator('header nav a').allTextContents(), ['Dashboard', 'Streams', 'Subscriptions', 'Projections', 'Query', 'Users', 'Scavenge', 'Admin']);
+  t.same(await page.locator('header nav a').allTextContents(), ['Dashboard', 'Statistics', 'Streams', 'Subscriptions', 'Projections', 'Query', 'Users', 'Scavenge', 'Admin']);
   await page.goto(`${url}/web#/scavenge`);
   await page.waitForSelector('[data-name=default-password]');
   await page.close();

@@ -1,40 +1,32 @@
-// The console's live parts: dashboard figures from /stats samples, the editor's highlighting,
-// and the API client, which talks to a real node here.
+// The console's live parts: chart geometry and the node's statistics history, sizes and durations,
+// the editor's highlighting, and the API client, which talks to a real node here.
 import t from 'tap';
 import { Api, ApiError, sameOriginPath } from '../../web/lib/api.js';
 import { tokenize } from '../../web/lib/highlight.js';
-import { figuresOf, formatBytes, formatDuration, SAMPLES_MAX, Series } from '../../web/lib/series.js';
-import { points } from '../../web/lib/chart-points.js';
+import { formatBytes, formatDuration } from '../../src/common/human-units.js';
+import { niceTop, points } from '../../web/lib/chart-points.js';
+import { historyPath, NodeHistory, type NodeSample } from '../../web/lib/node-history.js';
 import { startNode } from '../helpers/node.js';
 
-function stats(appends: number, reads: number, requests: number) {
-  return {
-    sys: { drive: { '/': { availableBytes: 1024 ** 3, usage: 42.5 } } },
-    svc: {
-      queue: { StorageWriter: { length: 2, totalItemsProcessed: appends }, HttpRequests: { length: 1, totalItemsProcessed: requests } },
-      readIndex: { cachedRecord: reads, notCachedRecord: 1 }, writer: { lastFlushDelayMs: 1.5 },
-    },
-  };
-}
-
-t.test('figures: counters become rates per second, gauges stay as they are', async (t) => {
-  const first = { timeMs: 0, stats: stats(10, 100, 5) };
-  const second = { timeMs: 2000, stats: stats(30, 140, 9) };
-  t.same(figuresOf(first, second), {
-    appendsPerSecond: 10, readsPerSecond: 20, requestsPerSecond: 2, queueLength: 3, flushMs: 1.5, diskUsedPercent: 42.5, diskFreeBytes: 1024 ** 3,
-  });
-  t.equal(figuresOf(undefined, first).appendsPerSecond, 0, 'no rate from a single sample');
-  t.equal(figuresOf(second, { timeMs: 3000, stats: stats(1, 1, 1) }).appendsPerSecond, 0, 'a counter that went back (a restart) gives no rate');
-  t.equal(figuresOf(undefined, { timeMs: 0, stats: {} }).queueLength, 0, 'missing figures read as zero');
+t.test('chart geometry: points placed by time in the window, scaled to a round top', async (t) => {
+  const values = [{ timeMs: 1000, value: 0 }, { timeMs: 6000, value: 5 }, { timeMs: 11000, value: 10 }];
+  t.equal(points(values, 1000, 11000, 10, 100, 10), '0.0,10.0 50.0,5.0 100.0,0.0');
+  t.equal(points(values, 6000, 11000, 20, 100, 10), '0.0,7.5 100.0,5.0', 'points before the window are left out');
+  t.equal(points([], 0, 1000, 1, 100, 10), '');
+  t.same([0, 0.3, 1, 7, 10, 11, 240, 5001].map(niceTop), [1, 0.5, 1, 10, 10, 20, 500, 10000]);
 });
 
-t.test('the series keeps the last SAMPLES_MAX figures, oldest first', async (t) => {
-  const series = new Series();
-  for (let second = 0; second < SAMPLES_MAX + 10; second += 1) series.add({ timeMs: second * 1000, stats: stats(second * 3, 0, 0) });
-  t.equal(series.length, SAMPLES_MAX);
-  t.same(new Set(series.values('appendsPerSecond')), new Set([3]));
-  t.equal(points([0, 5, 10], 100, 10), '0.0,10.0 50.0,5.0 100.0,0.0');
-  t.equal(points([], 100, 10), '');
+t.test('the node\'s history: newer samples appended, a restarted node starts it over, bounded', async (t) => {
+  const sample = (sequence: number) => ({ sequence, time: new Date(sequence * 1000).toISOString(), appendsPerSecond: sequence, queueLengths: { Writer: sequence } }) as unknown as NodeSample;
+  const history = new NodeHistory();
+  t.equal(historyPath(history), '/stats/history');
+  history.add({ periodMs: 1000, samplesMax: 3, samples: [sample(0), sample(1)] });
+  t.equal(historyPath(history), '/stats/history?after=1');
+  history.add({ periodMs: 1000, samplesMax: 3, samples: [sample(2), sample(3)] });
+  t.same(history.series('appendsPerSecond').map((point) => point.value), [1, 2, 3], 'the newest samplesMax kept');
+  t.same(history.queueNames(), ['Writer']);
+  history.add({ periodMs: 1000, samplesMax: 3, samples: [sample(0)] });
+  t.same(history.series('appendsPerSecond').map((point) => point.value), [0], 'a lower sequence: the node restarted');
 });
 
 t.test('sizes and durations for people', async (t) => {

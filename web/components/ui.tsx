@@ -59,13 +59,20 @@ export function ConfirmButton({ label, question, confirmLabel, onConfirm, name }
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
   const yes = useRef<HTMLButtonElement>(null);
-  useEffect(() => { if (asking) yes.current?.focus(); }, [asking]);
-  if (!asking) return <button type="button" class="danger" name={name} onClick={() => { setError(undefined); setAsking(true); }}>{label}</button>;
+  const trigger = useRef<HTMLButtonElement>(null);
+  const answered = useRef(false);
+  // The question takes the focus; once it is answered or cancelled, the focus goes back to the button.
+  useEffect(() => {
+    if (asking) yes.current?.focus();
+    else if (answered.current) trigger.current?.focus();
+  }, [asking]);
+  const close = () => { answered.current = true; setAsking(false); };
+  if (!asking) return <button type="button" class="danger" name={name} ref={trigger} onClick={() => { setError(undefined); setAsking(true); }}>{label}</button>;
   const run = async () => {
     setBusy(true);
     try {
       await onConfirm();
-      setAsking(false);
+      close();
     } catch (caught) {
       setError(caught);
     } finally {
@@ -73,10 +80,10 @@ export function ConfirmButton({ label, question, confirmLabel, onConfirm, name }
     }
   };
   return (
-    <div class="confirm" role="alertdialog" aria-label={question}>
+    <div class="confirm" role="alertdialog" aria-label={question} onKeyDown={(event) => { if (event.key === 'Escape' && !busy) close(); }}>
       <p>{question}</p>
       <button type="button" class="danger" ref={yes} disabled={busy} onClick={() => void run()}>{confirmLabel}</button>
-      <button type="button" disabled={busy} onClick={() => setAsking(false)}>Cancel</button>
+      <button type="button" disabled={busy} onClick={close}>Cancel</button>
       <ErrorBanner error={error} />
     </div>
   );

@@ -1,10 +1,24 @@
-/** The polyline of a chart: values scaled to the box, the largest at the top, time left to right. */
+/**
+ * A chart's geometry: the polyline of points in a time window (oldest at the left, now at the
+ * right), scaled to a top that is a round number, so the axis labels read well.
+ */
+import type { Point } from './node-history.js';
+
 export const WIDTH = 300;
 export const HEIGHT = 60;
 
-export function points(values: readonly number[], width = WIDTH, height = HEIGHT): string {
-  if (values.length === 0) return '';
-  const top = Math.max(...values, 1e-9);
-  const step = values.length > 1 ? width / (values.length - 1) : 0;
-  return values.map((value, index) => `${(index * step).toFixed(1)},${(height - (value / top) * height).toFixed(1)}`).join(' ');
+/** The smallest of 1, 2, 5 × 10^n at or above `value` (1 for nothing to show). */
+export function niceTop(value: number): number {
+  if (!(value > 0)) return 1;
+  const power = 10 ** Math.floor(Math.log10(value));
+  const step = [1, 2, 5, 10].find((multiple) => multiple * power >= value) ?? 10;
+  return step * power;
+}
+
+export function points(values: readonly Point[], startMs: number, endMs: number, top: number, width = WIDTH, height = HEIGHT): string {
+  const span = Math.max(1, endMs - startMs);
+  return values
+    .filter((point) => point.timeMs >= startMs && point.timeMs <= endMs)
+    .map((point) => `${(((point.timeMs - startMs) / span) * width).toFixed(1)},${(height - (Math.min(point.value, top) / top) * height).toFixed(1)}`)
+    .join(' ');
 }

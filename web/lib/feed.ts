@@ -17,6 +17,8 @@ export interface FeedEntry {
   eventNumber?: number | string;
   streamId?: string;
   isJson?: boolean;
+  /** The event's data was removed by `svcdb redact`; only entries with rich fields say so. */
+  isRedacted?: boolean;
   /** Null at embed=body for an event not flagged JSON; tryharder carries its text. */
   data?: string | null;
   metaData?: string | null;

@@ -17,9 +17,10 @@ export type Route =
   | { page: 'projection'; name: string }
   | { page: 'query' }
   | { page: 'scavenge' }
+  | { page: 'stats' }
   | { page: 'account' };
 
-const SIMPLE = ['dashboard', 'streams', 'users', 'admin', 'subscriptions', 'projections', 'query', 'scavenge', 'account'] as const;
+const SIMPLE = ['dashboard', 'streams', 'users', 'admin', 'subscriptions', 'projections', 'query', 'scavenge', 'stats', 'account'] as const;
 
 export function parseRoute(hash: string): Route {
   const [path, query = ''] = hash.replace(/^#\/?/, '').split('?', 2);
@@ -68,7 +69,7 @@ export function formatRoute(route: Route): string {
 const PAGE_TITLES: Record<Route['page'], string> = {
   dashboard: 'Dashboard', streams: 'Streams', stream: 'Stream', event: 'Event', metadata: 'Metadata', users: 'Users',
   admin: 'Admin', subscriptions: 'Subscriptions', subscription: 'Subscription', projections: 'Projections',
-  projection: 'Projection', query: 'Query', scavenge: 'Scavenge', account: 'Account',
+  projection: 'Projection', query: 'Query', scavenge: 'Scavenge', stats: 'Statistics', account: 'Account',
 };
 
 /** The browser tab's title for a page: what it shows first, so tabs and history tell pages apart. */

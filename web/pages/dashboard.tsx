@@ -1,63 +1,42 @@
 /**
- * The node at a glance: state, version and uptime from `/info` and `/stats`, charts of the last
- * five minutes refreshed every second, and the live tail of `$all`.
+ * The node at a glance: state, version and uptime from `/info` and `/stats`, charts of the
+ * node's own recent samples (`/stats/history`, so they survive going to another page and back)
+ * in a chosen time window, and the live tail of `$all`.
  */
-import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Api } from '../lib/api.js';
-import { formatBytes, formatDuration, Series, type FigureName } from '../lib/series.js';
-import { Chart } from '../components/chart.js';
+import { formatBytes, formatDuration } from '../../src/common/human-units.js';
+import type { SeriesName } from '../lib/node-history.js';
+import { Chart, WindowChoice } from '../components/chart.js';
+import { LiveIndicator } from '../components/live.js';
+import { useNodeHistory } from '../components/node-history.js';
 import { ErrorBanner, useLoad } from '../components/ui.js';
 import { Tail } from './tail.js';
-
-export const REFRESH_MS = 1000;
 
 interface NodeInfo {
   svcVersion?: string;
   state?: string;
 }
 
-const rate = (value: number) => `${value.toFixed(1)}/s`;
-const CHARTS: Array<[FigureName, string, (value: number) => string]> = [
+/** A figure with a decimal only where it says something: 0, 0.5, 2, 25. */
+const figure = (value: number) => (Number.isInteger(value) || value >= 10 ? value.toFixed(0) : value.toFixed(1));
+export const rate = (value: number) => `${figure(value)}/s`;
+export const count = (value: number) => figure(value);
+export const milliseconds = (value: number) => `${figure(value)} ms`;
+const CHARTS: Array<[SeriesName, string, (value: number) => string]> = [
   ['appendsPerSecond', 'Appends', rate],
-  ['readsPerSecond', 'Reads', rate],
+  ['readsPerSecond', 'Events read', rate],
   ['requestsPerSecond', 'HTTP requests', rate],
-  ['queueLength', 'Queue lengths', (value) => String(value)],
-  ['flushMs', 'Writer flush', (value) => `${value.toFixed(2)} ms`],
-  ['diskUsedPercent', 'Disk used', (value) => `${value.toFixed(1)} %`],
+  ['queueLength', 'Queue lengths (all queues)', count],
+  ['flushMs', 'Writer flush', milliseconds],
+  ['diskUsedPercent', 'Disk used', (value) => `${value.toFixed(0)} %`],
   ['diskFreeBytes', 'Disk free', formatBytes],
 ];
 
-function useStats(api: Api) {
-  const series = useRef(new Series());
-  const [, setTick] = useState(0);
-  const [error, setError] = useState<unknown>();
-  const [startTime, setStartTime] = useState<string>();
-  useEffect(() => {
-    let stopped = false;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const controller = new AbortController();
-    const poll = async () => {
-      try {
-        const stats = await api.json<{ proc?: { startTime?: string } }>('/stats', { signal: controller.signal });
-        series.current.add({ timeMs: performance.now(), stats });
-        setStartTime(stats.proc?.startTime);
-        setError(undefined);
-        setTick((tick) => tick + 1);
-      } catch (caught) {
-        if (!stopped) setError(caught);
-      }
-      // The next refresh is timed from the end of this one, so a slow node is never asked twice at once.
-      if (!stopped) timer = setTimeout(() => void poll(), REFRESH_MS);
-    };
-    void poll();
-    return () => { stopped = true; controller.abort(); clearTimeout(timer); };
-  }, [api]);
-  return { series: series.current, error, startTime };
-}
-
 export function Dashboard({ api }: { api: Api }) {
   const info = useLoad((signal) => api.json<NodeInfo>('/info', { signal }), [api]);
-  const { series, error, startTime } = useStats(api);
+  const started = useLoad((signal) => api.json<string>('/stats/proc/startTime', { signal }), [api]);
+  const { history, live, windowMs, choose, endMs } = useNodeHistory(api);
+  const startTime = started.data;
   const uptime = startTime ? formatDuration(Math.floor((Date.now() - Date.parse(startTime)) / 1000)) : '–';
   return (
     <section>
@@ -67,9 +46,14 @@ export function Dashboard({ api }: { api: Api }) {
         <dt>Version</dt><dd data-name="version">{info.data?.svcVersion ?? '–'}</dd>
         <dt>Uptime</dt><dd data-name="uptime">{uptime}</dd>
       </dl>
-      <ErrorBanner error={info.error ?? error} />
+      <ErrorBanner error={info.error ?? started.error} />
+      <div class="chart-bar">
+        <LiveIndicator live={live} />
+        <WindowChoice windowMs={windowMs} choose={choose} />
+        <a href="#/stats">All statistics</a>
+      </div>
       <div class="charts">
-        {CHARTS.map(([name, title, format]) => <Chart key={name} title={title} values={series.values(name)} format={format} />)}
+        {CHARTS.map(([name, title, format]) => <Chart key={name} name={name} title={title} values={history.series(name)} format={format} windowMs={windowMs} endMs={endMs} />)}
       </div>
       <Tail api={api} />
     </section>

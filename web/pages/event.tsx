@@ -50,6 +50,7 @@ export function EventPage({ api, stream, eventNumber }: { api: Api; stream: stri
       <h1>{`${eventNumber}@${stream}`}</h1>
       <p class="links"><a href={formatRoute({ page: 'stream', stream })}>{`Back to ${stream}`}</a></p>
       <ErrorBanner error={loaded.error} />
+      {entry?.isRedacted ? <p><span class="badge badge-redacted" data-name="redacted">Redacted</span> Its data was removed by redaction; type, metadata and time stay.</p> : null}
       {entry ? (
         <dl class="facts">
           <dt>Type</dt><dd>{entry.eventType ?? entry.summary}</dd>

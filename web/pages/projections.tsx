@@ -1,16 +1,33 @@
 /**
  * Projections: the list with status and progress; creating one in the editor; a projection's
  * commands, state and result per partition, source and config; and running a one-time query.
+ * The list and a projection's status update by themselves; a faulted or lagging projection is
+ * marked, with its reason.
  */
 import type { ComponentType } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import type { Api } from '../lib/api.js';
 import { prettyJson } from '../lib/body.js';
 import { jsonError } from '../lib/json-text.js';
-import { COMMANDS, createPath, EXAMPLE_QUERY, isFinished, projectionPath, type NewProjection, type ProjectionMode, type ProjectionSummary } from '../lib/projections.js';
+import { COMMANDS, createPath, EXAMPLE_QUERY, isFinished, projectionHealth, projectionPath, type NewProjection, type ProjectionMode, type ProjectionSummary } from '../lib/projections.js';
 import { formatRoute } from '../lib/routes.js';
 import type { EditorProps } from '../components/editor.js';
 import { ActionButton, ConfirmButton, ErrorBanner, Field, Notice, Pre, useLoad } from '../components/ui.js';
+import { every, LiveIndicator, useLive } from '../components/live.js';
+
+/** How often the list and a projection's status are read again. */
+export const PROJECTIONS_REFRESH_MS = 2000;
+
+/** The status, marked by how the projection is doing, and the reason when there is one. */
+function StatusCell({ summary }: { summary: ProjectionSummary }) {
+  const { health, reason } = projectionHealth(summary);
+  return (
+    <span class={`health health-${health}`} data-name="health" data-health={health}>
+      <span class="badge">{summary.status ?? ''}</span>
+      {reason ? <span class="reason">{reason}</span> : null}
+    </span>
+  );
+}
 
 /** The editor, fetched when first needed: it is not part of the console's first load. */
 function LazyEditor(props: EditorProps) {
@@ -61,19 +78,20 @@ function CreateProjection({ api, created }: { api: Api; created: () => void }) {
 }
 
 export function ProjectionsPage({ api }: { api: Api }) {
-  const list = useLoad((signal) => api.json<{ projections: ProjectionSummary[] }>('/projections/any', { signal }), [api]);
+  const list = useLive((signal) => api.json<{ projections: ProjectionSummary[] }>('/projections/any', { signal }), every(PROJECTIONS_REFRESH_MS), [api]);
   return (
     <section>
       <h1>Projections</h1>
+      <LiveIndicator live={list} />
       <ErrorBanner error={list.error} />
       <button type="button" name="refresh" onClick={list.reload}>Refresh</button>
       <table data-name="projections">
         <thead><tr><th>Name</th><th>Mode</th><th>Status</th><th>Progress</th><th>Position</th><th>Events processed</th></tr></thead>
         <tbody>
           {(list.data?.projections ?? []).map((projection) => (
-            <tr key={projection.name}>
+            <tr key={projection.name} class={`health-${projectionHealth(projection).health}`} data-name={`projection-${projection.name}`}>
               <td><a href={formatRoute({ page: 'projection', name: projection.name })}>{projection.name}</a></td>
-              <td>{projection.mode ?? ''}</td><td>{projection.status ?? ''}</td>
+              <td>{projection.mode ?? ''}</td><td><StatusCell summary={projection} /></td>
               <td>{projection.progress === undefined ? '' : `${projection.progress.toFixed(1)} %`}</td>
               <td>{projection.position ?? ''}</td><td>{String(projection.eventsProcessedAfterRestart ?? '')}</td>
             </tr>
@@ -157,7 +175,7 @@ function ConfigEditor({ api, name }: { api: Api; name: string }) {
 }
 
 export function ProjectionPage({ api, name }: { api: Api; name: string }) {
-  const status = useLoad((signal) => api.json<ProjectionSummary>(projectionPath(name), { signal }), [api, name]);
+  const status = useLive((signal) => api.json<ProjectionSummary>(projectionPath(name), { signal }), every(PROJECTIONS_REFRESH_MS), [api, name]);
   const [deleted, setDeleted] = useState<string>();
   const [generation, setGeneration] = useState(0);
   const command = (verb: (typeof COMMANDS)[number]) => async () => {
@@ -169,10 +187,11 @@ export function ProjectionPage({ api, name }: { api: Api; name: string }) {
     <section>
       <h1>{`Projection ${name}`}</h1>
       <p class="links"><a href="#/projections">All projections</a></p>
+      <LiveIndicator live={status} />
       <ErrorBanner error={status.error} />
       {status.data ? (
         <dl class="facts">
-          <dt>Status</dt><dd data-name="projection-status">{status.data.status ?? ''}</dd>
+          <dt>Status</dt><dd data-name="projection-status"><StatusCell summary={status.data} /></dd>
           <dt>Mode</dt><dd>{status.data.mode ?? ''}</dd>
           <dt>Progress</dt><dd>{status.data.progress === undefined ? '' : `${status.data.progress.toFixed(1)} %`}</dd>
           <dt>Position</dt><dd>{status.data.position ?? ''}</dd>
@@ -199,6 +218,12 @@ export function ProjectionPage({ api, name }: { api: Api; name: string }) {
 
 const QUERY_POLL_MS = 1000;
 
+/** Stops a query's transient projection and deletes it with its streams. */
+async function removeQuery(api: Api, name: string): Promise<void> {
+  await api.request(projectionPath(name, '/command/disable'), { method: 'POST' });
+  await api.request(projectionPath(name, '?deleteStateStream=true&deleteCheckpointStream=true&deleteEmittedStreams=true'), { method: 'DELETE' });
+}
+
 export function QueryPage({ api }: { api: Api }) {
   const [source, setSource] = useState(EXAMPLE_QUERY);
   const [status, setStatus] = useState<string>();
@@ -210,8 +235,9 @@ export function QueryPage({ api }: { api: Api }) {
     setRunning(true);
     setError(undefined);
     setResult(undefined);
+    let created: { name: string } | undefined;
     try {
-      const created = await api.json<{ name: string }>(createPath({ name: '', mode: 'transient', emit: false, enabled: true, trackEmittedStreams: false }), {
+      created = await api.json<{ name: string }>(createPath({ name: '', mode: 'transient', emit: false, enabled: true, trackEmittedStreams: false }), {
         method: 'POST', body: source, headers: { 'content-type': 'application/javascript' },
       });
       let summary = await api.json<ProjectionSummary>(projectionPath(created.name));
@@ -226,6 +252,8 @@ export function QueryPage({ api }: { api: Api }) {
     } catch (caught) {
       setError(caught);
     } finally {
+      // A query run is not a projection to keep: it leaves no entry in the list.
+      if (created) await removeQuery(api, created.name).catch((caught: unknown) => setError(caught));
       setRunning(false);
     }
   };

@@ -1,15 +1,62 @@
-/** Scavenge: start one with options, stop the one running, and the history kept in `$scavenges`. */
-import { useState } from 'preact/hooks';
+/**
+ * Scavenge: start one with options; the running one with its phase and progress, updating by
+ * itself, and stopped after a confirmation; how the last one seen ended; the history kept in
+ * `$scavenges`.
+ */
+import { useRef, useState } from 'preact/hooks';
 import type { Api } from '../lib/api.js';
 import type { Feed } from '../lib/feed.js';
-import { formatBytes } from '../lib/series.js';
+import { formatBytes } from '../../src/common/human-units.js';
 import { formatRoute } from '../lib/routes.js';
 import { DEFAULT_SCAVENGE_OPTIONS, scavengeQuery, scavengeRecord, type ScavengeOptions } from '../lib/scavenge.js';
 import { ConfirmButton, ErrorBanner, Field, Notice, useLoad } from '../components/ui.js';
+import { every, LiveIndicator, useLive } from '../components/live.js';
 
-interface Current {
+export const SCAVENGE_REFRESH_MS = 1000;
+
+/** `/admin/scavenge/current` and `/admin/scavenge/{id}`: a run in progress, or how it ended. */
+interface Run {
   scavengeId: string;
-  scavengeLink: string;
+  phase?: string;
+  unit?: string;
+  chunksDone?: number;
+  chunksTotal?: number;
+  spaceSaved?: number;
+  startedAt?: string;
+  stopRequested?: boolean;
+  result?: string;
+  error?: string | null;
+  timeTaken?: string;
+}
+
+interface Observed {
+  running: Run | undefined;
+  /** The last run this page saw running, once it has ended. */
+  finished: Run | undefined;
+}
+
+function Progress({ run }: { run: Run }) {
+  const total = run.chunksTotal ?? 0;
+  const done = run.chunksDone ?? 0;
+  const percent = total > 0 ? Math.min(100, (done / total) * 100) : 0;
+  return (
+    <div class="progress-box" data-name="scavenge-progress">
+      <p>{`Phase ${run.phase ?? '?'}: ${done} of ${total} ${run.unit ?? 'chunks'} (${percent.toFixed(0)} %), ${formatBytes(run.spaceSaved ?? 0)} reclaimed so far${run.stopRequested ? ', stopping' : ''}.`}</p>
+      <progress max={100} value={percent} aria-label="Scavenge progress" />
+    </div>
+  );
+}
+
+function Finished({ run }: { run: Run }) {
+  const outcome = run.result ?? 'Finished';
+  return (
+    <p class={`done done-${outcome.toLowerCase()}`} data-name="scavenge-done" role="status">
+      {`Scavenge ${run.scavengeId} ended: ${outcome}`}
+      {run.spaceSaved === undefined ? '' : `, ${formatBytes(run.spaceSaved)} reclaimed`}
+      {run.timeTaken ? ` in ${run.timeTaken}` : ''}
+      {run.error ? ` (${run.error})` : ''}.
+    </p>
+  );
 }
 
 function StartForm({ api, started }: { api: Api; started: () => void }) {
@@ -51,7 +98,7 @@ function StartForm({ api, started }: { api: Api; started: () => void }) {
   );
 }
 
-function History({ api, generation }: { api: Api; generation: number }) {
+function History({ api, generation }: { api: Api; generation: string }) {
   const feed = useLoad((signal) => api.json<Feed>('/streams/%24scavenges/head/backward/50?embed=body', { accept: 'application/vnd.svc.atom+json', signal }), [api, generation]);
   const records = (feed.data?.entries ?? []).map((entry) => scavengeRecord(entry)).filter((record) => record !== undefined);
   return (
@@ -77,21 +124,37 @@ function History({ api, generation }: { api: Api; generation: number }) {
 
 export function ScavengePage({ api }: { api: Api }) {
   const [generation, setGeneration] = useState(0);
-  const current = useLoad((signal) => api.json<Current>('/admin/scavenge/current', { signal }), [api, generation]);
+  const seen = useRef<string>();
+  const observed = useLive<Observed>(async (signal) => {
+    const current = await api.json<Run>('/admin/scavenge/current', { signal });
+    if (current.scavengeId !== '') {
+      seen.current = current.scavengeId;
+      return { running: current, finished: undefined };
+    }
+    if (seen.current === undefined) return { running: undefined, finished: undefined };
+    const finished = await api.json<Run>(`/admin/scavenge/${encodeURIComponent(seen.current)}`, { signal });
+    return { running: undefined, finished };
+  }, every(SCAVENGE_REFRESH_MS), [api, generation]);
   const changed = () => setGeneration((value) => value + 1);
-  const running = current.data?.scavengeId;
+  const running = observed.data?.running;
+  const finished = observed.data?.finished;
+  // The history is read again when a run this page saw has ended.
+  const historyGeneration = `${generation}:${finished?.scavengeId ?? ''}:${finished?.phase ?? ''}`;
   return (
     <section>
       <h1>Scavenge</h1>
-      <ErrorBanner error={current.error} />
-      <p data-name="scavenge-current">{running ? `Running: ${running}` : 'No scavenge is running.'}</p>
+      <LiveIndicator live={observed} />
+      <ErrorBanner error={observed.error} />
+      <p data-name="scavenge-current">{running ? `Running: ${running.scavengeId}` : 'No scavenge is running.'}</p>
+      {running ? <Progress run={running} /> : null}
+      {!running && finished ? <Finished run={finished} /> : null}
       <button type="button" onClick={changed}>Refresh</button>
       {running ? (
-        <ConfirmButton name="stop-scavenge" label="Stop the scavenge" confirmLabel="Yes, stop it" question={`Stop the scavenge ${running}? It can be started again later.`}
+        <ConfirmButton name="stop-scavenge" label="Stop the scavenge" confirmLabel="Yes, stop it" question={`Stop the scavenge ${running.scavengeId}? It can be started again later.`}
           onConfirm={async () => { await api.request('/admin/scavenge/current', { method: 'DELETE' }); changed(); }} />
       ) : null}
       <StartForm api={api} started={changed} />
-      <History api={api} generation={generation} />
+      <History api={api} generation={historyGeneration} />
     </section>
   );
 }

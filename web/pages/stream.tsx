@@ -1,6 +1,7 @@
 /**
  * One stream, a page at a time, newest first, with links to newer and older pages; each event's
- * type, number, time, data and metadata; the append form and the delete buttons.
+ * type, number, time, data and metadata; the append form and the delete buttons. The newest
+ * page updates by itself: a long poll of the page after it answers when an event is written.
  */
 import { useEffect } from 'preact/hooks';
 import { ApiError, type Api } from '../lib/api.js';
@@ -9,10 +10,13 @@ import { localStore } from '../lib/browser-storage.js';
 import { entryReference, linkTarget, LINK_EVENT_TYPE, navigation, pagePath, viaLink, type Feed, type FeedEntry, type PagePosition } from '../lib/feed.js';
 import { rememberStream } from '../lib/recent.js';
 import { formatRoute, type Route } from '../lib/routes.js';
-import { ConfirmButton, ErrorBanner, Pre, useLoad } from '../components/ui.js';
+import { FEED, newerEvent } from '../lib/long-poll.js';
+import { ConfirmButton, ErrorBanner, Pre } from '../components/ui.js';
+import { every, LiveIndicator, untilAborted, useLive } from '../components/live.js';
 import { AppendForm } from './append.js';
 
-const FEED = 'application/vnd.svc.atom+json';
+/** How often a page of a stream that does not exist (yet) is asked again. */
+const MISSING_RETRY_MS = 5000;
 
 function pageRoute(position: PagePosition): string {
   return formatRoute({ page: 'stream', stream: position.stream, from: position.from, direction: position.direction });
@@ -29,11 +33,13 @@ function EventRow({ entry }: { entry: FeedEntry }) {
       <header>
         {reference ? <a href={formatRoute({ page: 'event', ...reference })}>{entry.title}</a> : <span>{entry.title}</span>}
         <span class="type">{entry.summary}</span>
+        {entry.isRedacted ? <span class="badge badge-redacted" data-name="redacted" title="The data of this event was removed by svcdb redact">Redacted</span> : null}
         <time>{entry.updated}</time>
         {via ? <a class="via" href={formatRoute({ page: 'event', ...via })}>{`via link ${via.eventNumber}@${via.stream}`}</a> : null}
         {target ? <a class="follow" href={formatRoute({ page: 'event', ...target })}>{`follow link to ${target.eventNumber}@${target.stream}`}</a> : null}
       </header>
-      {data === undefined ? <p class="muted">Not JSON: open the event to see its bytes.</p> : <Pre text={data} label="data" />}
+      {entry.isRedacted ? <p class="muted">Its data was removed by redaction; type, metadata and time stay.</p>
+        : data === undefined ? <p class="muted">Not JSON: open the event to see its bytes.</p> : <Pre text={data} label="data" />}
       {metadata ? <Pre text={metadata} label="metadata" /> : null}
     </article>
   );
@@ -70,11 +76,27 @@ function statusMessage(error: unknown, stream: string): string | undefined {
   return undefined;
 }
 
+type Loaded = { feed: Feed } | { missing: string };
+
 export function StreamPage({ api, route }: { api: Api; route: Extract<Route, { page: 'stream' }> }) {
   const { stream, from, direction } = route;
   useEffect(() => { rememberStream(localStore(), stream); }, [stream]);
-  const feed = useLoad((signal) => api.json<Feed>(pagePath(stream, from, direction), { accept: FEED, signal }), [api, stream, from, direction]);
-  const missing = statusMessage(feed.error, stream);
+  const atHead = from === undefined || from === 'head';
+  const loaded = useLive<Loaded>(async (signal) => {
+    try {
+      return { feed: await api.json<Feed>(pagePath(stream, from, direction), { accept: FEED, signal }) };
+    } catch (error) {
+      const missing = statusMessage(error, stream);
+      if (missing === undefined) throw error;
+      return { missing };
+    }
+  }, (data, signal) => {
+    if ('missing' in data) return every(MISSING_RETRY_MS)(data, signal);
+    // Older pages do not change as events are written: only the newest page follows the stream.
+    return atHead ? newerEvent(api, data.feed, signal) : untilAborted(signal);
+  }, [api, stream, from, direction]);
+  const feed = { data: loaded.data && 'feed' in loaded.data ? loaded.data.feed : undefined, error: loaded.error, reload: loaded.reload };
+  const missing = loaded.data && 'missing' in loaded.data ? loaded.data.missing : undefined;
   const isAll = stream === '$all';
   return (
     <section>
@@ -83,6 +105,7 @@ export function StreamPage({ api, route }: { api: Api; route: Extract<Route, { p
         {isAll ? null : <a href={formatRoute({ page: 'metadata', stream })}>Metadata</a>}
         <button type="button" onClick={feed.reload}>Refresh</button>
       </p>
+      {atHead ? <LiveIndicator live={loaded} /> : <p class="muted" data-name="live-state" data-state="older">An older page: it does not change. Newer events are on the newest page.</p>}
       {missing ? <p class="notice">{missing}</p> : <ErrorBanner error={feed.error} />}
       {feed.data ? <Navigation feed={feed.data} /> : null}
       {feed.data?.entries.length === 0 ? <p>No events on this page.</p> : null}

@@ -81,7 +81,7 @@ function StreamBrowser({ api }: { api: Api }) {
   return (
     <div class="panel" data-name="stream-browser">
       <form class="inline" name="find-streams" onSubmit={submit}>
-        <Field label="Name starts with"><input name="prefix" value={typed.prefix} onInput={(event) => setTyped({ ...typed, prefix: event.currentTarget.value })} placeholder="orders-" /></Field>
+        <Field label="Name starts with"><input name="prefix" data-shortcut="search" value={typed.prefix} onInput={(event) => setTyped({ ...typed, prefix: event.currentTarget.value })} placeholder="orders-" /></Field>
         <label class="check"><input type="checkbox" name="include-system" checked={typed.includeSystem} onChange={(event) => setTyped({ ...typed, includeSystem: event.currentTarget.checked })} /> System streams too</label>
         <button type="submit">Find</button>
       </form>

@@ -8,20 +8,21 @@ import type { Api } from '../lib/api.js';
 import { entryReference, linkOf, type Feed, type FeedEntry } from '../lib/feed.js';
 import { formatRoute } from '../lib/routes.js';
 import { DEFAULT_TAIL_FILTER, tailHeadPath, tailShows, type TailFilter } from '../lib/tail-filter.js';
+import { FEED, longPoll } from '../lib/long-poll.js';
 import { ErrorBanner, Field } from '../components/ui.js';
+import { LiveIndicator, type LiveState } from '../components/live.js';
 
 export const TAIL_ENTRIES_MAX = 50;
-const LONG_POLL_SECONDS = 10;
 const RETRY_MS = 3000;
-const FEED = 'application/vnd.svc.atom+json';
 
 async function follow(api: Api, filter: TailFilter, signal: AbortSignal, show: (entries: FeedEntry[]) => void, fail: (error: unknown) => void): Promise<void> {
   const head = await api.json<Feed>(tailHeadPath(filter, 20), { accept: FEED, signal });
   show(head.entries);
+  fail(undefined);
   let next = linkOf(head.links, 'previous')?.uri;
   while (!signal.aborted && next !== undefined) {
     try {
-      const page: Feed = await api.json<Feed>(next, { accept: FEED, signal, headers: { 'svc-longpoll': String(LONG_POLL_SECONDS) } });
+      const page: Feed = await longPoll(api, next, signal);
       fail(undefined);
       if (page.entries.length > 0) show(page.entries);
       // An empty page at the end has no "previous" link: ask the same page again.
@@ -37,20 +38,27 @@ async function follow(api: Api, filter: TailFilter, signal: AbortSignal, show: (
 export function Tail({ api }: { api: Api }) {
   const [entries, setEntries] = useState<FeedEntry[]>([]);
   const [error, setError] = useState<unknown>();
+  const [live, setLive] = useState<{ state: LiveState; updatedAt?: Date }>({ state: 'connecting' });
   const [filter, setFilter] = useState<TailFilter>(DEFAULT_TAIL_FILTER);
   const [typed, setTyped] = useState<TailFilter>(DEFAULT_TAIL_FILTER);
   useEffect(() => {
     const controller = new AbortController();
     setEntries([]);
     const show = (more: FeedEntry[]) => setEntries((shown) => [...more.filter((entry) => tailShows(filter, entry)), ...shown].slice(0, TAIL_ENTRIES_MAX));
-    follow(api, filter, controller.signal, show, setError).catch((caught) => { if (!controller.signal.aborted) setError(caught); });
+    const fail = (caught: unknown) => {
+      setError(caught);
+      setLive((previous) => (caught === undefined ? { state: 'live', updatedAt: new Date() } : { ...previous, state: 'retrying' }));
+    };
+    setLive({ state: 'connecting' });
+    follow(api, filter, controller.signal, show, fail).catch((caught) => { if (!controller.signal.aborted) fail(caught); });
     return () => controller.abort();
   }, [api, filter]);
   return (
     <section class="tail">
       <h2>Live: $all</h2>
+      <LiveIndicator live={{ ...live, error }} />
       <form class="inline" name="tail-filter" onSubmit={(event) => { event.preventDefault(); setFilter({ ...typed }); }}>
-        <Field label="Stream starts with"><input name="tail-stream" value={typed.streamPrefix} onInput={(event) => setTyped({ ...typed, streamPrefix: event.currentTarget.value })} /></Field>
+        <Field label="Stream starts with"><input name="tail-stream" data-shortcut="search" value={typed.streamPrefix} onInput={(event) => setTyped({ ...typed, streamPrefix: event.currentTarget.value })} /></Field>
         <Field label="Event type starts with"><input name="tail-type" value={typed.typePrefix} onInput={(event) => setTyped({ ...typed, typePrefix: event.currentTarget.value })} /></Field>
         <label class="check"><input type="checkbox" name="tail-system" checked={typed.includeSystem} onChange={(event) => setTyped({ ...typed, includeSystem: event.currentTarget.checked })} /> System events and links</label>
         <button type="submit">Filter</button>
