@@ -58,8 +58,13 @@ const index = '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
   + '</head><body><div id="app"></div><noscript>The svcdb console needs JavaScript.</noscript></body></html>\n';
 writeFileSync(join(outdir, 'index.html'), index);
 
+let gzipBytes = 0;
 for (const name of readdirSync(assets)) {
   const bytes = readFileSync(join(assets, name));
-  writeFileSync(join(assets, `${name}.gz`), gzipSync(bytes, { level: 9 }));
+  const gzipped = gzipSync(bytes, { level: 9 });
+  gzipBytes += gzipped.length;
+  writeFileSync(join(assets, `${name}.gz`), gzipped);
   writeFileSync(join(assets, `${name}.br`), brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }));
 }
+// The console's weight, said on every build so growth is seen (test/console/console-size.test.ts bounds it).
+console.log(`console: ${(gzipBytes / 1024).toFixed(1)} KiB gzip (scripts, styles, icon, editor)`);
