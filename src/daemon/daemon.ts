@@ -13,7 +13,7 @@ import { engineOptionsOf, type DaemonOptions, type LoadedOptions } from './optio
 import { NodeInfo, type NodeState } from './services/node-info.js';
 import { startSecurity, type Security } from './security/security.js';
 import { StreamsService } from './services/streams.js';
-import { SubscriptionsService } from './subscriptions/service.js';
+import { SubscriptionsService, type SubscriptionsOptions } from './subscriptions/service.js';
 import { SystemStreams } from './subscriptions/system-streams.js';
 import type { ReplacementStep } from '../storage/log/chunk-replacement.js';
 import { QueueMeter } from '../storage/log/meters.js';
@@ -35,7 +35,7 @@ import { RedactionSocket } from './redaction/socket-server.js';
 import { SOCKET_FILE_NAME } from '../storage/layout.js';
 import { join } from 'node:path';
 import { ConsoleAssets, defaultConsoleDirectory } from './services/console-assets.js';
-import { ProjectionsService } from './projections/projections-service.js';
+import { ProjectionsService, type ServiceStorage as ProjectionStorage } from './projections/projections-service.js';
 import { ScavengeService } from './scavenge/scavenge-service.js';
 import { openNodeScavenger } from './scavenge/open-scavenger.js';
 import type { NodeStorage, OpenScavenger, OpenStorage, ScavengerSettings } from './node-storage.js';
@@ -48,6 +48,21 @@ export interface DaemonContext {
   openStorage: OpenStorage;
   /** The storage scavenger of the node; the engine's own unless a test injects a fault. */
   openScavenger?: OpenScavenger;
+  /** The web console's files; by default this installation's, when they are built. */
+  loadConsole?: () => ConsoleAssets | undefined;
+  /** The persistent subscriptions' clock; a test may tick them by hand. */
+  subscriptionClock?: Pick<SubscriptionsOptions, 'now' | 'tickIntervalMs'>;
+  /** What the projections are given instead of the storage itself: a test may hold some writes back. */
+  projectionStorage?: (storage: NodeStorage) => ProjectionStorage;
+}
+
+/** The services a node is made of, for an embedder (or a test) that drives them directly. */
+export interface NodeParts {
+  storage: NodeStorage;
+  streams: StreamsService;
+  subscriptions: SubscriptionsService;
+  security: Security;
+  projections: ProjectionsService | undefined;
 }
 
 export type StopCause =
@@ -86,6 +101,8 @@ export class Daemon {
   private readonly connectionsMax: number;
   private redactionSocket: RedactionSocket | undefined;
   private readonly scavenge: ScavengeService;
+  /** The node's services, as composed at start. */
+  readonly parts: NodeParts;
 
   /** Resolves once the node has stopped, whoever asked it to. */
   readonly stopped = new Promise<StopResult>((resolve) => {
@@ -114,7 +131,7 @@ export class Daemon {
     let projections: ProjectionsService | undefined;
     try {
       security = await startSecurity(storage, { admin: options.defaultAdminPassword, ops: options.defaultOpsPassword }, log.child({ component: 'security' }), options);
-      projections = await startProjections(storage, options, log, security);
+      projections = await startProjections(context.projectionStorage?.(storage) ?? storage, options, log, security);
       if (fatal) throw fatal;
     } catch (error) {
       await projections?.close().catch((closeError: unknown) => log.error({ err: closeError }, 'stopping the projections failed'));
@@ -154,8 +171,10 @@ export class Daemon {
     const subscriptions = new SubscriptionsService({
       system: new SystemStreams(streams), access: security.access, follow: (options) => storage.follow(options),
       logger: context.logger.child({ component: 'subscriptions' }),
+      ...context.subscriptionClock,
     });
     subscriptions.start();
+    this.parts = { storage, streams, subscriptions, security, projections };
     const connections = new ConnectionMeter();
     this.scavenge = this.scavengeService();
     const operations = this.operations(loaded, connections, security, subscriptions, projections);
@@ -170,7 +189,7 @@ export class Daemon {
       https: certificates.https, disableHttpCaching: options.disableHttpCaching,
       connections: { max: connectionsMax.value, headersTimeoutMs: options.httpHeadersTimeoutMs, requestTimeoutMs: options.httpRequestTimeoutMs },
       projections,
-      console: this.consoleAssets(),
+      console: (context.loadConsole ?? (() => this.consoleAssets()))(),
     });
     this.logDroppedConnections();
     connections.attach(this.app.server);
@@ -372,7 +391,7 @@ export class Daemon {
 }
 
 /** With --run-projections System or All: the projections, loaded and the enabled ones started. */
-async function startProjections(storage: NodeStorage, options: DaemonOptions, log: ProcessLogger, security: Security): Promise<ProjectionsService | undefined> {
+async function startProjections(storage: ProjectionStorage, options: DaemonOptions, log: ProcessLogger, security: Security): Promise<ProjectionsService | undefined> {
   if (options.runProjections === 'None') return undefined;
   const { runProjections, startStandardProjections, projectionExecutionTimeout, projectionMemoryLimitMb } = options;
   const projections = new ProjectionsService(storage, { runProjections, startStandardProjections, projectionExecutionTimeout, projectionMemoryLimitMb }, log.child({ component: 'projections' }), security.access);

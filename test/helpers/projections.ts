@@ -1,16 +1,13 @@
 /**
- * A real node with the projections service: the real engine, users and ACLs, the projections
- * loaded and started as the daemon does, and the real app on port 0. Helpers to create
+ * A real node with the projections service (--run-projections All unless told otherwise),
+ * started as every test node is (node.ts, the daemon's own composition). Helpers to create
  * projections and read what they wrote over HTTP.
  */
 import type { Test } from 'tap';
-import pino from 'pino';
-import { buildApp, SERVED_FEATURES } from '../../src/daemon/http/app.js';
-import { ProjectionsService, type ProjectionsOptions, type ServiceStorage } from '../../src/daemon/projections/projections-service.js';
-import { NodeInfo } from '../../src/daemon/services/node-info.js';
+import type { ProjectionsOptions, ProjectionsService, ServiceStorage } from '../../src/daemon/projections/projections-service.js';
 import type { Engine } from '../../src/storage/engine.js';
 import { adminFetch } from './auth.js';
-import { nodeServices, type TestNodeOptions } from './node.js';
+import { startNode, type TestNodeOptions } from './node.js';
 import { setTimeout as delay } from 'node:timers/promises';
 import { pollUntil, WAIT_DEADLINE_MS, WaitTimeoutError } from './wait.js';
 
@@ -19,8 +16,6 @@ export interface ProjectionsNode {
   engine: Engine;
   projections: ProjectionsService;
 }
-
-const silent = pino({ level: 'silent' });
 
 export const PROJECTION_DEFAULTS: ProjectionsOptions = Object.freeze({
   runProjections: 'All', startStandardProjections: false, projectionExecutionTimeout: 250, projectionMemoryLimitMb: 32,
@@ -33,20 +28,11 @@ export const PROJECTION_DEFAULTS: ProjectionsOptions = Object.freeze({
 export async function startProjectionsNode(
   t: Test, options: Partial<ProjectionsOptions> = {}, nodeOptions: TestNodeOptions = {}, wrapStorage?: (engine: Engine) => ServiceStorage,
 ): Promise<ProjectionsNode> {
-  let app: ReturnType<typeof buildApp> | undefined;
-  let projections: ProjectionsService | undefined;
-  t.teardown(async () => {
-    await app?.close();
-    await projections?.close();
+  const node = await startNode(t, {
+    ...nodeOptions, options: { ...PROJECTION_DEFAULTS, ...options, ...nodeOptions.options },
+    ...(wrapStorage && { projectionStorage: wrapStorage }),
   });
-  const services = await nodeServices(t, nodeOptions);
-  projections = new ProjectionsService(wrapStorage ? wrapStorage(services.engine) : services.engine, { ...PROJECTION_DEFAULTS, ...options }, silent, services.security.access);
-  await projections.start();
-  const nodeInfo = new NodeInfo('0.0.0-test', { ...SERVED_FEATURES, projections: true }, { type: 'internal', properties: null }, () => 'leader');
-  app = buildApp({ logger: silent, nodeInfo, nodeState: () => 'leader', ...services, projections });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const { port } = app.server.address() as { port: number };
-  return { url: `http://127.0.0.1:${port}`, engine: services.engine, projections };
+  return { url: node.url, engine: node.engine, projections: node.daemon.parts.projections! };
 }
 
 /** POST /projections/{mode}?name=…&… with the source; fails the test unless it answers 201. */

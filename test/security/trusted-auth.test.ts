@@ -1,11 +1,12 @@
 // Svc-TrustedAuth: the principal a trusted proxy asserts, believed only with --enable-trusted-auth,
-// checked against endpoint access and stream ACLs like any user, and ignored otherwise.
+// checked against endpoint access and stream ACLs like any user, and ignored otherwise. The app is
+// started on its own over a node's services: `svcdb serve` takes trusted auth only with TLS.
 import { randomUUID } from 'node:crypto';
 import { get as httpGet } from 'node:http';
 import t from 'tap';
 import { parseTrustedAuth } from '../../src/daemon/security/trusted-auth.js';
 import { ADMIN_AUTH, basicAuth } from '../helpers/auth.js';
-import { startNode, type TestNode } from '../helpers/node.js';
+import { startApp, startNode, type TestNode } from '../helpers/node.js';
 
 t.test('the header names a login and optionally its groups', async (t) => {
   t.same(parseTrustedAuth('alice'), { name: 'alice', groups: [] });
@@ -33,7 +34,7 @@ async function append(node: TestNode, stream: string, auth: string, metadata?: u
 }
 
 t.test('with trusted auth on, the asserted principal is what access and ACLs see', async (t) => {
-  const node = await startNode(t, { access: { enableTrustedAuth: true } });
+  const node = await startApp(t, { access: { enableTrustedAuth: true } });
   await append(node, 'carols', ADMIN_AUTH);
   await append(node, 'carols', ADMIN_AUTH, { $acl: { $r: ['carol', 'auditors'] } });
   const trusted = (value: string) => ({ 'svc-trustedauth': value });
@@ -73,7 +74,7 @@ function getWithUtf8Headers(node: TestNode, path: string, headers: Record<string
 // Regression: header bytes were read one character per byte, so a login with non-ASCII letters
 // asserted by the proxy never matched the same login in an ACL.
 t.test('the asserted login is read as UTF-8', async (t) => {
-  const node = await startNode(t, { access: { enableTrustedAuth: true } });
+  const node = await startApp(t, { access: { enableTrustedAuth: true } });
   await append(node, 'zoes', ADMIN_AUTH);
   await append(node, 'zoes', ADMIN_AUTH, { $acl: { $r: ['zoë'] } });
   t.equal(await getWithUtf8Headers(node, '/streams/zoes/0', { 'svc-trustedauth': 'zoë' }), 200, 'zoë reads her stream');
