@@ -1,6 +1,7 @@
 /**
- * `svcdb backup --archive FILE.tar.gz`: the full backup as one gzip-compressed tar file (archiver),
- * with the same layout as a backup folder and the manifest as its first entry.
+ * `svcdb backup --archive FILE.tar.gz`: the full backup as one gzip-compressed tar file, with the
+ * same layout as a backup folder and the manifest as its first entry. Written with node-tar, the
+ * library that reads it back (archive-reader.ts): one tar implementation for both directions.
  *
  * Entries are appended one at a time, each awaited before the next is read, so the full copy's
  * order is the archive's order and every file is read at the moment the procedure says. A tar
@@ -16,11 +17,11 @@
  * short, and a failed write (a full disk: SVCDB_ERR_BACKUP_DISK_FULL) fails the next entry and the
  * finish at once rather than leaving the archive waiting for a stream that will never drain.
  */
-import { TarArchive } from 'archiver';
-import type { Stats, WriteStream } from 'node:fs';
+import { once } from 'node:events';
+import type { WriteStream } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
-import { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
+import { Header, Pack, ReadEntry } from 'tar';
 import { Errors } from '../../common/errors.js';
 import { archiveTempName } from './archive-temp.js';
 import { Durability, ioError, type QuickCopy } from './file-copy.js';
@@ -50,7 +51,8 @@ async function* entryBytes(handle: FileHandle, path: string, prefixBytes: number
 }
 
 export class ArchiveTarget implements BackupTarget {
-  private readonly archive = new TarArchive({ gzip: true, gzipOptions: { level: GZIP_LEVEL } });
+  // portable: no owner names or ids of the machine that made the archive.
+  private readonly archive = new Pack({ gzip: { level: GZIP_LEVEL }, portable: true });
   private readonly output: WriteStream;
   private readonly written: Promise<void>;
   private failure: Error | undefined;
@@ -70,7 +72,7 @@ export class ArchiveTarget implements BackupTarget {
     // Reported through the awaited calls; these keep an early error from being unhandled.
     this.failed.catch(() => undefined);
     this.output = handle.createWriteStream();
-    this.archive.on('error', (error) => this.fail(error));
+    this.archive.on('error', (error) => this.fail(error as Error));
     this.output.on('error', (error) => this.fail(error));
     this.archive.pipe(this.output);
     this.written = finished(this.output);
@@ -89,7 +91,7 @@ export class ArchiveTarget implements BackupTarget {
   }
 
   writeBytes(file: string, bytes: Buffer | string): Promise<void> {
-    return this.inTurn(() => this.append(Buffer.from(bytes), file, Buffer.byteLength(bytes)));
+    return this.inTurn(() => this.append([Buffer.from(bytes)], file, Buffer.byteLength(bytes)));
   }
 
   /** The archive appears whole or not at all: a checkpoint goes in at its turn in the file order. */
@@ -107,7 +109,7 @@ export class ArchiveTarget implements BackupTarget {
       if (!handle) return undefined;
       try {
         const size = (await handle.stat()).size;
-        await this.append(Readable.from(entryBytes(handle, source, size, size), { objectMode: false }), file, size);
+        await this.append(entryBytes(handle, source, size, size), file, size);
         return size;
       } finally {
         await handle.close();
@@ -120,7 +122,7 @@ export class ArchiveTarget implements BackupTarget {
       const handle = await openIfPresent(source);
       if (!handle) return undefined;
       try {
-        await this.append(Readable.from(entryBytes(handle, source, prefixBytes, fileBytes), { objectMode: false }), file, fileBytes);
+        await this.append(entryBytes(handle, source, prefixBytes, fileBytes), file, fileBytes);
         return prefixBytes;
       } finally {
         await handle.close();
@@ -144,41 +146,33 @@ export class ArchiveTarget implements BackupTarget {
     return turn;
   }
 
-  /** Appends one entry and resolves once archiver has taken all of it. */
-  private async append(source: Buffer | Readable, name: string, size: number): Promise<void> {
+  /** Appends one entry and resolves once the archive has taken all of it. */
+  private async append(source: Iterable<Buffer> | AsyncIterable<Buffer>, name: string, size: number): Promise<void> {
     if (this.failure) throw this.failure;
     await Promise.race([this.failed, this.appendEntry(source, name, size)]);
     this.durability.report(`archived ${name} into ${this.temp}`);
   }
 
-  private appendEntry(source: Buffer | Readable, name: string, size: number): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      const onEntry = (entry: { name: string }) => {
-        if (entry.name !== name) return;
-        cleanup();
-        resolve();
-      };
-      const onError = (error: Error) => {
-        cleanup();
-        reject(this.failure ?? error);
-      };
-      const cleanup = () => {
-        this.archive.off('entry', onEntry);
-        this.archive.off('error', onError);
-        if (source instanceof Readable) source.off('error', onError);
-      };
-      this.archive.on('entry', onEntry);
-      this.archive.on('error', onError);
-      if (source instanceof Readable) source.on('error', onError);
-      const stats = { size, mode: 0o100644, mtime: new Date() } as unknown as Stats;
-      this.archive.append(source, { name, mode: 0o644, stats });
-    });
+  /**
+   * The entry goes in under a tar header of its own, its bytes written with backpressure; it is
+   * taken when the archive has read its end.
+   */
+  private async appendEntry(source: Iterable<Buffer> | AsyncIterable<Buffer>, name: string, size: number): Promise<void> {
+    const entry = new ReadEntry(new Header({ path: name, mode: 0o644, size, mtime: new Date(), type: 'File' }));
+    const taken = once(entry, 'end');
+    this.archive.add(entry);
+    for await (const block of source) {
+      if (this.failure) throw this.failure;
+      if (!entry.write(block)) await Promise.race([this.failed, once(entry, 'drain')]);
+    }
+    entry.end();
+    await taken;
   }
 
   /** Finishes the archive, makes it durable and moves it into place. */
   async finish(): Promise<number> {
     if (this.failure) throw this.failure;
-    await Promise.race([this.failed, this.archive.finalize()]);
+    this.archive.end();
     await Promise.race([this.failed, this.written]);
     try {
       const bytes = await this.durability.syncFileAt(this.temp);
@@ -193,7 +187,7 @@ export class ArchiveTarget implements BackupTarget {
 
   /** Drops the unfinished archive; the file at `path`, if any, is left as it was. */
   async abort(): Promise<void> {
-    this.archive.abort();
+    this.archive.destroy();
     this.output.destroy();
     await fileSystem.unlink(this.temp).catch(() => undefined);
   }
