@@ -82,10 +82,10 @@ t.test('the files of a running node that has been backed up are the files FILES 
   // A file still being written (an index file, say) is covered by the rule for .tmp names.
   t.match(DATA_DIRECTORIES_TEXT, /carries \.tmp until it is whole/);
   for (const file of made.filter((name) => !name.endsWith('.tmp'))) {
-    t.ok(DATA_FILES.some((entry) => entry.pattern.test(file)), `${file} is described in FILES`);
+    t.ok(DATA_FILES.some((entry) => entry.matches(file)), `${file} is described in FILES`);
   }
   for (const entry of DATA_FILES) {
-    const found = made.some((file) => entry.pattern.test(file));
+    const found = made.some((file) => entry.matches(file));
     if (!entry.optional) t.ok(found, `${entry.names} is there`);
   }
   for (const name of ['db/svcdb-node.json', 'index/indexmap']) t.ok(made.includes(name), `${name} was made (first backup, index flushed)`);
