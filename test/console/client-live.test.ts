@@ -5,7 +5,8 @@ import { Api, ApiError, sameOriginPath } from '../../web/lib/api.js';
 import { tokenize } from '../../web/lib/highlight.js';
 import { formatBytes, formatDuration } from '../../src/common/human-units.js';
 import { niceTop, points } from '../../web/lib/chart-points.js';
-import { historyPath, NodeHistory, type NodeSample } from '../../web/lib/node-history.js';
+import type { StatsSample } from '../../src/common/stats-history-document.js';
+import { historyPath, NodeHistory } from '../../web/lib/node-history.js';
 import { startNode } from '../helpers/node.js';
 
 t.test('chart geometry: points placed by time in the window, scaled to a round top', async (t) => {
@@ -17,7 +18,7 @@ t.test('chart geometry: points placed by time in the window, scaled to a round t
 });
 
 t.test('the node\'s history: newer samples appended, a restarted node starts it over, bounded', async (t) => {
-  const sample = (sequence: number) => ({ sequence, time: new Date(sequence * 1000).toISOString(), appendsPerSecond: sequence, queueLengths: { Writer: sequence } }) as unknown as NodeSample;
+  const sample = (sequence: number) => ({ sequence, time: new Date(sequence * 1000).toISOString(), appendsPerSecond: sequence, queueLengths: { Writer: sequence } }) as unknown as StatsSample;
   const history = new NodeHistory();
   t.equal(historyPath(history), '/stats/history');
   history.add({ periodMs: 1000, samplesMax: 3, samples: [sample(0), sample(1)] });

@@ -8,7 +8,7 @@ import t from 'tap';
 import { Daemon } from '../../src/daemon/daemon.js';
 import { daemonOptions } from '../../src/daemon/options.js';
 import { Engine } from '../../src/storage/engine.js';
-import type { StatsSample } from '../../src/daemon/services/stats-history.js';
+import type { StatsSample } from '../../src/common/stats-history-document.js';
 import { adminFetch } from '../helpers/auth.js';
 import { pollUntilAsync } from '../helpers/wait.js';
 

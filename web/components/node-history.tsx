@@ -5,7 +5,8 @@
  */
 import { useRef, useState } from 'preact/hooks';
 import type { Api } from '../lib/api.js';
-import { historyPath, NodeHistory, type HistoryReply } from '../lib/node-history.js';
+import type { StatsHistoryDocument } from '../../src/common/stats-history-document.js';
+import { historyPath, NodeHistory } from '../lib/node-history.js';
 import { every, useLive } from './live.js';
 
 export const HISTORY_REFRESH_MS = 1000;
@@ -14,7 +15,7 @@ let chosenWindowMs = 5 * 60_000;
 export function useNodeHistory(api: Api) {
   const history = useRef(new NodeHistory());
   const live = useLive(async (signal) => {
-    history.current.add(await api.json<HistoryReply>(historyPath(history.current), { signal }));
+    history.current.add(await api.json<StatsHistoryDocument>(historyPath(history.current), { signal }));
     return history.current.after;
   }, every(HISTORY_REFRESH_MS), [api]);
   const [windowMs, setWindowMs] = useState(chosenWindowMs);

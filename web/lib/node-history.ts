@@ -3,32 +3,9 @@
  * the node, so a chart opened (or opened again after another page) starts with the minutes before.
  * The console asks only for samples newer than the last it holds.
  */
-export interface NodeSample {
-  sequence: number;
-  time: string;
-  appendsPerSecond: number;
-  readsPerSecond: number;
-  requestsPerSecond: number;
-  monitoringRequestsPerSecond: number;
-  queueLength: number;
-  queueLengths: Record<string, number>;
-  flushMs: number;
-  cpuPercent: number;
-  memoryBytes: number;
-  connections: number;
-  receivedBytesPerSecond: number;
-  sentBytesPerSecond: number;
-  diskUsedPercent: number;
-  diskFreeBytes: number;
-}
+import type { StatsHistoryDocument, StatsSample } from '../../src/common/stats-history-document.js';
 
-export interface HistoryReply {
-  periodMs: number;
-  samplesMax: number;
-  samples: NodeSample[];
-}
-
-export type SeriesName = Exclude<keyof NodeSample, 'sequence' | 'time' | 'queueLengths'>;
+export type SeriesName = Exclude<keyof StatsSample, 'sequence' | 'time' | 'queueLengths'>;
 
 export interface Point {
   timeMs: number;
@@ -36,7 +13,7 @@ export interface Point {
 }
 
 export class NodeHistory {
-  private samples: NodeSample[] = [];
+  private samples: StatsSample[] = [];
   private samplesMax = 600;
 
   /** The `after` parameter for the next request: the newest sequence held. */
@@ -44,11 +21,11 @@ export class NodeHistory {
     return this.samples.at(-1)?.sequence ?? -1;
   }
 
-  get latest(): NodeSample | undefined {
+  get latest(): StatsSample | undefined {
     return this.samples.at(-1);
   }
 
-  add(reply: HistoryReply): void {
+  add(reply: StatsHistoryDocument): void {
     this.samplesMax = reply.samplesMax;
     // A sequence lower than the newest held means the node restarted: start over.
     const first = reply.samples[0];
@@ -57,7 +34,7 @@ export class NodeHistory {
     if (this.samples.length > this.samplesMax) this.samples.splice(0, this.samples.length - this.samplesMax);
   }
 
-  points(value: (sample: NodeSample) => number): Point[] {
+  points(value: (sample: StatsSample) => number): Point[] {
     return this.samples.map((sample) => ({ timeMs: Date.parse(sample.time), value: value(sample) }));
   }
 

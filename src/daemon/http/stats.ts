@@ -8,6 +8,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { Errors } from '../../common/errors.js';
 import { flatten, selectPath, toXml, type StatsValue } from '../services/stats-format.js';
 import type { StatsService } from '../services/stats.js';
+import type { StatsHistoryDocument } from '../../common/stats-history-document.js';
 import { STATS_HISTORY_PERIOD_MS, STATS_HISTORY_SAMPLES_MAX, StatsHistory } from '../services/stats-history.js';
 
 export interface StatsRoutesOptions {
@@ -66,7 +67,8 @@ export const statsRoutes: FastifyPluginAsync<StatsRoutesOptions> = async (app, {
 
   app.get<{ Querystring: { after?: number } }>('/stats/history', { schema: { querystring: historyQuerySchema } }, async (request, reply) => {
     reply.header('cache-control', 'no-cache, private');
-    return { periodMs: STATS_HISTORY_PERIOD_MS, samplesMax: STATS_HISTORY_SAMPLES_MAX, samples: history.since(request.query.after) };
+    const document: StatsHistoryDocument = { periodMs: STATS_HISTORY_PERIOD_MS, samplesMax: STATS_HISTORY_SAMPLES_MAX, samples: history.since(request.query.after) };
+    return document;
   });
 
   app.get<{ Querystring: StatsQuery }>('/stats', { schema: { querystring: querySchema } }, async (request, reply) =>

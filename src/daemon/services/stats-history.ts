@@ -8,33 +8,12 @@
  * and left out of `requestsPerSecond`, so a node watched by a console and doing nothing else shows
  * no load of its own.
  */
+import type { StatsSample } from '../../common/stats-history-document.js';
 import type { Stats } from './stats.js';
+
 
 export const STATS_HISTORY_PERIOD_MS = 1000;
 export const STATS_HISTORY_SAMPLES_MAX = 600;
-
-export interface StatsSample {
-  /** Grows by one per sample, so a reader asks only for what it has not seen (`?after=`). */
-  sequence: number;
-  time: string;
-  appendsPerSecond: number;
-  /** Event records read from the log, per second. */
-  readsPerSecond: number;
-  /** HTTP requests answered per second, not counting the monitoring routes. */
-  requestsPerSecond: number;
-  monitoringRequestsPerSecond: number;
-  /** The lengths of all queues together, and of each by name. */
-  queueLength: number;
-  queueLengths: Record<string, number>;
-  flushMs: number;
-  cpuPercent: number;
-  memoryBytes: number;
-  connections: number;
-  receivedBytesPerSecond: number;
-  sentBytesPerSecond: number;
-  diskUsedPercent: number;
-  diskFreeBytes: number;
-}
 
 interface Counters {
   atMs: number;
