@@ -4,7 +4,8 @@
  * in a chosen time window, and the live tail of `$all`.
  */
 import type { Api } from '../lib/api.js';
-import { formatBytes, formatDuration } from '../../src/common/human-units.js';
+import { formatDuration } from '../../src/common/human-units.js';
+import { SERIES_LABELS } from '../lib/series-labels.js';
 import type { SeriesName } from '../lib/node-history.js';
 import { Chart, WindowChoice } from '../components/chart.js';
 import { LiveIndicator } from '../components/live.js';
@@ -17,20 +18,7 @@ interface NodeInfo {
   state?: string;
 }
 
-/** A figure with a decimal only where it says something: 0, 0.5, 2, 25. */
-const figure = (value: number) => (Number.isInteger(value) || value >= 10 ? value.toFixed(0) : value.toFixed(1));
-export const rate = (value: number) => `${figure(value)}/s`;
-export const count = (value: number) => figure(value);
-export const milliseconds = (value: number) => `${figure(value)} ms`;
-const CHARTS: Array<[SeriesName, string, (value: number) => string]> = [
-  ['appendsPerSecond', 'Appends', rate],
-  ['readsPerSecond', 'Events read', rate],
-  ['requestsPerSecond', 'HTTP requests', rate],
-  ['queueLength', 'Queue lengths (all queues)', count],
-  ['flushMs', 'Writer flush', milliseconds],
-  ['diskUsedPercent', 'Disk used', (value) => `${value.toFixed(0)} %`],
-  ['diskFreeBytes', 'Disk free', formatBytes],
-];
+const CHARTS: SeriesName[] = ['appendsPerSecond', 'readsPerSecond', 'requestsPerSecond', 'queueLength', 'flushMs', 'diskUsedPercent', 'diskFreeBytes'];
 
 export function Dashboard({ api }: { api: Api }) {
   const info = useLoad((signal) => api.json<NodeInfo>('/info', { signal }), [api]);
@@ -53,7 +41,7 @@ export function Dashboard({ api }: { api: Api }) {
         <a href="#/stats">All statistics</a>
       </div>
       <div class="charts">
-        {CHARTS.map(([name, title, format]) => <Chart key={name} name={name} title={title} values={history.series(name)} format={format} windowMs={windowMs} endMs={endMs} />)}
+        {CHARTS.map((name) => <Chart key={name} name={name} {...SERIES_LABELS[name]} values={history.series(name)} windowMs={windowMs} endMs={endMs} />)}
       </div>
       <Tail api={api} />
     </section>

@@ -7,28 +7,18 @@
 import type { Api } from '../lib/api.js';
 import { formatBytes } from '../../src/common/human-units.js';
 import type { SeriesName } from '../lib/node-history.js';
+import { count, SERIES_LABELS } from '../lib/series-labels.js';
 import { Chart, WindowChoice } from '../components/chart.js';
 import { every, LiveIndicator, useLive } from '../components/live.js';
 import { useNodeHistory } from '../components/node-history.js';
 import { ErrorBanner } from '../components/ui.js';
-import { count, milliseconds, rate } from './dashboard.js';
 
 export const STATS_REFRESH_MS = 2000;
 
-const bytesRate = (value: number) => `${formatBytes(value)}/s`;
-const SERIES: Array<[SeriesName, string, (value: number) => string]> = [
-  ['appendsPerSecond', 'Appends', rate],
-  ['readsPerSecond', 'Events read', rate],
-  ['requestsPerSecond', 'HTTP requests', rate],
-  ['monitoringRequestsPerSecond', 'Statistics requests (consoles, monitors)', rate],
-  ['cpuPercent', 'Process CPU', (value) => `${value.toFixed(0)} %`],
-  ['memoryBytes', 'Resident memory', formatBytes],
-  ['connections', 'Connections', count],
-  ['receivedBytesPerSecond', 'Received', bytesRate],
-  ['sentBytesPerSecond', 'Sent', bytesRate],
-  ['flushMs', 'Writer flush', milliseconds],
-  ['diskUsedPercent', 'Disk used', (value) => `${value.toFixed(0)} %`],
-  ['diskFreeBytes', 'Disk free', formatBytes],
+/** Every series, the dashboard's first. */
+const SERIES: SeriesName[] = [
+  'appendsPerSecond', 'readsPerSecond', 'requestsPerSecond', 'monitoringRequestsPerSecond', 'cpuPercent', 'memoryBytes', 'connections',
+  'receivedBytesPerSecond', 'sentBytesPerSecond', 'flushMs', 'diskUsedPercent', 'diskFreeBytes',
 ];
 
 interface QueueRow {
@@ -96,7 +86,7 @@ export function StatsPage({ api }: { api: Api }) {
         <WindowChoice windowMs={windowMs} choose={choose} />
       </div>
       <div class="charts">
-        {SERIES.map(([name, title, format]) => <Chart key={name} name={name} title={title} values={history.series(name)} format={format} windowMs={windowMs} endMs={endMs} />)}
+        {SERIES.map((name) => <Chart key={name} name={name} {...SERIES_LABELS[name]} values={history.series(name)} windowMs={windowMs} endMs={endMs} />)}
         {history.queueNames().map((queue) => (
           <Chart key={`queue-${queue}`} name={`queue-${queue}`} title={`Queue ${queue}`} values={history.points((sample) => sample.queueLengths?.[queue] ?? 0)}
             format={count} windowMs={windowMs} endMs={endMs} />
