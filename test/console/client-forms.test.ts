@@ -4,7 +4,7 @@
 import t from 'tap';
 import { appendBody } from '../../web/lib/append.js';
 import { formOf, metadataOf, type MetadataForm } from '../../web/lib/metadata.js';
-import { createPath, isFinished } from '../../web/lib/projections.js';
+import { createPath, isFinished, projectionHealth } from '../../web/lib/projections.js';
 import { scavengeQuery, scavengeRecord, DEFAULT_SCAVENGE_OPTIONS } from '../../web/lib/scavenge.js';
 import { DEFAULT_SETTINGS, settingsErrors, settingsOf } from '../../web/lib/subscription-settings.js';
 import { lagOf, parkedStream } from '../../web/lib/subscriptions.js';
@@ -126,4 +126,13 @@ t.test('projections: the create path carries the mode and options', async (t) =>
   t.ok(isFinished('Stopped (Enabled)'));
   t.notOk(isFinished('Running'));
   t.notOk(isFinished(undefined));
+});
+
+t.test('projections: how each is doing, for the list\'s marks', async (t) => {
+  t.same(projectionHealth({ name: 'a', status: 'Faulted (Enabled)', stateReason: 'handler threw' }), { health: 'faulted', reason: 'handler threw' });
+  t.same(projectionHealth({ name: 'a', status: 'Faulted' }), { health: 'faulted', reason: 'faulted, no reason given' }, 'a fault always says something');
+  t.same(projectionHealth({ name: 'a', status: 'Running', progress: 42.25 }), { health: 'behind', reason: 'behind: 42.3 % of the log processed' });
+  t.same(projectionHealth({ name: 'a', status: 'Running', progress: 99.5 }), { health: 'running', reason: '' }, 'at 99 % and more it keeps up');
+  t.equal(projectionHealth({ name: 'a', status: 'Completed' }).health, 'completed');
+  t.equal(projectionHealth({ name: 'a', status: 'Stopped', progress: 3 }).health, 'stopped', 'a stopped projection is not behind');
 });

@@ -4,7 +4,7 @@
  * never as markup.
  */
 import type { ComponentChildren } from 'preact';
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from '../lib/api.js';
 
 export interface Loaded<T> {
@@ -62,7 +62,7 @@ export function ConfirmButton({ label, question, confirmLabel, onConfirm, name }
   const trigger = useRef<HTMLButtonElement>(null);
   const answered = useRef(false);
   // The question takes the focus; once it is answered or cancelled, the focus goes back to the button.
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (asking) yes.current?.focus();
     else if (answered.current) trigger.current?.focus();
   }, [asking]);
