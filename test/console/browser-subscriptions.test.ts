@@ -72,6 +72,8 @@ t.test('messages consumed and one parked through the API show on the group page'
   await refreshUntil(page, `${row} [data-name=lag]`, '0');
   t.pass('the lag falls to 0 once every event was handled');
   t.equal(await cell(page, `${row} [data-name=processed]`), '4', 'four were acknowledged, one parked');
+  await page.waitForSelector(`${row} [data-name=parked] >> text=1`);
+  t.pass('the list shows the parked message, without a refresh');
   await page.click(`${row} a`);
   await page.waitForSelector('h1 >> text=billing on orders');
   await refreshUntil(page, '[data-name=parked-count]', '1');

@@ -82,7 +82,12 @@ function CreateGroup({ api, created }: { api: Api; created: () => void }) {
 }
 
 export function SubscriptionsPage({ api, rights }: { api: Api; rights: Rights }) {
-  const list = useLive((signal) => api.json<SubscriptionSummary[]>('/subscriptions', { signal }), every(SUBSCRIPTIONS_REFRESH_MS), [api]);
+  const list = useLive(async (signal) => {
+    const groups = await api.json<SubscriptionSummary[]>('/subscriptions', { signal });
+    // The list's documents have no parked count (the wire format); the node's statistics have it per group.
+    const counts = await api.json<Record<string, { parked: number }>>('/stats/svc/subscriptions', { signal }).catch((): Record<string, { parked: number }> => ({}));
+    return groups.map((group) => ({ ...group, parkedMessageCount: counts[`${group.eventStreamId}::${group.groupName}`]?.parked }));
+  }, every(SUBSCRIPTIONS_REFRESH_MS), [api]);
   return (
     <section>
       <h1>Persistent subscriptions</h1>
@@ -90,7 +95,7 @@ export function SubscriptionsPage({ api, rights }: { api: Api; rights: Rights })
       <ErrorBanner error={list.error} />
       <button type="button" name="refresh" onClick={list.reload}>Refresh</button>
       <table data-name="subscriptions">
-        <thead><tr><th>Stream</th><th>Group</th><th>Status</th><th>Lag</th><th>Processed</th><th>Items/s</th><th>Connections</th><th>In flight</th></tr></thead>
+        <thead><tr><th>Stream</th><th>Group</th><th>Status</th><th>Lag</th><th>Processed</th><th>Items/s</th><th>Connections</th><th>In flight</th><th>Parked</th></tr></thead>
         <tbody>
           {(list.data ?? []).map((summary) => (
             <tr key={`${summary.eventStreamId}/${summary.groupName}`} data-name={`group-${summary.eventStreamId}/${summary.groupName}`}>
@@ -99,6 +104,7 @@ export function SubscriptionsPage({ api, rights }: { api: Api; rights: Rights })
               <td data-name="status">{summary.status}</td><td data-name="lag">{String(lagOf(summary) ?? '')}</td>
               <td data-name="processed">{String(summary.totalItemsProcessed ?? '')}</td>
               <td>{String(summary.averageItemsPerSecond ?? '')}</td><td>{String(summary.connectionCount ?? '')}</td><td data-name="in-flight">{String(summary.totalInFlightMessages ?? '')}</td>
+              <td data-name="parked">{String(summary.parkedMessageCount ?? '')}</td>
             </tr>
           ))}
         </tbody>
