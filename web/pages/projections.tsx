@@ -195,7 +195,6 @@ export function ProjectionPage({ api, name }: { api: Api; name: string }) {
           <dt>Mode</dt><dd>{status.data.mode ?? ''}</dd>
           <dt>Progress</dt><dd>{status.data.progress === undefined ? '' : `${status.data.progress.toFixed(1)} %`}</dd>
           <dt>Position</dt><dd>{status.data.position ?? ''}</dd>
-          <dt>Reason</dt><dd>{status.data.stateReason ?? ''}</dd>
         </dl>
       ) : null}
       <div class="buttons">
