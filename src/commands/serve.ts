@@ -87,6 +87,7 @@ export default class Serve extends BaseCommand {
       process.stdout.write(effectiveConfig(options));
       return undefined;
     }
-    return runDaemon(options, this.config.version);
+    // A hook of the redaction crash tests, read here because nothing below the commands reads the environment.
+    return runDaemon(options, this.config.version, { killAfterRedactionStep: process.env.SVC_TEST_REDACT_KILL_AFTER });
   }
 }

@@ -48,6 +48,8 @@ export interface DaemonContext {
   openStorage: OpenStorage;
   /** The storage scavenger of the node; the engine's own unless a test injects a fault. */
   openScavenger?: OpenScavenger;
+  /** Crash tests only: a chunk-switch step at which the node kills itself (killAfterSwitchStep). */
+  killAfterRedactionStep?: string;
   /** The web console's files; by default this installation's, when they are built. */
   loadConsole?: () => ConsoleAssets | undefined;
   /** The persistent subscriptions' clock; a test may tick them by hand. */
@@ -81,9 +83,10 @@ const DROPPED_CONNECTIONS_LOG_INTERVAL_MS = 60_000;
 const authentication = Object.freeze({ type: 'internal', properties: null });
 
 /**
- * Testing hook, for the crash tests only: with SVC_TEST_REDACT_KILL_AFTER set to a step of a
- * chunk switch (validated, renamed, switched, removed) the node SIGKILLs itself right after the
- * first redaction switch reaches it.
+ * Testing hook, for the crash tests only: with `killAfterRedactionStep` set to a step of a chunk
+ * switch (validated, renamed, switched, removed) the node SIGKILLs itself right after the first
+ * redaction switch reaches it. `svcdb serve` takes it from SVC_TEST_REDACT_KILL_AFTER: nothing
+ * below the commands reads the environment.
  */
 function killAfterSwitchStep(step: string | undefined): ((reached: ReplacementStep) => void) | undefined {
   if (step === undefined || step === '') return undefined;
@@ -323,7 +326,7 @@ export class Daemon {
   private async startSocket(): Promise<void> {
     if (!this.options.enableUnixSocket) return;
     const logger = this.context.logger.child({ component: 'redaction' });
-    const service = new RedactionService(this.storage, this.options.db, logger, killAfterSwitchStep(process.env.SVC_TEST_REDACT_KILL_AFTER));
+    const service = new RedactionService(this.storage, this.options.db, logger, killAfterSwitchStep(this.context.killAfterRedactionStep));
     this.redactionSocket = await RedactionSocket.start(join(this.options.db, SOCKET_FILE_NAME), service, logger);
   }
 

@@ -5,7 +5,7 @@
  */
 import { isSvcError } from '../common/errors.js';
 import { Engine } from '../storage/engine.js';
-import { Daemon, type OpenStorage } from './daemon.js';
+import { Daemon, type DaemonContext, type OpenStorage } from './daemon.js';
 import { createProcessLogger } from './log.js';
 import type { LoadedOptions } from './options.js';
 import { ReloadSignal } from './reload-signal.js';
@@ -19,14 +19,17 @@ export interface RunResult {
 
 const openEngine: OpenStorage = (options) => Engine.open(options);
 
-export async function runDaemon(options: LoadedOptions, version: string): Promise<RunResult> {
+/** What the command passes besides the options: test hooks it read from the environment. */
+export type RunHooks = Pick<DaemonContext, 'killAfterRedactionStep'>;
+
+export async function runDaemon(options: LoadedOptions, version: string, hooks: RunHooks = {}): Promise<RunResult> {
   const logger = createProcessLogger({ level: options.values.logLevel, format: options.values.logFormat });
   // Deprecated options and unknown SVC_* variables do not stop the node, but the operator should fix them.
   for (const warning of options.warnings) logger.warn({ option: warning.option }, warning.message);
   const signals = new ShutdownSignals(logger);
   const reloads = new ReloadSignal(logger);
   try {
-    const daemon = await Daemon.start(options, { logger, version, openStorage: openEngine });
+    const daemon = await Daemon.start(options, { logger, version, openStorage: openEngine, ...hooks });
     const { ip, port } = daemon.address;
     signals.whenReceived((signal) => void daemon.stop({ kind: 'signal', signal }));
     // The reload logs and records its own outcome; only a bug reaches this catch.
