@@ -28,6 +28,8 @@ export const CheckpointName = {
 } as const;
 
 export const LOCK_FILE_NAME = 'svcdb.lock';
+/** Where a starting process moves a dead owner's lock aside. */
+export const STALE_LOCK_FILE_NAME = `${LOCK_FILE_NAME}.stale`;
 export const SOCKET_FILE_NAME = 'svcdb.sock';
 export const RELOAD_STATUS_FILE_NAME = 'svcdb-reload.json';
 export const NODE_IDENTITY_FILE_NAME = 'svcdb-node.json';
@@ -36,6 +38,32 @@ export const TEMP_SUFFIX = '.tmp';
 
 export function isTempFile(name: string): boolean {
   return name.endsWith(TEMP_SUFFIX);
+}
+
+/**
+ * A chunk file switched out (by scavenge or redaction) carries this prefix until it is deleted: the
+ * name is then no chunk name (listings of chunk files do not see it) and no .tmp (which a switch
+ * would take). A start deletes any left over.
+ */
+const REPLACED_CHUNK_PREFIX = 'replaced-';
+
+export function replacedChunkFileName(chunkFile: string): string {
+  return `${REPLACED_CHUNK_PREFIX}${chunkFile}`;
+}
+
+export function isReplacedChunkFile(name: string): boolean {
+  return name.startsWith(REPLACED_CHUNK_PREFIX);
+}
+
+/** The lock file process `pid` prepares before it links it into place as the lock. */
+export function preparedLockFileName(pid: number): string {
+  return `${LOCK_FILE_NAME}.${pid}${TEMP_SUFFIX}`;
+}
+
+/** The process that prepared a lock file of this name; undefined for any other name. */
+export function preparedLockOwner(name: string): number | undefined {
+  const pid = name.startsWith(`${LOCK_FILE_NAME}.`) && isTempFile(name) ? name.slice(LOCK_FILE_NAME.length + 1, -TEMP_SUFFIX.length) : '';
+  return /^\d+$/.test(pid) ? Number(pid) : undefined;
 }
 
 /**

@@ -1,19 +1,15 @@
 /**
  * What a backup killed part way (SIGKILL, a crash, a full disk) leaves in its destination folder
  * besides the files of the backups: temp files under db/ and index/ (file-copy.ts), a temp file of
- * the manifest, the destination lock it held (storage/lock.ts renames a dead owner's lock to
+ * the manifest, the destination lock it held (storage/disk/lock.ts renames a dead owner's lock to
  * `svcdb.lock.stale` when the next backup takes it) and the lock's prepared file. The next backup
  * into the folder deletes them once it holds the lock, so no other backup is writing there.
  */
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { LOCK_FILE_NAME, isTempFile } from '../../storage/layout.js';
+import { STALE_LOCK_FILE_NAME, isTempFile, preparedLockOwner } from '../../storage/layout.js';
 import { type Durability, removeFile } from './file-copy.js';
 import { BACKUP_DB_DIRECTORY, BACKUP_INDEX_DIRECTORY, MANIFEST_FILE } from './layout.js';
-
-const STALE_LOCK = `${LOCK_FILE_NAME}.stale`;
-/** `svcdb.lock.<pid>.tmp`, the lock file a backup prepares before it links it into place. */
-const PREPARED_LOCK = new RegExp(`^${LOCK_FILE_NAME.replace('.', '\\.')}\\.(\\d+)\\.tmp$`);
 
 /** A temp file of the manifest's, from a write cut short. */
 export function isManifestTemp(name: string): boolean {
@@ -31,10 +27,10 @@ export function isRunning(pid: number): boolean {
 }
 
 function isLeftoverAtTop(name: string): boolean {
-  if (name === STALE_LOCK || isManifestTemp(name)) return true;
-  const prepared = PREPARED_LOCK.exec(name);
+  if (name === STALE_LOCK_FILE_NAME || isManifestTemp(name)) return true;
+  const preparedBy = preparedLockOwner(name);
   // Another backup may be preparing its lock right now, to be refused; only a dead one's goes.
-  return prepared !== null && Number(prepared[1]) !== process.pid && !isRunning(Number(prepared[1]));
+  return preparedBy !== undefined && preparedBy !== process.pid && !isRunning(preparedBy);
 }
 
 /** Deletes the leftovers of interrupted backups in `destination`; returns them, relative to it. */

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Errors } from '../../common/errors.js';
 import { storageError } from './file-write.js';
 import { PRIVATE_FILE_MODE } from './file-modes.js';
-import { LOCK_FILE_NAME } from '../layout.js';
+import { LOCK_FILE_NAME, STALE_LOCK_FILE_NAME, preparedLockFileName } from '../layout.js';
 import { fileSystem } from './file-system.js';
 
 /**
@@ -59,7 +59,7 @@ export class DatabaseLock {
 
   static acquire(dbPath: string): DatabaseLock {
     const path = join(dbPath, LOCK_FILE_NAME);
-    const prepared = `${path}.${process.pid}.tmp`;
+    const prepared = join(dbPath, preparedLockFileName(process.pid));
     try {
       // writeFileSync writes every byte or throws; a full disk is then the coded disk-full error.
       fileSystem.writeFileSync(prepared, `${process.pid}\n${processStartTime(process.pid) ?? ''}\n`, { mode: PRIVATE_FILE_MODE });
@@ -82,7 +82,7 @@ export class DatabaseLock {
         // The owner is gone: move its stale lock aside. If another starter raced us here, one
         // rename wins and the loser sees the winner's live lock on the next attempt.
         try {
-          fileSystem.renameSync(path, `${path}.stale`);
+          fileSystem.renameSync(path, join(dbPath, STALE_LOCK_FILE_NAME));
         } catch (error) {
           if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
         }

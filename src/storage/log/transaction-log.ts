@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { Errors } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import { Chunk, type FrameLocation } from './chunk.js';
-import { chunkFileName, parseChunkFileName } from './chunk-format.js';
+import { chunkFileName, isReplacedChunkFile, isTempFile, parseChunkFileName, replacedChunkFileName } from '../layout.js';
 import type { ReplaceOptions, ReplacementValidator, RewriteSource, RewrittenRecord } from './chunk-replacement.js';
 import { fsyncDirectory, fsyncDirectorySync } from '../disk/durable-file.js';
 import { decodeRecord, decodeRecordOnDemand, type LogRecord } from './record.js';
@@ -60,13 +60,7 @@ function epochOf(chunks: Iterable<Chunk | undefined>): number {
   return rewritten === 0 ? 0 : (hash >>> 0) || 1;
 }
 
-/**
- * What a replaced chunk file's name is prefixed with until the file is deleted: the result is no
- * chunk name (listings of chunk files do not see it) and no .tmp (which a switch would take).
- */
-const REPLACED_PREFIX = 'replaced-';
-
-const replacedPath = (chunk: Chunk) => join(dirname(chunk.path), `${REPLACED_PREFIX}${chunk.fileName}`);
+const replacedPath = (chunk: Chunk) => join(dirname(chunk.path), replacedChunkFileName(chunk.fileName));
 
 export class TransactionLog {
   private readonly chunks: Chunk[] = [];
@@ -140,7 +134,7 @@ export class TransactionLog {
     const lastNumber = this.chunkNumberOf(writerCheckpoint);
     const newest = new Map<number, string>();
     for (const name of readdirSync(dbPath)) {
-      if (name.endsWith('.tmp') || name.startsWith(REPLACED_PREFIX)) {
+      if (isTempFile(name) || isReplacedChunkFile(name)) {
         fileSystem.unlinkSync(join(dbPath, name));
         continue;
       }
