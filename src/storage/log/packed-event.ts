@@ -1,4 +1,4 @@
-import { EVENT_FIXED_BYTES, FRAME_BYTES, copyRange } from './record.js';
+import { EVENT_FIXED_BYTES, FRAME_BYTES, copyRange, type SelfWritingEvent } from './record.js';
 import { readUuid } from './uuid.js';
 import type { NewEvent } from './new-event.js';
 
@@ -15,7 +15,7 @@ const ID_SCRATCH = Buffer.alloc(EVENT_ID_BYTES);
  * projection, a string and two Buffer objects per event cost more than the writer's record.
  * `put*` must write exactly `dataBytes` and `metadataBytes` bytes, which the writer has reserved.
  */
-export abstract class PackedEvent implements NewEvent {
+export abstract class PackedEvent implements NewEvent, SelfWritingEvent {
   abstract readonly eventType: string;
   abstract readonly isJson: boolean;
   abstract readonly dataBytes: number;

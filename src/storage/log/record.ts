@@ -2,7 +2,6 @@ import { crc32Of } from './crc32.js';
 import { readInt64, writeInt64 } from './int64.js';
 import { RecentStrings } from './recent-strings.js';
 import { UUID_TEXT_BYTES, putUuidText, readUuid, writeUuid } from './uuid.js';
-import type { PackedEvent } from './packed-event.js';
 
 /**
  * Log records. On disk each record is framed `u32 length | payload | u32 length` so the log can
@@ -186,8 +185,20 @@ export function encodeEventRecord(buffer: Buffer, start: number, record: EventRe
   return sealFrame(buffer, start, offset);
 }
 
-/** encodeEventRecord for an event that writes its own id, data and metadata (see PackedEvent). */
-export function encodePackedEventRecord(buffer: Buffer, start: number, record: EventRecordFields, event: PackedEvent): number {
+/**
+ * An event that writes its own id, data and metadata into a record (packed-event.ts's
+ * PackedEvent: bytes a client sent, copied without being decoded first).
+ */
+export interface SelfWritingEvent {
+  readonly dataBytes: number;
+  readonly metadataBytes: number;
+  putId(target: Buffer, offset: number): void;
+  putData(target: Buffer, offset: number): void;
+  putMetadata(target: Buffer, offset: number): void;
+}
+
+/** encodeEventRecord for an event that writes its own id, data and metadata. */
+export function encodePackedEventRecord(buffer: Buffer, start: number, record: EventRecordFields, event: SelfWritingEvent): number {
   let offset = encodeEventFields(buffer, start + 4, record);
   event.putId(buffer, start + 4 + 44);
   const { dataBytes, metadataBytes } = event;
