@@ -2,6 +2,7 @@ import { backupBenchmarks } from './backup.js';
 import { consoleBenchmarks } from './console.js';
 import { httpBenchmarks, pinning } from './http.js';
 import { loginFloodBenchmark } from './login-flood.js';
+import { peersBenchmarks } from './peers/peers.js';
 import { projectionsBenchmarks } from './projections.js';
 import { redactionBenchmarks } from './redaction.js';
 import { rewriteBenchmarks } from './rewrite.js';
@@ -36,10 +37,12 @@ const groups: Record<string, () => Promise<void>> = {
   'scavenge-load': scavengeLoadBenchmarks,
   // Part of `http` too; by name it runs alone.
   'login-flood': floodBenchmarks,
+  // Needs PostgreSQL and Redis installed (bench/README.md): only run when named.
+  peers: peersBenchmarks,
 };
 
-/** Groups that another group runs as well: only run when named. */
-const partOfAnother = new Set(['login-flood']);
+/** Groups that another group runs as well, or that need peers installed: only run when named. */
+const partOfAnother = new Set(['login-flood', 'peers']);
 
 /** `npm run bench`: every benchmark, each beside the baseline it measures in the same run. */
 async function main(): Promise<void> {
