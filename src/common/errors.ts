@@ -299,6 +299,24 @@ export const Errors = {
     (who: string, what: string, allowed: string) => `${who} may not ${what}; allowed: ${allowed}`,
   ),
 
+  // Replication.
+  replicaReadOnly: define(
+    'SVCDB_ERR_REPLICA_READ_ONLY', 503, 'a read-only replica takes no writes; its log is the leader\'s',
+    (what: string) => `this node is a read-only replica and cannot be ${what}; send the request to the leader (the replica answers writes over HTTP with 307 and its URL)`,
+  ),
+  replicationProtocol: define(
+    'SVCDB_ERR_REPLICATION_PROTOCOL', 400, 'a replication request or frame does not fit the log it is meant for',
+    (what: string) => `replication refused: ${what}; the follower reconnects and handshakes again`,
+  ),
+  replicationDiverged: define(
+    'SVCDB_ERR_REPLICATION_DIVERGED', 500, 'a replica\'s copy of a chunk differs from the leader\'s',
+    (what: string) => `the replica's log differs from the leader's: ${what}; the replica stopped. Restore it from a backup of the leader or start it empty`,
+  ),
+  replicaUnavailable: define(
+    'SVCDB_ERR_REPLICA_LEADER_UNREACHABLE', 502, 'the leader a replica follows did not answer as expected',
+    (url: string, why: string) => `the leader at ${url} did not answer: ${why}; check --replica-of and the leader`,
+  ),
+
   // Persistent subscriptions.
   subscriptionNotFound: define(
     'SVCDB_ERR_SUBSCRIPTION_NOT_FOUND', 404, 'no subscription group of this name on this stream',
