@@ -18,7 +18,7 @@ import { decoratePrincipal, setPrincipal } from './principal.js';
  *   the root and `GET /projections` that send browsers there: the console asks the API for
  *   everything with credentials, and a browser's address bar sends none)
  * - user: any authenticated user
- * - operator: `$admins` and `$ops` (admin commands, managing subscription groups, `POST /gossip`)
+ * - operator: `$admins` and `$ops` (admin commands, managing subscription groups, `POST /gossip`, replication)
  * - streams: a user, or anyone when anonymous stream access is on (ACLs decide further)
  * - endpoint: a user, or anyone when anonymous endpoint access is on (`/stats`, `/metrics`)
  */
@@ -33,6 +33,8 @@ export interface AccessOptions {
 
 const ANONYMOUS_PATHS = new Set(['/ping', '/info', '/gossip', '/', '/web']);
 const OPERATOR_PATHS = new Set(['/info/options']);
+/** The replication endpoint: for other nodes, which log in as a user of `$ops` or `$admins`. */
+const REPLICATION_PREFIX = '/replication/';
 // Reading the cluster view is open to all; an update is another node's word about the cluster.
 const GOSSIP_PATH = '/gossip';
 /** Answered by a redirect to the console's projections page. */
@@ -51,7 +53,7 @@ export function endpointAccess(method: string, url: string): EndpointAccess {
   if (method === 'POST' && url === GOSSIP_PATH) return 'operator';
   if (method === 'OPTIONS' || ANONYMOUS_PATHS.has(url) || url.startsWith('/web/')) return 'anonymous';
   if ((method === 'GET' || method === 'HEAD') && url === CONSOLE_REDIRECT_PATH) return 'anonymous';
-  if (OPERATOR_PATHS.has(url) || url.startsWith('/admin/') || managesSubscriptions(method, url)) return 'operator';
+  if (OPERATOR_PATHS.has(url) || url.startsWith('/admin/') || url.startsWith(REPLICATION_PREFIX) || managesSubscriptions(method, url)) return 'operator';
   if (url.startsWith('/streams/')) return 'streams';
   if (url === '/stats' || url.startsWith('/stats/') || url === '/metrics') return 'endpoint';
   return 'user';

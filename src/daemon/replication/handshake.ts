@@ -1,0 +1,41 @@
+/**
+ * Where a replica's log and its leader's part, from their epochs. Every epoch record a replica
+ * holds came from a leader; the newest one both logs hold (same id at the same position) starts
+ * a stretch of log both took from the same term. Past it, the leader's log runs to its next
+ * epoch (or its end); the replica's may run further only with records the leader no longer has
+ * (the leader was restored from a backup, say). So the logs agree up to the smaller of the
+ * replica's end and that point, and the replica cuts anything after it.
+ */
+export interface EpochMark {
+  epochPosition: number;
+  epochNumber: number;
+  epochId: string;
+}
+
+export interface HandshakeRequest {
+  /** The replica's epochs, newest first. */
+  epochs: EpochMark[];
+  /** The replica's writer checkpoint. */
+  writerCheckpoint: number;
+}
+
+export interface HandshakeReply {
+  /** The last position the replica's log has in common with the leader's: it cuts back to it, then asks for what follows. */
+  commonPosition: number;
+  /** The leader's chunk size: a replica's log must have the same, positions depend on it. */
+  chunkSizeBytes: number;
+  /** The leader's durable end now. */
+  leaderWriterCheckpoint: number;
+}
+
+/** `leaderEpochs` newest first; `leaderEnd` the leader's durable end. */
+export function commonPosition(request: HandshakeRequest, leaderEpochs: readonly EpochMark[], leaderEnd: number): number {
+  for (const theirs of request.epochs) {
+    const index = leaderEpochs.findIndex((ours) => ours.epochPosition === theirs.epochPosition && ours.epochId === theirs.epochId);
+    if (index < 0) continue;
+    // The leader's epoch after the shared one, if any: newest first, so the one before it in the list.
+    const termEnd = index > 0 ? leaderEpochs[index - 1].epochPosition : leaderEnd;
+    return Math.min(request.writerCheckpoint, termEnd, leaderEnd);
+  }
+  return 0;
+}
