@@ -39,6 +39,11 @@ import { ProjectionsService, type ServiceStorage as ProjectionStorage } from './
 import { ScavengeService } from './scavenge/scavenge-service.js';
 import { openNodeScavenger } from './scavenge/open-scavenger.js';
 import type { NodeStorage, OpenScavenger, OpenStorage, ScavengerSettings } from './node-storage.js';
+import { Follower } from './replication/follower.js';
+import type { LeaderClient } from './replication/leader-client.js';
+import { ReplicationSource } from './replication/replication-source.js';
+import { epochMarks, leaderChunkSize, leaderClientOf, reconcileWithLeader } from './replication/replica-start.js';
+import { requestTruncation } from '../storage/log/truncation-request.js';
 
 export type { NodeStorage, OpenScavenger, OpenStorage, OpenStorageOptions, ScavengerSettings } from './node-storage.js';
 
@@ -106,6 +111,8 @@ export class Daemon {
   private readonly scavenge: ScavengeService;
   /** The node's services, as composed at start. */
   readonly parts: NodeParts;
+  /** A replica's follower; undefined on a node that leads. */
+  private readonly follower: Follower | undefined;
 
   /** Resolves once the node has stopped, whoever asked it to. */
   readonly stopped = new Promise<StopResult>((resolve) => {
@@ -119,7 +126,11 @@ export class Daemon {
     log.info({ version: context.version, dbPath: options.db, indexPath: options.index }, 'starting');
     // Before the storage: a certificate that cannot be served stops the start without touching the database.
     const certificates = await NodeCertificates.load(options, log.child({ component: 'tls' }));
-    const storage = await context.openStorage({ ...engineOptionsOf(options), logger: log });
+    const leader = leaderClientOf(options);
+    const chunkSizeBytes = leader && await leaderChunkSize(leader, options.db, log.child({ component: 'replication' }));
+    const openStorage = () => context.openStorage({ ...engineOptionsOf(options), ...(chunkSizeBytes ? { chunkSizeBytes } : {}), logger: log });
+    let storage = await openStorage();
+    if (leader) storage = await reconcileWithLeader(storage, leader, options.db, openStorage, log.child({ component: 'replication' }));
     // The engine can stop on its own from the moment it is open (a chunk hash checked in the
     // background): its error, not the "closed" error the next call meets, is what ends the node
     // and picks the exit code.
@@ -133,8 +144,10 @@ export class Daemon {
     let security: Security;
     let projections: ProjectionsService | undefined;
     try {
-      security = await startSecurity(storage, { admin: options.defaultAdminPassword, ops: options.defaultOpsPassword }, log.child({ component: 'security' }), options);
-      projections = await startProjections(context.projectionStorage?.(storage) ?? storage, options, log, security);
+      // A replica's users and projections are the leader's: it makes none and runs none.
+      const passwords = leader ? undefined : { admin: options.defaultAdminPassword, ops: options.defaultOpsPassword };
+      security = await startSecurity(storage, passwords, log.child({ component: 'security' }), options);
+      projections = leader ? undefined : await startProjections(context.projectionStorage?.(storage) ?? storage, options, log, security);
       if (fatal) throw fatal;
     } catch (error) {
       await projections?.close().catch((closeError: unknown) => log.error({ err: closeError }, 'stopping the projections failed'));
@@ -142,8 +155,8 @@ export class Daemon {
       throw fatal ?? error;
     }
     try {
-      daemon = new Daemon(options, context, storage, security, loaded, certificates, projections);
-      await daemon.scavenge.closeInterruptedRun();
+      daemon = new Daemon(options, context, storage, security, loaded, certificates, projections, leader);
+      if (!leader) await daemon.scavenge.closeInterruptedRun();
     } catch (error) {
       await projections?.close().catch((closeError: unknown) => log.error({ err: closeError }, 'stopping the projections failed'));
       await security.close();
@@ -167,16 +180,20 @@ export class Daemon {
     loaded: LoadedOptions,
     private readonly certificates: NodeCertificates,
     projections: ProjectionsService | undefined,
+    leader: LeaderClient | undefined,
   ) {
     const features = { ...SERVED_FEATURES, projections: projections !== undefined };
-    const nodeInfo = new NodeInfo(context.version, features, authentication, () => this.nodeState);
+    this.follower = leader && this.followerOf(leader);
+    const replicaStatus = this.follower && (() => this.follower!.status());
+    const nodeInfo = new NodeInfo(context.version, features, authentication, () => this.currentState(), replicaStatus);
     const streams = new StreamsService(storage, security.access);
     const subscriptions = new SubscriptionsService({
       system: new SystemStreams(streams), access: security.access, follow: (options) => storage.follow(options),
       logger: context.logger.child({ component: 'subscriptions' }),
       ...context.subscriptionClock,
     });
-    subscriptions.start();
+    // Persistent subscriptions run on the leader only.
+    if (!leader) subscriptions.start();
     this.parts = { storage, streams, subscriptions, security, projections };
     const connections = new ConnectionMeter();
     this.scavenge = this.scavengeService();
@@ -186,13 +203,14 @@ export class Daemon {
     if (connectionsMax.warning) context.logger.warn({ connectionsMax: connectionsMax.value }, connectionsMax.warning);
     this.connectionsMax = connectionsMax.value;
     this.app = buildApp({
-      logger: context.logger.child({ component: 'http' }), nodeInfo, nodeState: () => this.nodeState, streams, subscriptions, operations,
+      logger: context.logger.child({ component: 'http' }), nodeInfo, nodeState: () => this.currentState(), streams, subscriptions, operations,
       users: security.users, authenticator: security.authenticator,
       access: { allowAnonymousEndpointAccess, allowAnonymousStreamAccess, enableTrustedAuth },
       https: certificates.https, disableHttpCaching: options.disableHttpCaching,
       connections: { max: connectionsMax.value, headersTimeoutMs: options.httpHeadersTimeoutMs, requestTimeoutMs: options.httpRequestTimeoutMs },
       projections,
       console: (context.loadConsole ?? (() => this.consoleAssets()))(),
+      replication: { source: new ReplicationSource(storage, context.logger.child({ component: 'replication' })), ...(leader ? { leaderUrl: leader.url.origin } : {}) },
     });
     this.logDroppedConnections();
     connections.attach(this.app.server);
@@ -200,6 +218,8 @@ export class Daemon {
     // One hook, so that the order below is the order they stop in: fastify runs its onClose hooks
     // last registered first. It runs after the in-flight requests finished.
     this.app.addHook('onClose', async () => this.closeInOrder([
+      // Nothing more is written from the leader once the replica stops.
+      ['the replication', () => this.follower?.stop()],
       ['the statistics', () => operations.stats.stop()],
       // Each projection finishes its page and checkpoints.
       ['the projections', () => projections?.close()],
@@ -278,7 +298,7 @@ export class Daemon {
       paths: [this.options.db, this.options.index],
     });
     const gossip = new GossipService({
-      status: () => this.storage.status(), state: () => this.nodeState,
+      status: () => this.storage.status(), state: () => this.currentState(), replica: this.follower && (() => this.follower!.status()),
       address: () => (this.app.server.listening ? this.address : undefined),
       logger: this.context.logger.child({ component: 'gossip' }),
     });
@@ -307,7 +327,38 @@ export class Daemon {
   }
 
   get state(): NodeState {
-    return this.nodeState;
+    return this.currentState();
+  }
+
+  /** The node's state; a replica that runs says whether it follows with all there is or catches up. */
+  private currentState(): NodeState {
+    if (this.nodeState !== 'leader' || !this.follower) return this.nodeState;
+    return this.follower.status().state === 'ReadOnlyReplica' ? 'readonlyreplica' : 'catchingup';
+  }
+
+  /** The follower of a replica: it writes the leader's log through the replica's appender. */
+  private followerOf(leader: LeaderClient): Follower {
+    const logger = this.context.logger.child({ component: 'replication' });
+    return new Follower({
+      leader, appender: this.storage.replicaAppender(), logger,
+      epochs: () => epochMarks(this.storage.logBytes()),
+      chunkSizeBytes: this.storage.logBytes().chunkSize,
+      diverged: (position) => void this.cutBackAndStop(position, logger),
+    });
+  }
+
+  /**
+   * The leader's log parted from this replica's while it ran: truncate.chk is set (an open log
+   * cannot be cut) and the node stops with the coded error; the next start cuts the log back.
+   */
+  private async cutBackAndStop(position: number, logger: ProcessLogger): Promise<void> {
+    const error = Errors.replicationDiverged.create(`it holds records past position ${position}, which the leader does not have; start the replica again to cut them`);
+    try {
+      await requestTruncation(this.options.db, position, epochMarks(this.storage.logBytes()).find((epoch) => epoch.epochPosition < position)?.epochPosition ?? -1);
+    } catch (cause) {
+      logger.error({ err: cause }, 'could not set truncate.chk');
+    }
+    void this.stop({ kind: 'fatal', error });
   }
 
   /** The address the HTTP server is bound to (the actual port when --http-port is 0). */
@@ -343,6 +394,7 @@ export class Daemon {
     // A fatal storage error while fastify was starting has begun the stop already.
     if (this.stopping) return;
     this.nodeState = 'leader';
+    this.follower?.start();
     const { ip, port } = this.address;
     const protocol = this.certificates.https ? 'https' : 'http';
     const url = nodeUrl(protocol, ip, port);

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../common/logger.js';
 import type { EngineStatus } from '../../storage/engine.js';
 import type { NodeState } from './node-info.js';
+import type { ReplicaStatus } from '../replication/follower.js';
 
 export interface GossipMember {
   instanceId: string;
@@ -38,6 +39,8 @@ export interface GossipDocument {
   members: GossipMember[];
   serverIp: string;
   serverPort: number;
+  /** On a read-only replica: its leader, its state towards it and its lag. */
+  replication?: ReplicaStatus;
 }
 
 /** A member as another node sends it: the fields this node reads; the rest pass unread. */
@@ -59,6 +62,8 @@ export interface GossipUpdate {
 const memberStates: Record<NodeState, string> = {
   initializing: 'Initializing',
   leader: 'Leader',
+  readonlyreplica: 'ReadOnlyReplica',
+  catchingup: 'CatchingUp',
   shuttingdown: 'ShuttingDown',
   shutdown: 'Shutdown',
 };
@@ -69,6 +74,8 @@ export interface GossipSources {
   /** The bound HTTP address; undefined before the node listens. */
   address: () => { ip: string; port: number } | undefined;
   logger: Logger;
+  /** A read-only replica's view of its leader. */
+  replica?: () => ReplicaStatus;
 }
 
 export class GossipService {
@@ -105,9 +112,10 @@ export class GossipService {
       epochNumber: status.epochNumber,
       epochId: status.epochId,
       nodePriority: 0,
-      isReadOnlyReplica: false,
+      isReadOnlyReplica: this.sources.replica !== undefined,
     };
-    return { members: [member], serverIp: ip, serverPort: port };
+    const replication = this.sources.replica?.();
+    return { members: [member], serverIp: ip, serverPort: port, ...(replication ? { replication } : {}) };
   }
 
   /** Takes another node's view (already checked against the schema) and answers with this one's. */
