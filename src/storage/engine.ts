@@ -518,6 +518,7 @@ export class Engine {
       }
     };
     await step(() => this.writer.drained());
+    await step(() => this.replica?.drained());
     if (!failed) await step(() => this.chaser.persistOnClose());
     await step(() => this.index.close());
     if (!failed) await step(() => this.existence.close());

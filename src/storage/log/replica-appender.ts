@@ -14,6 +14,7 @@ import { Errors } from '../../common/errors.js';
 import { fileSystem } from '../disk/file-system.js';
 import { PRIVATE_FILE_MODE } from '../disk/file-modes.js';
 import { storageError, writeFully } from '../disk/file-write.js';
+import { LogAppender, type AppendPlan, type AppendPlanner, type AppendUnit } from './appender.js';
 import { chunkFileName, decodeChunkHeader, type ChunkHeader } from './chunk-format.js';
 import type { Checkpoints } from './recovery.js';
 import { FRAME_LOG_POSITION_OFFSET, RecordKind, SystemKind, checkFrame, decodeRecord, peekEventKey } from './record.js';
@@ -38,8 +39,68 @@ export interface IncomingChunkFile {
   discard(): Promise<void>;
 }
 
+type ReplicaSubmission = { kind: 'records'; position: number; bytes: Buffer } | { kind: 'completeChunk' };
+
+/** The leader's records, copied as they are to the position they were written at. */
+class LeaderRecords implements AppendUnit {
+  readonly framedBytes: number;
+
+  constructor(readonly position: number, private readonly bytes: Buffer) {
+    this.framedBytes = bytes.length;
+  }
+
+  encode(target: Buffer, offset: number, position: number): number {
+    if (position !== this.position) throw new TypeError(`the leader's records of ${this.position} would go to ${position}`);
+    return this.bytes.copy(target, offset);
+  }
+}
+
+/**
+ * Decides nothing of streams: records go where the leader put them, or are refused when they
+ * would not (they do not follow the log, or do not fit in its chunk: the leader completed the
+ * chunk before them, and its completion must come first).
+ */
+class ReplicaPlanner implements AppendPlanner<ReplicaSubmission, void, LeaderRecords> {
+  /** Bytes planned in the commit under way; -1 once it completes a chunk (positions restart). */
+  private planned = 0;
+
+  constructor(private readonly log: TransactionLog) {}
+
+  beginCommit(): void {
+    this.planned = 0;
+  }
+
+  plan(submission: ReplicaSubmission, commitStart: number): AppendPlan<void, LeaderRecords> {
+    if (submission.kind === 'completeChunk') {
+      this.planned = -1;
+      return { kind: 'completeChunk', answer: () => undefined };
+    }
+    const { position, bytes } = submission;
+    const at = commitStart + this.planned;
+    if (this.planned < 0 || position !== at) {
+      return { kind: 'refuse', error: Errors.replicationProtocol.create(`records at ${position} do not follow the replica's log, which ends at ${at}`) };
+    }
+    if (!this.log.fits(this.planned + bytes.length)) {
+      return { kind: 'refuse', error: Errors.replicationProtocol.create(`${bytes.length} bytes at ${position} do not fit in the ongoing chunk`) };
+    }
+    this.planned += bytes.length;
+    return { kind: 'write', units: [new LeaderRecords(position, bytes)], result: undefined };
+  }
+
+  encoded(): void {}
+
+  rolledBack(): void {}
+
+  endCommit(): void {
+    this.planned = 0;
+  }
+}
+
 export class ReplicaAppender {
   private queue: Promise<unknown> = Promise.resolve();
+
+  /** What writes records and completes chunks: the log appender, with no stream rules. */
+  private readonly appender: LogAppender<ReplicaSubmission, void, LeaderRecords>;
 
   constructor(
     private readonly dbPath: string,
@@ -49,7 +110,16 @@ export class ReplicaAppender {
     private readonly onDurable: (from: number, to: number) => void,
     /** A write that failed part way: the engine stops (never retry an fsync). */
     private readonly onFatal: (error: Error) => void,
-  ) {}
+  ) {
+    this.appender = new LogAppender(log, checkpoints.writer, new ReplicaPlanner(log), (units, end) => {
+      onDurable(units.length > 0 ? units[0].position : end, end);
+    }, onFatal);
+  }
+
+  /** Resolves when nothing is being written. */
+  drained(): Promise<void> {
+    return this.appender.drained();
+  }
 
   position(): ReplicaPosition {
     const chunk = this.log.currentChunk;
@@ -83,51 +153,36 @@ export class ReplicaAppender {
 
   /**
    * Appends the leader's records, whole frames that start at `position`, which must be the
-   * replica's writer position. Every frame is checked (length, checksum, its own position)
-   * before anything is written.
+   * replica's writer position, through the log appender. Every frame is checked (length,
+   * checksum, its own position) before anything is written.
    */
   appendRecords(position: number, bytes: Buffer): Promise<void> {
     return this.serially(async () => {
-      if (position !== this.log.writerPosition) {
-        throw Errors.replicationProtocol.create(`records at ${position} do not follow the replica's log, which ends at ${this.log.writerPosition}`);
-      }
-      if (!this.log.fits(bytes.length)) {
-        throw Errors.replicationProtocol.create(`${bytes.length} bytes at ${position} do not fit in the ongoing chunk`);
-      }
       const lastEpoch = checkRecords(bytes, position);
-      await this.durably(async () => {
-        await this.log.append(bytes);
-        await this.log.sync();
-        await this.checkpoints.writer.writeAsync(this.log.writerPosition);
-        if (lastEpoch !== undefined) this.noteEpoch(lastEpoch.position, lastEpoch.number);
-      });
-      this.onDurable(position, this.log.writerPosition);
+      await this.appender.submit({ kind: 'records', position, bytes });
+      if (lastEpoch !== undefined) this.noteEpoch(lastEpoch.position, lastEpoch.number);
     });
   }
 
   /**
-   * Completes the ongoing chunk where the leader completed its own, and checks that the file's
-   * hash is the leader's: the same header and bytes make the same file.
+   * Completes the ongoing chunk where the leader completed its own, through the log appender,
+   * and checks that the file's hash is the leader's: the same header and bytes make the same file.
    */
   completeChunk(chunkNumber: number, dataBytes: number, leaderHash: Buffer): Promise<void> {
     return this.serially(async () => {
       const chunk = this.log.currentChunk;
-      if (chunk.chunkNumber !== chunkNumber || chunk.dataSize !== dataBytes) {
+      if (chunk.chunkNumber !== chunkNumber || chunk.dataSize !== dataBytes || dataBytes === 0) {
         throw Errors.replicationProtocol.create(
           `the leader completed chunk ${chunkNumber} at ${dataBytes} bytes; the replica's chunk ${chunk.chunkNumber} holds ${chunk.dataSize}`,
         );
       }
-      await this.durably(async () => {
-        await this.log.completeCurrentChunk();
-        await this.checkpoints.writer.writeAsync(this.log.writerPosition);
-      });
+      await this.appender.submit({ kind: 'completeChunk' });
       const hash = await chunk.storedHash();
       if (!hash.equals(leaderHash)) {
         const error = Errors.replicationDiverged.create(`chunk ${chunkNumber} completed with hash ${hash.toString('hex')}, the leader's is ${leaderHash.toString('hex')}`);
         this.onFatal(error);
         throw error;
       }
-      this.onDurable(this.log.writerPosition, this.log.writerPosition);
     });
   }
 
