@@ -86,24 +86,20 @@ export class LogShipper {
   }
 
   private async sendChunkFile(number: number): Promise<void> {
-    const file = await this.deps.bytes.openChunkFile(number);
-    try {
-      const { facts } = file;
-      await this.send(encodeFrame(FrameType.chunkFileBegin, uint32s(facts.startNumber, facts.endNumber, facts.version), int64(facts.fileBytes)));
-      let hash = Buffer.alloc(0);
-      for (let offset = 0; offset < facts.fileBytes && !this.deps.sink.closed;) {
-        const block = Buffer.allocUnsafe(Math.min(FRAME_DATA_BYTES_MAX, facts.fileBytes - offset));
-        const read = await file.read(block, offset);
-        if (read === 0) throw new RangeError(`chunk file ${number} ended at ${offset} of ${facts.fileBytes} bytes`);
-        await this.send(encodeFrame(FrameType.chunkFileData, block.subarray(0, read)));
-        offset += read;
-        // The hash is the file's last bytes: taken from what was sent, so it is the file's as shipped.
-        hash = Buffer.concat([hash, block.subarray(0, read)]).subarray(-CHUNK_HASH_BYTES);
-      }
-      await this.send(encodeFrame(FrameType.chunkFileEnd, hash));
-    } finally {
-      await file.close();
+    const file = this.deps.bytes.openChunkFile(number);
+    const { facts } = file;
+    await this.send(encodeFrame(FrameType.chunkFileBegin, uint32s(facts.startNumber, facts.endNumber, facts.version), int64(facts.fileBytes)));
+    let hash = Buffer.alloc(0);
+    for (let offset = 0; offset < facts.fileBytes && !this.deps.sink.closed;) {
+      const block = Buffer.allocUnsafe(Math.min(FRAME_DATA_BYTES_MAX, facts.fileBytes - offset));
+      const read = await file.read(block, offset);
+      if (read === 0) throw new RangeError(`chunk file ${number} ended at ${offset} of ${facts.fileBytes} bytes`);
+      await this.send(encodeFrame(FrameType.chunkFileData, block.subarray(0, read)));
+      offset += read;
+      // The hash is the file's last bytes: taken from what was sent, so it is the file's as shipped.
+      hash = Buffer.concat([hash, block.subarray(0, read)]).subarray(-CHUNK_HASH_BYTES);
     }
+    await this.send(encodeFrame(FrameType.chunkFileEnd, hash));
   }
 
   private async send(frame: Buffer): Promise<void> {

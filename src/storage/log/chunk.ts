@@ -629,6 +629,12 @@ export class Chunk {
     await this.readInto(target, physical);
   }
 
+  /** Reads up to `target.length` bytes of the file from `fileOffset` (a completed chunk shipped whole); returns how many. */
+  async readFileBytes(fileOffset: number, target: Buffer): Promise<number> {
+    if (this.closed) throw Errors.storageClosed.create(`chunk ${this.path} is closed`);
+    return (await this.handle.read(target, 0, target.length, fileOffset)).bytesRead;
+  }
+
   /** The hash a completed chunk's footer holds. */
   async storedHash(): Promise<Buffer> {
     if (!this.completed) throw new TypeError('storedHash on an ongoing chunk');

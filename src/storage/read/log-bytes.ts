@@ -4,14 +4,12 @@
  * and the raw records of a chunk from a position, never past what is durable and never a torn
  * record. Nothing here decodes a record.
  */
-import type { FileHandle } from 'node:fs/promises';
 import { Errors } from '../../common/errors.js';
 import { encodeChunkHeader, parseChunkFileName } from '../log/chunk-format.js';
 import type { Chunk } from '../log/chunk.js';
 import { epochChain, type Epoch } from '../log/epoch.js';
 import { FRAME_BYTES } from '../log/record.js';
 import type { TransactionLog } from '../log/transaction-log.js';
-import { fileSystem } from '../disk/file-system.js';
 
 /** What a shipper needs to know of the chunk that holds a position. */
 export interface ChunkFacts {
@@ -28,12 +26,11 @@ export interface ChunkFacts {
   fileBytes: number;
 }
 
-/** A completed chunk file opened for shipping; the handle keeps it readable if a switch replaces it meanwhile. */
+/** A completed chunk file to ship. */
 export interface ChunkFileReader {
   facts: ChunkFacts;
   /** Reads up to `target.length` bytes from file offset `offset`; returns how many. */
   read(target: Buffer, offset: number): Promise<number>;
-  close(): Promise<void>;
 }
 
 /** Epochs a handshake compares at most, newest first. */
@@ -110,17 +107,15 @@ export class LogBytes {
     return bytes.subarray(0, end);
   }
 
-  /** Opens completed chunk `chunkNumber`'s file to ship it whole. */
-  async openChunkFile(chunkNumber: number): Promise<ChunkFileReader> {
+  /**
+   * Completed chunk `chunkNumber`'s file, to ship whole. Read through the chunk's own descriptor:
+   * a switch that replaces the chunk meanwhile closes it, and the shipment breaks off rather than
+   * mix two versions.
+   */
+  openChunkFile(chunkNumber: number): ChunkFileReader {
     const chunk = this.chunkOrThrow(chunkNumber);
     if (!chunk.isCompleted) throw new TypeError(`chunk ${chunkNumber} is not completed`);
-    const facts = factsOf(chunk);
-    const handle: FileHandle = await fileSystem.open(chunk.path, 'r');
-    return {
-      facts,
-      read: async (target, offset) => (await handle.read(target, 0, target.length, offset)).bytesRead,
-      close: () => handle.close(),
-    };
+    return { facts: factsOf(chunk), read: (target, offset) => chunk.readFileBytes(offset, target) };
   }
 
   private chunkOrThrow(chunkNumber: number): Chunk {
