@@ -90,8 +90,14 @@ export class Follower {
   async stop(): Promise<void> {
     this.stopping.abort();
     await this.running;
-    await this.transfer?.file.discard();
+    await this.dropTransfer();
+  }
+
+  /** A chunk file that did not arrive whole is deleted. */
+  private async dropTransfer(): Promise<void> {
+    const transfer = this.transfer;
     this.transfer = undefined;
+    await transfer?.file.discard();
   }
 
   status(): ReplicaStatus {
@@ -128,8 +134,7 @@ export class Follower {
         this.changeConnection('unreachable', error as Error);
       } finally {
         this.caughtUp = false;
-        await this.transfer?.file.discard();
-        this.transfer = undefined;
+        await this.dropTransfer();
       }
       this.reconnects++;
       await sleep(delayMs, undefined, { signal }).catch(() => undefined);
@@ -208,8 +213,11 @@ export class Follower {
   private async endFile(leaderHash: Buffer): Promise<void> {
     const transfer = this.transfer;
     if (!transfer || transfer.received !== transfer.fileBytes) throw Errors.replicationProtocol.create('a chunk file ended before all its bytes came');
-    if (!transfer.hash.digest().equals(leaderHash)) throw Errors.replicationProtocol.create('a chunk file arrived with bytes that do not match its hash');
     this.transfer = undefined;
+    if (!transfer.hash.digest().equals(leaderHash)) {
+      await transfer.file.discard();
+      throw Errors.replicationProtocol.create('a chunk file arrived with bytes that do not match its hash');
+    }
     await transfer.file.install();
   }
 
