@@ -42,7 +42,7 @@ import type { NodeStorage, OpenScavenger, OpenStorage, ScavengerSettings } from 
 import { Follower } from './replication/follower.js';
 import type { LeaderClient } from './replication/leader-client.js';
 import { ReplicationSource } from './replication/replication-source.js';
-import { epochMarks, leaderChunkSize, leaderClientOf, reconcileWithLeader } from './replication/replica-start.js';
+import { epochBefore, epochMarks, leaderChunkSize, leaderClientOf, reconcileWithLeader } from './replication/replica-start.js';
 import { requestTruncation } from '../storage/log/truncation-request.js';
 
 export type { NodeStorage, OpenScavenger, OpenStorage, OpenStorageOptions, ScavengerSettings } from './node-storage.js';
@@ -354,7 +354,7 @@ export class Daemon {
   private async cutBackAndStop(position: number, logger: ProcessLogger): Promise<void> {
     const error = Errors.replicationDiverged.create(`it holds records past position ${position}, which the leader does not have; start the replica again to cut them`);
     try {
-      await requestTruncation(this.options.db, position, epochMarks(this.storage.logBytes()).find((epoch) => epoch.epochPosition < position)?.epochPosition ?? -1);
+      await requestTruncation(this.options.db, position, epochBefore(epochMarks(this.storage.logBytes()), position));
     } catch (cause) {
       logger.error({ err: cause }, 'could not set truncate.chk');
     }

@@ -53,7 +53,7 @@ export async function leaderChunkSize(leader: LeaderClient, dbPath: string, logg
 }
 
 /** The newest epoch below `position`, where epoch.chk goes when the log is cut back to it. */
-function epochBefore(epochs: readonly EpochMark[], position: number): number {
+export function epochBefore(epochs: readonly EpochMark[], position: number): number {
   return epochs.find((epoch) => epoch.epochPosition < position)?.epochPosition ?? -1;
 }
 
