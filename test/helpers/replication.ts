@@ -8,7 +8,8 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Test } from 'tap';
-import { CHUNK_HEADER_BYTES, parseChunkFileName } from '../../src/storage/log/chunk-format.js';
+import { CHUNK_HEADER_BYTES } from '../../src/storage/log/chunk-format.js';
+import { parseChunkFileName } from '../../src/storage/layout.js';
 import { readInt64 } from '../../src/storage/log/int64.js';
 import { ADMIN_AUTH } from './auth.js';
 import { startServer, type RunningServer } from './cli.js';
@@ -151,7 +152,7 @@ export async function missingEvents(url: string, acknowledged: Map<string, strin
 
 export interface ReplicationInfo {
   state: string;
-  replication?: { state: string; connection: string; writerCheckpoint: number; lagBytes: number; lagSeconds: number };
+  replication?: { state: string; connection: string; writerCheckpoint: number; lagBytes: number; lagSeconds: number; reconnects: number };
 }
 
 export async function nodeInfo(url: string): Promise<ReplicationInfo> {

@@ -50,7 +50,7 @@ t.test('a replica outlives its leader\'s crash, then follows it again', async (t
 
   await pollUntilAsync('the replica to report the leader unreachable after a few attempts', async () => {
     const info = await nodeInfo(replica.url);
-    return info.replication?.connection === 'unreachable' && (info.replication as { reconnects: number }).reconnects >= 3;
+    return info.replication?.connection === 'unreachable' && info.replication.reconnects >= 3;
   }, { intervalMs: 50 });
   const read = await fetch(`${replica.url}/streams/writer-0`, { headers: { authorization: ADMIN_AUTH, accept: 'application/vnd.svc.atom+json' } });
   t.equal(read.status, 200, 'the replica serves reads while its leader is down');

@@ -5,7 +5,8 @@
  * record. Nothing here decodes a record.
  */
 import { Errors } from '../../common/errors.js';
-import { encodeChunkHeader, parseChunkFileName } from '../log/chunk-format.js';
+import { encodeChunkHeader } from '../log/chunk-format.js';
+import { parseChunkFileName } from '../layout.js';
 import type { Chunk } from '../log/chunk.js';
 import { epochChain, type Epoch } from '../log/epoch.js';
 import { FRAME_BYTES } from '../log/record.js';
