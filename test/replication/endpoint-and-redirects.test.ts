@@ -6,6 +6,7 @@
  * same path on the leader, and administrative operations act on the replica itself.
  */
 import t from 'tap';
+import { randomUUID } from 'node:crypto';
 import { FrameReader, FrameType, readInt64, type Frame } from '../../src/daemon/replication/frames.js';
 import { ADMIN_AUTH, OPS_AUTH, createUser } from '../helpers/auth.js';
 import { appendEvent, nodeDirectories, startLeader, startReplica, waitForReplicas } from '../helpers/replication.js';
@@ -97,6 +98,26 @@ t.test('a replica redirects writes to its leader and keeps admin operations', as
   const merge = await fetch(`${replica.url}/admin/mergeindexes`, { method: 'POST', redirect: 'manual', headers: { authorization: ADMIN_AUTH } });
   t.equal(merge.status, 200, 'an admin operation acts on the replica');
   await merge.arrayBuffer();
+  const forwarded = await fetch(`${replica.url}/streams/forwarded`, {
+    method: 'POST', redirect: 'manual',
+    headers: { authorization: ADMIN_AUTH, 'content-type': 'application/json', 'svc-eventtype': 't', 'svc-eventid': randomUUID(), 'svc-requireleader': 'false' },
+    body: '{"via":"replica"}',
+  });
+  t.equal(forwarded.status, 201, 'a write with Svc-RequireLeader: false is forwarded and answered as the leader answers');
+  await forwarded.arrayBuffer();
+  const refused = await fetch(`${replica.url}/streams/forwarded`, {
+    method: 'POST', redirect: 'manual',
+    headers: {
+      authorization: ADMIN_AUTH, 'content-type': 'application/json', 'svc-eventtype': 't', 'svc-eventid': randomUUID(),
+      'svc-requireleader': 'false', 'svc-expectedversion': '7',
+    },
+    body: '{}',
+  });
+  t.equal(refused.status, 400, 'a forwarded write the leader refuses gets the leader\'s refusal');
+  t.equal(refused.headers.get('svc-currentversion'), '0', 'with the leader\'s headers');
+  await refused.arrayBuffer();
+  const onLeader = await fetch(`${leader.url}/streams/forwarded/0`, { headers: { authorization: ADMIN_AUTH, accept: 'application/json' } });
+  t.same(await onLeader.json(), { via: 'replica' }, 'the forwarded event is on the leader');
   const followed = await fetch(`${leader.url}/streams/seen`, { headers: { authorization: ADMIN_AUTH, accept: 'application/vnd.svc.atom+json' } });
   t.equal(followed.status, 200, 'the leader still has the stream: the redirected delete did not run anywhere');
   await followed.arrayBuffer();

@@ -4,8 +4,10 @@
  * persistent subscriptions and projections (every POST, PUT, PATCH and DELETE), and reads that
  * ask for the leader with `Svc-RequireLeader: true`. Administrative operations (`/admin/`) act on
  * the node that receives them, as do gossip and replication. A 307 keeps the method and body.
+ * A write sent with `Svc-RequireLeader: false` is forwarded to the leader instead (leader-forwarding.ts).
  */
 import type { FastifyInstance } from 'fastify';
+import { forwardToLeader } from './leader-forwarding.js';
 
 export const REQUIRE_LEADER_HEADER = 'svc-requireleader';
 
@@ -26,8 +28,13 @@ function leaderOnly(method: string, url: string, requireLeader: string | string[
 export function redirectToLeader(app: FastifyInstance, leaderUrl: string): void {
   const origin = new URL(leaderUrl).origin;
   app.addHook('onRequest', (request, reply, done) => {
-    if (!leaderOnly(request.method, request.url, request.headers[REQUIRE_LEADER_HEADER])) {
+    const requireLeader = request.headers[REQUIRE_LEADER_HEADER];
+    if (!leaderOnly(request.method, request.url, requireLeader)) {
       done();
+      return;
+    }
+    if (typeof requireLeader === 'string' && requireLeader.trim().toLowerCase() === 'false') {
+      forwardToLeader(request, reply, origin);
       return;
     }
     void reply.code(307).header('location', `${origin}${request.url}`).header('cache-control', 'no-store').send();
