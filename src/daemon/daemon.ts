@@ -42,6 +42,7 @@ import type { NodeStorage, OpenScavenger, OpenStorage, ScavengerSettings } from 
 import { Follower } from './replication/follower.js';
 import type { LeaderClient } from './replication/leader-client.js';
 import { ReplicationSource } from './replication/replication-source.js';
+import { replicationStats } from './replication/replication-stats.js';
 import { epochBefore, epochMarks, leaderChunkSize, leaderClientOf, reconcileWithLeader } from './replication/replica-start.js';
 import { requestTruncation } from '../storage/log/truncation-request.js';
 
@@ -197,7 +198,8 @@ export class Daemon {
     this.parts = { storage, streams, subscriptions, security, projections };
     const connections = new ConnectionMeter();
     this.scavenge = this.scavengeService();
-    const operations = this.operations(loaded, connections, security, subscriptions, projections);
+    const replication = new ReplicationSource(storage, context.logger.child({ component: 'replication' }));
+    const operations = this.operations(loaded, connections, security, subscriptions, projections, replication);
     const { allowAnonymousEndpointAccess, allowAnonymousStreamAccess, enableTrustedAuth } = options;
     const connectionsMax = connectionsMaxOf(options.connectionsMax);
     if (connectionsMax.warning) context.logger.warn({ connectionsMax: connectionsMax.value }, connectionsMax.warning);
@@ -210,7 +212,7 @@ export class Daemon {
       connections: { max: connectionsMax.value, headersTimeoutMs: options.httpHeadersTimeoutMs, requestTimeoutMs: options.httpRequestTimeoutMs },
       projections,
       console: (context.loadConsole ?? (() => this.consoleAssets()))(),
-      replication: { source: new ReplicationSource(storage, context.logger.child({ component: 'replication' })), ...(leader ? { leaderUrl: leader.url.origin } : {}) },
+      replication: { source: replication, ...(leader ? { leaderUrl: leader.url.origin } : {}) },
     });
     this.logDroppedConnections();
     connections.attach(this.app.server);
@@ -287,6 +289,7 @@ export class Daemon {
   /** The services behind /stats, /metrics, /gossip, /info/options and /admin. */
   private operations(
     loaded: LoadedOptions, connections: ConnectionMeter, security: Security, subscriptions: SubscriptionsService, projections: ProjectionsService | undefined,
+    replication: ReplicationSource,
   ): OperationsDependencies {
     const requests = new QueueMeter('HttpRequests', 'Http');
     let requestErrors = 0;
@@ -295,6 +298,7 @@ export class Daemon {
       authentication: () => security.authenticator.stats(),
       subscriptions: () => subscriptions.stats(),
       scavenge: () => scavengeStats(this.scavenge),
+      replication: () => replicationStats(replication, this.follower?.status()),
       paths: [this.options.db, this.options.index],
     });
     const gossip = new GossipService({

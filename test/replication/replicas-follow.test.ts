@@ -39,6 +39,14 @@ t.test('two replicas end with every acknowledged event and the leader\'s bytes',
     t.equal(info.replication?.lagBytes, 0, `replica ${i + 1} reports no lag in bytes`);
   }
   t.equal((await nodeInfo(leader.url)).state, 'leader');
+  const metric = async (url: string, name: string) => {
+    const text = await (await fetch(`${url}/metrics`, { headers: { authorization: ADMIN_AUTH } })).text();
+    return Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1]);
+  };
+  t.equal(await metric(leader.url, 'svcdb_replication_replicas'), 2, '/metrics on the leader counts the two replicas');
+  t.ok(await metric(leader.url, 'svcdb_replication_sent_bytes_total') >= 2 * end, 'and the bytes sent to them');
+  t.equal(await metric(replicas[0].url, 'svcdb_replication_lag_bytes'), 0, '/metrics on a replica gives its lag in bytes');
+  t.ok(await metric(replicas[0].url, 'svcdb_replication_received_bytes_total') >= end, 'and the bytes it received');
 });
 
 t.test('a long poll on a replica wakes for an append on the leader', async (t) => {
