@@ -218,7 +218,12 @@ export class Follower {
       await transfer.file.discard();
       throw Errors.replicationProtocol.create('a chunk file arrived with bytes that do not match its hash');
     }
-    await transfer.file.install();
+    try {
+      await transfer.file.install();
+    } catch (error) {
+      await transfer.file.discard();
+      throw error;
+    }
   }
 
   private heartbeat(leaderEnd: number): void {

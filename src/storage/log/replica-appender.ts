@@ -262,7 +262,8 @@ export class ReplicaAppender {
     try {
       return await write();
     } catch (error) {
-      this.onFatal(error as Error);
+      // A chunk file refused before anything changed is the leader's mistake, not a broken log.
+      if (!Errors.storageReplacementInvalid.is(error)) this.onFatal(error as Error);
       throw error;
     }
   }
