@@ -4,6 +4,7 @@ import { httpBenchmarks, pinning } from './http.js';
 import { loginFloodBenchmark } from './login-flood.js';
 import { projectionsBenchmarks } from './projections.js';
 import { redactionBenchmarks } from './redaction.js';
+import { replicationBenchmarks } from './replication.js';
 import { rewriteBenchmarks } from './rewrite.js';
 import { scavengeBenchmarks } from './scavenge.js';
 import { scavengeLoadBenchmarks } from './scavenge-load.js';
@@ -28,6 +29,7 @@ const groups: Record<string, () => Promise<void>> = {
     await floodBenchmarks();
   },
   backup: backupBenchmarks,
+  replication: replicationBenchmarks,
   redaction: redactionBenchmarks,
   console: consoleBenchmarks,
   subscriptions: subscriptionBenchmarks,
