@@ -4,7 +4,7 @@
  * epoch or end, and nothing in common when no epoch matches.
  */
 import t from 'tap';
-import { commonPosition, type EpochMark } from '../../src/daemon/replication/handshake.js';
+import { commonPosition, outsideRewrittenChunk, type EpochMark } from '../../src/daemon/replication/handshake.js';
 
 const epoch = (epochPosition: number, epochNumber: number): EpochMark => ({ epochPosition, epochNumber, epochId: `id-${epochNumber}` });
 // Newest first, as both sides list them.
@@ -32,4 +32,14 @@ t.test('an epoch at the same position with another id is another term', async (t
 t.test('no epoch in common: nothing in common', async (t) => {
   t.equal(commonPosition({ epochs: [{ epochPosition: 0, epochNumber: 0, epochId: 'other' }], writerCheckpoint: 3000 }, leaderEpochs, 9000), 0);
   t.equal(commonPosition({ epochs: [], writerCheckpoint: 0 }, leaderEpochs, 9000), 0);
+});
+
+t.test('a position inside a chunk the leader rewrote moves back to the chunk\'s start', async (t) => {
+  // Chunks of 100 bytes; the leader merged chunks 3 to 5 into one rewritten file.
+  const chunkAt = (number: number) => (number >= 3 && number <= 5 ? { startNumber: 3, mapped: true } : { startNumber: number, mapped: false });
+  t.equal(outsideRewrittenChunk(450, 100, chunkAt), 300, 'inside the merged chunk: back to its start');
+  t.equal(outsideRewrittenChunk(300, 100, chunkAt), 300, 'at its start: unchanged');
+  t.equal(outsideRewrittenChunk(250, 100, chunkAt), 250, 'inside a chunk as it was written: unchanged');
+  t.equal(outsideRewrittenChunk(600, 100, chunkAt), 600, 'past it: unchanged');
+  t.equal(outsideRewrittenChunk(900, 100, () => undefined), 900, 'past the leader\'s chunks: unchanged');
 });

@@ -39,3 +39,21 @@ export function commonPosition(request: HandshakeRequest, leaderEpochs: readonly
   }
   return 0;
 }
+
+/** What the handshake needs to know of the leader's chunk that holds a position. */
+export interface ChunkSpan {
+  startNumber: number;
+  /** Rewritten by a scavenge (or merged): its records are not at their positions. */
+  mapped: boolean;
+}
+
+/**
+ * A replica that stopped part way into a chunk the leader has rewritten since cannot go on from
+ * inside it: the leader can only send that chunk whole. The common position moves back to the
+ * chunk's start, and the replica cuts its log back there.
+ */
+export function outsideRewrittenChunk(position: number, chunkSizeBytes: number, chunkAt: (chunkNumber: number) => ChunkSpan | undefined): number {
+  const chunk = chunkAt(Math.floor(position / chunkSizeBytes));
+  if (!chunk?.mapped) return position;
+  return Math.min(position, chunk.startNumber * chunkSizeBytes);
+}

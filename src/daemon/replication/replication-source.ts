@@ -6,7 +6,7 @@
 import { Errors } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import type { Engine } from '../../storage/engine.js';
-import { commonPosition, type HandshakeReply, type HandshakeRequest } from './handshake.js';
+import { commonPosition, outsideRewrittenChunk, type HandshakeReply, type HandshakeRequest } from './handshake.js';
 import { LogShipper, type FrameSink } from './log-shipper.js';
 
 export type ReplicationStorage = Pick<Engine, 'logBytes' | 'follow' | 'unfollow'>;
@@ -32,7 +32,8 @@ export class ReplicationSource {
     const bytes = this.storage.logBytes();
     const epochs = bytes.epochs().map(({ epochPosition, epochNumber, epochId }) => ({ epochPosition, epochNumber, epochId }));
     const leaderEnd = bytes.durableEnd;
-    return { commonPosition: commonPosition(request, epochs, leaderEnd), chunkSizeBytes: bytes.chunkSize, leaderWriterCheckpoint: leaderEnd };
+    const common = outsideRewrittenChunk(commonPosition(request, epochs, leaderEnd), bytes.chunkSize, (number) => bytes.chunkFacts(number));
+    return { commonPosition: common, chunkSizeBytes: bytes.chunkSize, leaderWriterCheckpoint: leaderEnd };
   }
 
   /** Refuses a position that is not one of this log's boundaries before any byte is sent. */
