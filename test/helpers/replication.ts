@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Test } from 'tap';
-import { CHUNK_HEADER_BYTES } from '../../src/storage/log/chunk-format.js';
+import { CHUNK_FOOTER_BYTES, CHUNK_HEADER_BYTES } from '../../src/storage/log/chunk-format.js';
 import { parseChunkFileName } from '../../src/storage/layout.js';
 import { readInt64 } from '../../src/storage/log/int64.js';
 import { ADMIN_AUTH } from './auth.js';
@@ -95,6 +95,26 @@ export function compareLogs(leaderDb: string, replicaDb: string, end: number): L
     }
   }
   return { completedChunks, different, ongoingBytes };
+}
+
+/**
+ * Bytes of records in the log up to `end`: what a replica must receive at least. Log positions
+ * also count the free tail of each completed chunk, which no one sends.
+ */
+export function recordBytes(db: string, end: number): number {
+  const ongoing = Math.floor(end / TEST_CHUNK_BYTES);
+  let total = 0;
+  for (const [number, name] of chunkFiles(db)) {
+    if (number > ongoing) continue;
+    if (number === ongoing) {
+      total += end - ongoing * TEST_CHUNK_BYTES;
+      continue;
+    }
+    const bytes = readFileSync(join(db, name));
+    // The footer's physical data size (chunk-format.ts: u32 after the flags byte).
+    total += bytes.readUInt32LE(bytes.length - CHUNK_FOOTER_BYTES + 1);
+  }
+  return total;
 }
 
 /** Appends one event of `dataBytes` to `stream` on `url`; resolves with its id once acknowledged (201). */
