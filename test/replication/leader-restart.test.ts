@@ -64,6 +64,7 @@ t.test('a replica outlives its leader\'s crash, then follows it again', async (t
   const end = await waitForReplicas(leaderDirectories, [replicaDirectories]);
   const comparison = compareLogs(leaderDirectories.db, replicaDirectories.db, end);
   t.same(comparison.different, [], 'the replica\'s chunks are the restarted leader\'s');
+  t.same(await missingEvents(second.url, acknowledged), [], 'the restarted leader serves every event it acknowledged');
   t.same(await missingEvents(replica.url, acknowledged), [], 'the replica serves every event the leader acknowledged');
   t.equal(replica.process.logLines.filter((line) => line.msg === 'replication following').length, 2, 'it logged following twice: at start and after the leader came back');
 });
