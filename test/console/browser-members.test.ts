@@ -3,7 +3,6 @@
 // and the replica with its lag, the replica's lists its leader and itself with its own lag.
 // Photographed into test-artifacts/console/.
 import t from 'tap';
-import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { openBrowser, screenshot, signedInPage } from '../helpers/browser.js';
 import { appendEvent, nodeDirectories, startLeader, startReplica, waitForReplicas } from '../helpers/replication.js';
@@ -17,7 +16,7 @@ for (let i = 0; i < 10; i++) await appendEvent(leader.url, 'members', 200);
 await waitForReplicas(leaderDirectories, [replicaDirectories]);
 const chrome = await openBrowser(t);
 
-/** The members table's rows as [state, lag] once it has `count` rows whose states are `states`. */
+/** The members table's rows as [state, lag], once their states are `states`. */
 async function memberRows(page: Page, states: string[]): Promise<string[][]> {
   await page.waitForFunction((expected) => {
     const cells = [...document.querySelectorAll('[data-name=member-state]')].map((cell) => cell.textContent);
