@@ -46,6 +46,8 @@ t.test('the leader lists its replica; status on the replica tells its lag, then 
   t.ok(follower.writerCheckpoint >= end, `its checkpoint as sent is the leader's (${follower.writerCheckpoint})`);
   t.match(view.replicas, [{ instanceId: follower.instanceId, state: 'ReadOnlyReplica', lagBytes: 0, lagSeconds: 0, remoteIp: '127.0.0.1' }], 'with its lag');
 
+  // The heartbeat that tells the replica the leader's end may come after the records themselves.
+  await pollUntilAsync('the replica to hear the leader\'s end', async () => (await nodeInfo(replica.url)).replication?.leaderWriterCheckpoint === end);
   const text = await runCli(['status', '--url', replica.url]);
   t.equal(text.code, ExitCode.success, text.stderr);
   t.equal(text.stdout, `${replica.url}: readonlyreplica of ${leader.url} (following), lag 0 B, 0 s, svcdb 0.1.0\n`);
