@@ -508,6 +508,12 @@ export const Errors = {
       `the node at ${url} answers but is ${state}, not serving requests; wait until it has started (svcdb status exits 0 then), or read its log`,
     (url: string, state: string) => ({ url, state }),
   ),
+  clientLeaderUnreachable: define(
+    'SVCDB_ERR_CLIENT_LEADER_UNREACHABLE', 503, 'the read-only replica cannot reach its leader',
+    (url: string, leaderUrl: string, reason: string) =>
+      `the read-only replica at ${url} serves what it has but cannot reach its leader ${leaderUrl}${reason ? ` (${reason})` : ''}; start the leader or check the network and the replica's --replica-of, then read the replica's log`,
+    (url: string, leaderUrl: string, reason: string) => ({ url, leaderUrl, reason }),
+  ),
   clientProjectionsOff: define(
     'SVCDB_ERR_CLIENT_PROJECTIONS_OFF', 404, 'the node does not run projections',
     (url: string) => `the node at ${url} does not run projections (it has no projections API); start it with --run-projections All (or System for the system projections only)`,

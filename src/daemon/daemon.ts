@@ -303,6 +303,7 @@ export class Daemon {
     });
     const gossip = new GossipService({
       status: () => this.storage.status(), state: () => this.currentState(), replica: this.follower && (() => this.follower!.status()),
+      following: () => replication.replicas(),
       address: () => (this.app.server.listening ? this.address : undefined),
       logger: this.context.logger.child({ component: 'gossip' }),
     });

@@ -172,7 +172,7 @@ export async function missingEvents(url: string, acknowledged: Map<string, strin
 
 export interface ReplicationInfo {
   state: string;
-  replication?: { state: string; connection: string; writerCheckpoint: number; lagBytes: number; lagSeconds: number; reconnects: number };
+  replication?: { state: string; connection: string; writerCheckpoint: number; leaderWriterCheckpoint: number; lagBytes: number; lagSeconds: number; reconnects: number };
 }
 
 export async function nodeInfo(url: string): Promise<ReplicationInfo> {

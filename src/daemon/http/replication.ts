@@ -91,7 +91,7 @@ export const replicationRoutes: FastifyPluginAsync<ReplicationRoutesOptions> = a
     open.add(raw);
     const remote = `${request.ip}:${request.raw.socket.remotePort ?? 0}`;
     try {
-      await source.stream(from, sinkOf(raw), remote);
+      await source.stream(from, sinkOf(raw), request.ip, request.raw.socket.remotePort ?? 0);
     } catch (error) {
       // The status went out with the first frame: the stream can only be cut, and the replica reconnects.
       request.log.warn({ err: error, replica: remote }, 'replication stream broke off');

@@ -3,6 +3,7 @@
  * log and this one part, and the stream of this node's log from there (LogShipper), woken by the
  * engine's log consumers after each commit.
  */
+import { randomUUID } from 'node:crypto';
 import { Errors } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import type { Engine } from '../../storage/engine.js';
@@ -16,14 +17,33 @@ export const HEARTBEAT_MS = 1000;
 
 /** What the leader knows of a replica that follows it now, for /gossip. */
 export interface FollowingReplica {
-  remote: string;
+  /** Names this stream in /gossip; a reconnection is a new one. */
+  instanceId: string;
+  /** The replica's address and port as this node sees its connection. */
+  remoteIp: string;
+  remotePort: number;
   /** Where the stream has reached: what was sent, not what the replica made durable. */
   sentPosition: number;
   connectedAt: string;
 }
 
+/** A following replica with its lag behind this node's durable end, as of now. */
+export interface FollowingReplicaView extends FollowingReplica {
+  state: 'ReadOnlyReplica' | 'CatchingUp';
+  lagBytes: number;
+  /** How long ago the stream last held everything this node had durable; 0 while it does. */
+  lagSeconds: number;
+}
+
+interface Stream extends FollowingReplica {
+  /** When the stream last reached this node's durable end. */
+  caughtUpAtMs: number;
+  /** It has reached the durable end at least once (a CatchingUp replica has not yet). */
+  caughtUp: boolean;
+}
+
 export class ReplicationSource {
-  private readonly streams = new Set<FollowingReplica>();
+  private readonly streams = new Set<Stream>();
   private bytesSent = 0;
 
   constructor(private readonly storage: ReplicationStorage, private readonly logger: Logger, private readonly clock: () => number = Date.now) {}
@@ -44,7 +64,8 @@ export class ReplicationSource {
   }
 
   /** Streams the log from `from` into `sink` until the sink closes. */
-  async stream(from: number, sink: FrameSink & { onClose(listener: () => void): void }, remote: string): Promise<void> {
+  async stream(from: number, sink: FrameSink & { onClose(listener: () => void): void }, remoteIp: string, remotePort: number): Promise<void> {
+    const remote = `${remoteIp}:${remotePort}`;
     const bytes = this.storage.logBytes();
     let wake: (() => void) | undefined;
     sink.onClose(() => wake?.());
@@ -54,7 +75,11 @@ export class ReplicationSource {
       readPage: () => ({ events: [], nextPosition: bytes.durableEnd, isEnd: true }),
       handle: () => wake?.(),
     });
-    const replica: FollowingReplica = { remote, sentPosition: from, connectedAt: new Date(this.clock()).toISOString() };
+    const now = this.clock();
+    const replica: Stream = {
+      instanceId: randomUUID(), remoteIp, remotePort, sentPosition: from, connectedAt: new Date(now).toISOString(),
+      caughtUpAtMs: now, caughtUp: from >= bytes.durableEnd,
+    };
     this.streams.add(replica);
     this.logger.info({ replica: remote, from }, 'a replica follows this node');
     const nextCommit = (timeoutMs: number) => new Promise<void>((resolve) => {
@@ -73,6 +98,10 @@ export class ReplicationSource {
         sent: (count, position) => {
           this.bytesSent += count;
           replica.sentPosition = position;
+          if (position >= bytes.durableEnd) {
+            replica.caughtUp = true;
+            replica.caughtUpAtMs = this.clock();
+          }
         },
       }).run(from);
     } finally {
@@ -82,8 +111,16 @@ export class ReplicationSource {
     }
   }
 
-  replicas(): FollowingReplica[] {
-    return [...this.streams].map((replica) => ({ ...replica }));
+  replicas(): FollowingReplicaView[] {
+    const end = this.storage.logBytes().durableEnd;
+    const now = this.clock();
+    return [...this.streams].map(({ caughtUpAtMs, caughtUp, ...replica }) => {
+      const behind = replica.sentPosition < end;
+      return {
+        ...replica, state: caughtUp ? 'ReadOnlyReplica' : 'CatchingUp', lagBytes: Math.max(0, end - replica.sentPosition),
+        lagSeconds: behind ? Math.max(0, now - caughtUpAtMs) / 1000 : 0,
+      };
+    });
   }
 
   get sentBytes(): number {
