@@ -3,8 +3,8 @@
  * chunks, beside `cp -r` of the leader's db folder followed by `sync -f` in the same run (the
  * replica fsyncs every chunk it installs). Target: at least 50% of cp's speed.
  *
- * Leader and replica are nodes composed as `svcdb serve` composes them, in this process, on
- * loopback. The leader's log is built with large events in big appends before the leader starts.
+ * Leader and replica are first nodes composed as `svcdb serve` composes them, in this process,
+ * on loopback, then `svcdb serve` processes of their own. The leader's log is built with large events in big appends before the leader starts.
  * Copies and catch-ups alternate, three times each, each into a new directory; the medians are
  * compared. Both read the leader's chunks from the page cache after the first round.
  */
@@ -13,6 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
 import { Daemon } from '../src/daemon/daemon.js';
@@ -20,6 +21,7 @@ import { daemonOptions } from '../src/daemon/options.js';
 import { Engine } from '../src/storage/engine.js';
 import { readInt64 } from '../src/storage/log/int64.js';
 import type { NewEvent } from '../src/storage/streams/write-types.js';
+import { startServer, stop } from './http.js';
 import { median, nowMs, report, section } from './measure.js';
 
 const MiB = 1024 * 1024;
@@ -31,6 +33,7 @@ const ROUNDS = 3;
 const POLL_MS = 5;
 
 const silent = pino({ level: 'silent' });
+const root = fileURLToPath(new URL('../..', import.meta.url));
 const openStorage = (options: Parameters<typeof Engine.open>[0]) => Engine.open(options);
 
 function writerCheckpoint(db: string): number {
@@ -67,6 +70,18 @@ async function catchUp(directory: string, leaderUrl: string, end: number): Promi
   return elapsed;
 }
 
+/** The same as `catchUp`, with the replica a `svcdb serve` process of its own. */
+async function catchUpAsProcess(directory: string, leaderUrl: string, end: number): Promise<number> {
+  const db = join(directory, 'db');
+  const start = nowMs();
+  const replica = await startServer(['--no-node-snapshot', join(root, 'bin/run.js'), 'serve', '--db', db, '--index', join(directory, 'index'),
+    '--http-port', '0', '--replica-of', leaderUrl, '--verify-chunks', 'off'], []);
+  while (writerCheckpoint(db) < end) await sleep(POLL_MS);
+  const elapsed = nowMs() - start;
+  await stop(replica);
+  return elapsed;
+}
+
 function copy(from: string, to: string): number {
   const start = nowMs();
   execaSync('cp', ['-r', from, to]);
@@ -75,7 +90,7 @@ function copy(from: string, to: string): number {
 }
 
 export async function replicationBenchmarks(): Promise<void> {
-  section('replication (a new replica catching up with 1 GiB vs cp -r + sync)');
+  section(`replication (a new replica catching up with ${LOG_BYTES / MiB} MiB vs cp -r + sync)`);
   const directory = mkdtempSync(join(process.env.SVC_BENCH_DIR ?? tmpdir(), 'svcdb-bench-replication-'));
   try {
     const leaderDb = join(directory, 'leader', 'db');
@@ -96,10 +111,24 @@ export async function replicationBenchmarks(): Promise<void> {
     } finally {
       await leader.stop();
     }
+    // Then leader and replica as processes of their own, so that neither waits for the other's event loop.
+    const childLeader = await startServer(['--no-node-snapshot', join(root, 'bin/run.js'), 'serve', '--db', leaderDb, '--index', join(directory, 'leader', 'index'),
+      '--http-port', '0', '--verify-chunks', 'off'], []);
+    const processCatchUps: number[] = [];
+    try {
+      for (let round = 0; round < ROUNDS; round++) {
+        processCatchUps.push(await catchUpAsProcess(join(directory, `replica-process-${round}`), childLeader.url, end));
+        rmSync(join(directory, `replica-process-${round}`), { recursive: true, force: true });
+      }
+    } finally {
+      await stop(childLeader);
+    }
     const copyRate = end / MiB / (median(copies) / 1000);
     const catchUpRate = end / MiB / (median(catchUps) / 1000);
+    const processRate = end / MiB / (median(processCatchUps) / 1000);
     report('replication: cp -r + sync of the leader\'s db', copyRate, 'MiB/s', `median of ${ROUNDS}`);
-    report('replication: a new replica catching up', catchUpRate, 'MiB/s', `median of ${ROUNDS}, ${(100 * catchUpRate / copyRate).toFixed(0)}% of cp (target 50%)`);
+    report('replication: a new replica catching up, one process', catchUpRate, 'MiB/s', `median of ${ROUNDS}, ${(100 * catchUpRate / copyRate).toFixed(0)}% of cp (target 50%)`);
+    report('replication: a new replica catching up, two processes', processRate, 'MiB/s', `median of ${ROUNDS}, ${(100 * processRate / copyRate).toFixed(0)}% of cp (target 50%)`);
   } finally {
     rmSync(directory, { recursive: true, force: true });
   }

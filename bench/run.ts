@@ -4,6 +4,7 @@ import { httpBenchmarks, pinning } from './http.js';
 import { loginFloodBenchmark } from './login-flood.js';
 import { projectionsBenchmarks } from './projections.js';
 import { redactionBenchmarks } from './redaction.js';
+import { replicationLoadBenchmarks } from './replication-load.js';
 import { replicationBenchmarks } from './replication.js';
 import { rewriteBenchmarks } from './rewrite.js';
 import { scavengeBenchmarks } from './scavenge.js';
@@ -29,7 +30,10 @@ const groups: Record<string, () => Promise<void>> = {
     await floodBenchmarks();
   },
   backup: backupBenchmarks,
-  replication: replicationBenchmarks,
+  replication: async () => {
+    await replicationLoadBenchmarks();
+    await replicationBenchmarks();
+  },
   redaction: redactionBenchmarks,
   console: consoleBenchmarks,
   subscriptions: subscriptionBenchmarks,

@@ -127,7 +127,7 @@ export class Daemon {
     log.info({ version: context.version, dbPath: options.db, indexPath: options.index }, 'starting');
     // Before the storage: a certificate that cannot be served stops the start without touching the database.
     const certificates = await NodeCertificates.load(options, log.child({ component: 'tls' }));
-    const leader = leaderClientOf(options);
+    const leader = leaderClientOf(options, () => certificates.clientTls());
     const chunkSizeBytes = leader && await leaderChunkSize(leader, options.db, log.child({ component: 'replication' }));
     const openStorage = () => context.openStorage({ ...engineOptionsOf(options), ...(chunkSizeBytes ? { chunkSizeBytes } : {}), logger: log });
     let storage = await openStorage();
@@ -207,7 +207,7 @@ export class Daemon {
     this.app = buildApp({
       logger: context.logger.child({ component: 'http' }), nodeInfo, nodeState: () => this.currentState(), streams, subscriptions, operations,
       users: security.users, authenticator: security.authenticator,
-      access: { allowAnonymousEndpointAccess, allowAnonymousStreamAccess, enableTrustedAuth },
+      access: { allowAnonymousEndpointAccess, allowAnonymousStreamAccess, enableTrustedAuth, nodeCommonName: () => certificates.nodeCommonName() },
       https: certificates.https, disableHttpCaching: options.disableHttpCaching,
       connections: { max: connectionsMax.value, headersTimeoutMs: options.httpHeadersTimeoutMs, requestTimeoutMs: options.httpRequestTimeoutMs },
       projections,

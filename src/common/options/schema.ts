@@ -285,7 +285,7 @@ export const optionSchema = {
   }),
   replicaUser: text('string', {
     group: 'Replication',
-    description: 'User the replica logs in to its leader as; it must be in $ops or $admins on the leader.',
+    description: 'User the replica logs in to its leader as when the leader does not let it in by its node certificate; it must be in $ops or $admins on the leader.',
     default: 'ops',
   }),
   replicaPassword: text('string', {

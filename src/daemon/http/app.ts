@@ -113,7 +113,9 @@ export function buildApp(dependencies: AppDependencies): FastifyInstance {
   const { logger, nodeState, https, connections } = dependencies;
   const app = Fastify({
     // null makes fastify create a plain HTTP server.
-    https: https ? { ...https, handshakeTimeout: connections?.headersTimeoutMs } : null,
+    // A client certificate is asked for, never required: a node presents one to be let in as a
+    // node (http/node-peer.ts), everyone else sends none and logs in as before.
+    https: https ? { ...https, handshakeTimeout: connections?.headersTimeoutMs, requestCert: true, rejectUnauthorized: false } : null,
     loggerInstance: logger,
     // Stream names may be up to 1,000 bytes, which a path carries percent-encoded (up to 3 chars a byte).
     routerOptions: { maxParamLength: 3 * STREAM_NAME_BYTES_MAX + 100 },

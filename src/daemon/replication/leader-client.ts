@@ -6,6 +6,7 @@
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { Errors } from '../../common/errors.js';
+import type { NodeClientTls } from '../tls/node-certificates.js';
 import type { HandshakeReply, HandshakeRequest } from './handshake.js';
 
 export const HANDSHAKE_PATH = '/replication/handshake';
@@ -25,7 +26,12 @@ export interface LeaderCredentials {
 export class LeaderClient {
   private readonly authorization: string;
 
-  constructor(readonly url: URL, credentials: LeaderCredentials, private readonly ca?: Buffer) {
+  /**
+   * `tls` gives, at each connection, the node's certificate, key and trusted roots as they are
+   * then (a reload may change them): over https the replica presents its node certificate, which
+   * lets it in as a node; the credentials are what a leader that does not accept it checks.
+   */
+  constructor(readonly url: URL, credentials: LeaderCredentials, private readonly tls: () => NodeClientTls | undefined = () => undefined) {
     this.authorization = `Basic ${Buffer.from(`${credentials.user}:${credentials.password}`).toString('base64')}`;
   }
 
@@ -60,10 +66,12 @@ export class LeaderClient {
 
   private request(method: string, path: string, signal: AbortSignal, body: Buffer | undefined, idleTimeoutMs: number): Promise<IncomingMessage> {
     const target = new URL(path, this.url);
-    const transport = target.protocol === 'https:' ? https : http;
+    const secure = target.protocol === 'https:';
+    const transport = secure ? https : http;
+    const tls = secure ? this.tls() : undefined;
     return new Promise((resolve, reject) => {
       const request = transport.request(target, {
-        method, signal, agent: false, timeout: idleTimeoutMs, ...(this.ca ? { ca: this.ca } : {}),
+        method, signal, agent: false, timeout: idleTimeoutMs, ...tls,
         headers: {
           authorization: this.authorization, accept: method === 'GET' ? REPLICATION_MEDIA_TYPE : 'application/json',
           ...(body ? { 'content-type': 'application/json', 'content-length': body.length } : {}),

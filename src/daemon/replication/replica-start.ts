@@ -13,13 +13,14 @@ import { recordedChunkSize } from '../../storage/log/recovery.js';
 import { requestTruncation } from '../../storage/log/truncation-request.js';
 import type { LogBytes } from '../../storage/read/log-bytes.js';
 import type { EpochMark } from './handshake.js';
+import type { NodeClientTls } from '../tls/node-certificates.js';
 import { LeaderClient } from './leader-client.js';
 
 /** How long a start waits for the leader before it goes on with what the replica has. */
 const HANDSHAKE_AT_START_TIMEOUT_MS = 10_000;
 
 /** The leader a node follows, from --replica-of and its credentials; undefined for a node that leads. */
-export function leaderClientOf(options: NodeOptions): LeaderClient | undefined {
+export function leaderClientOf(options: NodeOptions, tls?: () => NodeClientTls | undefined): LeaderClient | undefined {
   if (options.replicaOf === '') return undefined;
   let url: URL;
   try {
@@ -31,7 +32,7 @@ export function leaderClientOf(options: NodeOptions): LeaderClient | undefined {
   if (url.username !== '' || url.password !== '') {
     throw Errors.optionInvalid.create('--replica-of', 'put no credentials in the URL (logs and /info/options show it); use --replica-user and --replica-password-file');
   }
-  return new LeaderClient(url, { user: options.replicaUser, password: options.replicaPassword });
+  return new LeaderClient(url, { user: options.replicaUser, password: options.replicaPassword }, tls);
 }
 
 export function epochMarks(bytes: LogBytes): EpochMark[] {
