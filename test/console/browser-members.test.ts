@@ -13,7 +13,7 @@ const replicaDirectories = nodeDirectories(root, 'replica');
 const leader = await startLeader(t, leaderDirectories, ['--insecure']);
 const replica = await startReplica(t, replicaDirectories, leader.url, ['--insecure']);
 for (let i = 0; i < 10; i++) await appendEvent(leader.url, 'members', 200);
-await waitForReplicas(leaderDirectories, [replicaDirectories]);
+await waitForReplicas(leaderDirectories, [{ directories: replicaDirectories, url: replica.url }]);
 const chrome = await openBrowser(t);
 
 /** The members table's rows as [state, lag], once their states are `states`. */

@@ -13,7 +13,7 @@ import { parseChunkFileName } from '../../src/storage/layout.js';
 import { readInt64 } from '../../src/storage/log/int64.js';
 import { ADMIN_AUTH } from './auth.js';
 import { startServer, type RunningServer } from './cli.js';
-import { pollUntil } from './wait.js';
+import { pollUntil, pollUntilAsync } from './wait.js';
 
 /** Small chunks, so that a few megabytes of events cross many chunk boundaries. */
 export const TEST_CHUNK_BYTES = 64 * 1024;
@@ -40,10 +40,31 @@ export function writerCheckpoint(db: string): number {
   return readInt64(readFileSync(join(db, 'writer.chk')), 0);
 }
 
-/** Waits until every replica's writer.chk equals the leader's (the leader no longer writing). */
-export async function waitForReplicas(leader: NodeDirectories, replicas: readonly NodeDirectories[]): Promise<number> {
+/** A replica to wait for: its directories, and its URL when the test reads from it. */
+export interface ReplicaNode {
+  directories: NodeDirectories;
+  url?: string;
+}
+
+/** The position up to which a node serves reads: its own gossip entry (readable end). */
+async function servedPosition(url: string): Promise<number> {
+  const response = await fetch(`${url}/gossip`);
+  const gossip = await response.json() as { members: Array<{ writerCheckpoint: number }> };
+  return gossip.members[0].writerCheckpoint;
+}
+
+/**
+ * Waits until every replica's writer.chk equals the leader's (the leader no longer writing) and,
+ * for a replica given with its URL, until it serves reads up to there: a replica indexes and
+ * publishes records after the fsync that follows the write of writer.chk, so for a moment its
+ * file is ahead of what it serves.
+ */
+export async function waitForReplicas(leader: NodeDirectories, replicas: readonly ReplicaNode[]): Promise<number> {
   const end = writerCheckpoint(leader.db);
-  await pollUntil(`replicas at the leader's writer checkpoint ${end}`, () => replicas.every((replica) => writerCheckpoint(replica.db) === end), { intervalMs: 20 });
+  await pollUntil(`replicas at the leader's writer checkpoint ${end}`, () => replicas.every((replica) => writerCheckpoint(replica.directories.db) === end), { intervalMs: 20 });
+  for (const { url } of replicas) {
+    if (url !== undefined) await pollUntilAsync(`${url} to serve up to ${end}`, async () => await servedPosition(url) >= end, { intervalMs: 20 });
+  }
   return end;
 }
 

@@ -27,7 +27,7 @@ t.test('the leader lists its replica; status on the replica tells its lag, then 
 
   const replica = await startReplica(t, replicaDirectories, leader.url);
   for (let i = 0; i < 20; i++) await appendEvent(leader.url, 'viewed', 500);
-  const end = await waitForReplicas(leaderDirectories, [replicaDirectories]);
+  const end = await waitForReplicas(leaderDirectories, [{ directories: replicaDirectories, url: replica.url }]);
 
   // What the leader sent reaches its end once the replica has it all.
   let view = await gossip(leader.url);

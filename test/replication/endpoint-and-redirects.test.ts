@@ -77,7 +77,7 @@ t.test('a replica redirects writes to its leader and keeps admin operations', as
   const leader = await startLeader(t, nodeDirectories(root, 'leader'));
   const replica = await startReplica(t, nodeDirectories(root, 'replica'), leader.url);
   await appendEvent(leader.url, 'seen', 10);
-  await waitForReplicas(nodeDirectories(root, 'leader'), [nodeDirectories(root, 'replica')]);
+  await waitForReplicas(nodeDirectories(root, 'leader'), [{ directories: nodeDirectories(root, 'replica'), url: replica.url }]);
   const leaderOrigin = new URL(leader.url).origin;
   const write = await fetch(`${replica.url}/streams/seen?x=1`, {
     method: 'POST', redirect: 'manual', headers: { authorization: ADMIN_AUTH, 'content-type': 'application/json', 'svc-eventtype': 't' }, body: '{}',

@@ -61,7 +61,7 @@ t.test('a replica outlives its leader\'s crash, then follows it again', async (t
   const second = await startLeader(t, leaderDirectories, ['--http-port', port]);
   const after = await appendEvent(second.url, 'after-restart', 100);
   acknowledged.set('after-restart', [after]);
-  const end = await waitForReplicas(leaderDirectories, [replicaDirectories]);
+  const end = await waitForReplicas(leaderDirectories, [{ directories: replicaDirectories, url: replica.url }]);
   const comparison = compareLogs(leaderDirectories.db, replicaDirectories.db, end);
   t.same(comparison.different, [], 'the replica\'s chunks are the restarted leader\'s');
   t.same(await missingEvents(second.url, acknowledged), [], 'the restarted leader serves every event it acknowledged');

@@ -24,13 +24,13 @@ t.test('a full and a differential backup of a replica restore to a writable lead
   await startReplica(t, replicaDirectories, leader.url);
 
   const acknowledged = await appendConcurrently(leader.url, 4, 40, 1000);
-  await waitForReplicas(leaderDirectories, [replicaDirectories]);
+  await waitForReplicas(leaderDirectories, [{ directories: replicaDirectories }]);
   const full = await runJson<BackupJson>(['backup', destination, ...dataArgs(join(root, 'replica'))]);
   t.equal(full.code, 0, `full backup of the running replica exits 0 ${full.exit.stderr}`);
   t.equal(full.json.kind, 'full');
 
   merge(acknowledged, await appendConcurrently(leader.url, 4, 40, 1000));
-  const end = await waitForReplicas(leaderDirectories, [replicaDirectories]);
+  const end = await waitForReplicas(leaderDirectories, [{ directories: replicaDirectories }]);
   const differential = await runJson<BackupJson>(['backup', destination, '--differential', ...dataArgs(join(root, 'replica'))]);
   t.equal(differential.code, 0, `differential backup of the running replica exits 0 ${differential.exit.stderr}`);
   t.equal(differential.json.kind, 'differential');
@@ -53,6 +53,6 @@ t.test('a full and a differential backup of a replica restore to a writable lead
   t.equal(asReplica.code, 0, `restore for a replica exits 0 ${asReplica.exit.stderr}`);
   const follower = await startReplica(t, nodeDirectories(root, 'restored-replica'), leader.url);
   const later = await appendEvent(leader.url, 'writer-1', 100);
-  await waitForReplicas(leaderDirectories, [nodeDirectories(root, 'restored-replica')]);
+  await waitForReplicas(leaderDirectories, [{ directories: nodeDirectories(root, 'restored-replica'), url: follower.url }]);
   t.equal((await eventIds(follower.url, 'writer-1')).at(-1), later, 'restored with --replica-of, it follows the leader from where the backup ends');
 });

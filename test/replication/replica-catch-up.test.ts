@@ -34,7 +34,7 @@ t.test('an empty replica catches up with a leader of many chunks, a scavenged on
   for (let i = 0; i < 5; i++) await appendEvent(leader.url, 'after', 100);
 
   const replica = await startReplica(t, replicaDirectories, leader.url);
-  const end = await waitForReplicas(leaderDirectories, [replicaDirectories]);
+  const end = await waitForReplicas(leaderDirectories, [{ directories: replicaDirectories, url: replica.url }]);
   const comparison = compareLogs(leaderDirectories.db, replicaDirectories.db, end);
   t.ok(comparison.completedChunks > 10, `${comparison.completedChunks} completed chunks compared`);
   t.same(comparison.different, [], 'every completed chunk (the scavenged one too) and the ongoing chunk\'s bytes are the leader\'s');

@@ -45,7 +45,7 @@ t.test('a replica killed at random moments resumes and ends identical', async (t
   await writing;
 
   const replica = await startReplica(t, replicaDirectories, leader.url);
-  const end = await waitForReplicas(leaderDirectories, [replicaDirectories]);
+  const end = await waitForReplicas(leaderDirectories, [{ directories: replicaDirectories, url: replica.url }]);
   const comparison = compareLogs(leaderDirectories.db, replicaDirectories.db, end);
   t.ok(comparison.completedChunks > 10, `${comparison.completedChunks} completed chunks compared`);
   t.same(comparison.different, [], 'every completed chunk and the ongoing chunk\'s bytes are the leader\'s');

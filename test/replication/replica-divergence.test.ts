@@ -21,7 +21,7 @@ t.test('a replica whose log the leader never had cuts it back and follows', asyn
   const acknowledged = await appendConcurrently(leader.url, 4, 30, 1000);
   const replica = await startReplica(t, replicaDirectories, leader.url);
   await replica.process.waitForLog((line) => line.msg === 'truncated the log to truncate.chk', { description: 'the cut of the replica\'s own log' });
-  const end = await waitForReplicas(leaderDirectories, [replicaDirectories]);
+  const end = await waitForReplicas(leaderDirectories, [{ directories: replicaDirectories, url: replica.url }]);
   const comparison = compareLogs(leaderDirectories.db, replicaDirectories.db, end);
   t.same(comparison.different, [], 'the replica\'s chunks are the leader\'s');
   t.same(await missingEvents(replica.url, acknowledged), [], 'the replica serves the leader\'s events');

@@ -74,7 +74,7 @@ t.test('a replica over TLS is let in by its node certificate; other certificates
   // A password the leader does not know: the certificate is all that lets the replica in.
   const replicaDirs = nodeDirectories(dir, 'replica');
   await startReplica(t, replicaDirs, leader.url, [...tlsFlags(replicaLive), '--replica-password', 'not-the-password']);
-  const end = await waitForReplicas(leaderDirs, [replicaDirs]);
+  const end = await waitForReplicas(leaderDirs, [{ directories: replicaDirs }]);
   const comparison = compareLogs(leaderDirs.db, replicaDirs.db, end);
   t.same(comparison.different, [], 'the replica holds the leader\'s log byte for byte');
   t.ok(comparison.ongoingBytes > 0, 'records were compared');

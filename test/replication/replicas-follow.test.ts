@@ -8,6 +8,7 @@
 import t from 'tap';
 import { randomUUID } from 'node:crypto';
 import { ADMIN_AUTH } from '../helpers/auth.js';
+import type { RunningServer } from '../helpers/cli.js';
 import { pollUntilAsync } from '../helpers/wait.js';
 import {
   appendConcurrently, appendEvent, compareLogs, missingEvents, nodeDirectories, nodeInfo, recordBytes, startLeader, startReplica, waitForReplicas,
@@ -22,11 +23,11 @@ t.test('two replicas end with every acknowledged event and the leader\'s bytes',
   const leaderDirectories = nodeDirectories(root, 'leader');
   const replicaDirectories = [nodeDirectories(root, 'replica-1'), nodeDirectories(root, 'replica-2')];
   const leader = await startLeader(t, leaderDirectories);
-  const replicas = [];
+  const replicas: RunningServer[] = [];
   for (const directories of replicaDirectories) replicas.push(await startReplica(t, directories, leader.url));
 
   const acknowledged = await appendConcurrently(leader.url, WRITERS, EVENTS_EACH, DATA_BYTES);
-  const end = await waitForReplicas(leaderDirectories, replicaDirectories);
+  const end = await waitForReplicas(leaderDirectories, replicaDirectories.map((directories, i) => ({ directories, url: replicas[i].url })));
   t.ok(end > 30 * 64 * 1024, `the log spans many chunks (${end} bytes)`);
 
   for (const [i, replica] of replicas.entries()) {
@@ -62,7 +63,7 @@ t.test('a long poll on a replica wakes for an append on the leader', async (t) =
   const stream = `polled-${randomUUID()}`;
   // The replica must know the stream before it is polled past its end: its first event.
   await appendEvent(leader.url, stream, 10);
-  await waitForReplicas(nodeDirectories(root, 'leader'), [nodeDirectories(root, 'replica')]);
+  await waitForReplicas(nodeDirectories(root, 'leader'), [{ directories: nodeDirectories(root, 'replica'), url: replica.url }]);
   const poll = fetch(`${replica.url}/streams/${stream}/1/forward/20?embed=body`, {
     headers: { authorization: ADMIN_AUTH, accept: 'application/vnd.svc.atom+json', 'svc-longpoll': '30' },
   });
