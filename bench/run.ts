@@ -5,6 +5,8 @@ import { loginFloodBenchmark } from './login-flood.js';
 import { peersBenchmarks } from './peers/peers.js';
 import { projectionsBenchmarks } from './projections.js';
 import { redactionBenchmarks } from './redaction.js';
+import { replicationLoadBenchmarks } from './replication-load.js';
+import { replicationBenchmarks } from './replication.js';
 import { rewriteBenchmarks } from './rewrite.js';
 import { scavengeBenchmarks } from './scavenge.js';
 import { scavengeLoadBenchmarks } from './scavenge-load.js';
@@ -29,6 +31,10 @@ const groups: Record<string, () => Promise<void>> = {
     await floodBenchmarks();
   },
   backup: backupBenchmarks,
+  replication: async () => {
+    await replicationLoadBenchmarks();
+    await replicationBenchmarks();
+  },
   redaction: redactionBenchmarks,
   console: consoleBenchmarks,
   subscriptions: subscriptionBenchmarks,

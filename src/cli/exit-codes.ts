@@ -48,6 +48,8 @@ export const ExitCode = {
   wrongExpectedVersion: 20,
   /** The stream was deleted permanently (hard delete). */
   streamDeleted: 21,
+  /** A read-only replica answers and serves what it has, but cannot reach its leader (`svcdb status`). */
+  leaderUnreachable: 22,
 } as const;
 
 const exitCodeByErrorCode: ReadonlyMap<string, number> = new Map([
@@ -111,6 +113,7 @@ const exitCodeByErrorCode: ReadonlyMap<string, number> = new Map([
   [Errors.scavengeStopped.code, ExitCode.scavengeStopped],
   [Errors.scavengeNotFound.code, ExitCode.notFound],
   [Errors.clientNodeNotReady.code, ExitCode.notReady],
+  [Errors.clientLeaderUnreachable.code, ExitCode.leaderUnreachable],
   [Errors.clientEventInvalid.code, ExitCode.usage],
   [Errors.streamNotFound.code, ExitCode.notFound],
   [Errors.eventNotFound.code, ExitCode.notFound],

@@ -299,6 +299,24 @@ export const Errors = {
     (who: string, what: string, allowed: string) => `${who} may not ${what}; allowed: ${allowed}`,
   ),
 
+  // Replication.
+  replicaReadOnly: define(
+    'SVCDB_ERR_REPLICA_READ_ONLY', 503, 'a read-only replica takes no writes; its log is the leader\'s',
+    (what: string) => `this node is a read-only replica and cannot be ${what}; send the request to the leader (the replica answers writes over HTTP with 307 and its URL)`,
+  ),
+  replicationProtocol: define(
+    'SVCDB_ERR_REPLICATION_PROTOCOL', 400, 'a replication request or frame does not fit the log it is meant for',
+    (what: string) => `replication refused: ${what}; the follower reconnects and handshakes again`,
+  ),
+  replicationDiverged: define(
+    'SVCDB_ERR_REPLICATION_DIVERGED', 500, 'a replica\'s copy of a chunk differs from the leader\'s',
+    (what: string) => `the replica's log differs from the leader's: ${what}; the replica stopped. Restore it from a backup of the leader or start it empty`,
+  ),
+  replicaUnavailable: define(
+    'SVCDB_ERR_REPLICA_LEADER_UNREACHABLE', 502, 'the leader a replica follows did not answer as expected',
+    (url: string, why: string) => `the leader at ${url} did not answer: ${why}; check --replica-of and the leader`,
+  ),
+
   // Persistent subscriptions.
   subscriptionNotFound: define(
     'SVCDB_ERR_SUBSCRIPTION_NOT_FOUND', 404, 'no subscription group of this name on this stream',
@@ -489,6 +507,12 @@ export const Errors = {
     (url: string, state: string) =>
       `the node at ${url} answers but is ${state}, not serving requests; wait until it has started (svcdb status exits 0 then), or read its log`,
     (url: string, state: string) => ({ url, state }),
+  ),
+  clientLeaderUnreachable: define(
+    'SVCDB_ERR_CLIENT_LEADER_UNREACHABLE', 503, 'the read-only replica cannot reach its leader',
+    (url: string, leaderUrl: string, reason: string) =>
+      `the read-only replica at ${url} serves what it has but cannot reach its leader ${leaderUrl}${reason ? ` (${reason})` : ''}; start the leader or check the network and the replica's --replica-of, then read the replica's log`,
+    (url: string, leaderUrl: string, reason: string) => ({ url, leaderUrl, reason }),
   ),
   clientProjectionsOff: define(
     'SVCDB_ERR_CLIENT_PROJECTIONS_OFF', 404, 'the node does not run projections',

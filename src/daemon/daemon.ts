@@ -39,6 +39,12 @@ import { ProjectionsService, type ServiceStorage as ProjectionStorage } from './
 import { ScavengeService } from './scavenge/scavenge-service.js';
 import { openNodeScavenger } from './scavenge/open-scavenger.js';
 import type { NodeStorage, OpenScavenger, OpenStorage, ScavengerSettings } from './node-storage.js';
+import { Follower } from './replication/follower.js';
+import type { LeaderClient } from './replication/leader-client.js';
+import { ReplicationSource } from './replication/replication-source.js';
+import { replicationStats } from './replication/replication-stats.js';
+import { epochBefore, epochMarks, leaderChunkSize, leaderClientOf, reconcileWithLeader } from './replication/replica-start.js';
+import { requestTruncation } from '../storage/log/truncation-request.js';
 
 export type { NodeStorage, OpenScavenger, OpenStorage, OpenStorageOptions, ScavengerSettings } from './node-storage.js';
 
@@ -106,6 +112,8 @@ export class Daemon {
   private readonly scavenge: ScavengeService;
   /** The node's services, as composed at start. */
   readonly parts: NodeParts;
+  /** A replica's follower; undefined on a node that leads. */
+  private readonly follower: Follower | undefined;
 
   /** Resolves once the node has stopped, whoever asked it to. */
   readonly stopped = new Promise<StopResult>((resolve) => {
@@ -119,7 +127,11 @@ export class Daemon {
     log.info({ version: context.version, dbPath: options.db, indexPath: options.index }, 'starting');
     // Before the storage: a certificate that cannot be served stops the start without touching the database.
     const certificates = await NodeCertificates.load(options, log.child({ component: 'tls' }));
-    const storage = await context.openStorage({ ...engineOptionsOf(options), logger: log });
+    const leader = leaderClientOf(options, () => certificates.clientTls());
+    const chunkSizeBytes = leader && await leaderChunkSize(leader, options.db, log.child({ component: 'replication' }));
+    const openStorage = () => context.openStorage({ ...engineOptionsOf(options), ...(chunkSizeBytes ? { chunkSizeBytes } : {}), logger: log });
+    let storage = await openStorage();
+    if (leader) storage = await reconcileWithLeader(storage, leader, options.db, openStorage, log.child({ component: 'replication' }));
     // The engine can stop on its own from the moment it is open (a chunk hash checked in the
     // background): its error, not the "closed" error the next call meets, is what ends the node
     // and picks the exit code.
@@ -133,8 +145,10 @@ export class Daemon {
     let security: Security;
     let projections: ProjectionsService | undefined;
     try {
-      security = await startSecurity(storage, { admin: options.defaultAdminPassword, ops: options.defaultOpsPassword }, log.child({ component: 'security' }), options);
-      projections = await startProjections(context.projectionStorage?.(storage) ?? storage, options, log, security);
+      // A replica's users and projections are the leader's: it makes none and runs none.
+      const passwords = leader ? undefined : { admin: options.defaultAdminPassword, ops: options.defaultOpsPassword };
+      security = await startSecurity(storage, passwords, log.child({ component: 'security' }), options);
+      projections = leader ? undefined : await startProjections(context.projectionStorage?.(storage) ?? storage, options, log, security);
       if (fatal) throw fatal;
     } catch (error) {
       await projections?.close().catch((closeError: unknown) => log.error({ err: closeError }, 'stopping the projections failed'));
@@ -142,8 +156,8 @@ export class Daemon {
       throw fatal ?? error;
     }
     try {
-      daemon = new Daemon(options, context, storage, security, loaded, certificates, projections);
-      await daemon.scavenge.closeInterruptedRun();
+      daemon = new Daemon(options, context, storage, security, loaded, certificates, projections, leader);
+      if (!leader) await daemon.scavenge.closeInterruptedRun();
     } catch (error) {
       await projections?.close().catch((closeError: unknown) => log.error({ err: closeError }, 'stopping the projections failed'));
       await security.close();
@@ -167,32 +181,38 @@ export class Daemon {
     loaded: LoadedOptions,
     private readonly certificates: NodeCertificates,
     projections: ProjectionsService | undefined,
+    leader: LeaderClient | undefined,
   ) {
     const features = { ...SERVED_FEATURES, projections: projections !== undefined };
-    const nodeInfo = new NodeInfo(context.version, features, authentication, () => this.nodeState);
+    this.follower = leader && this.followerOf(leader);
+    const replicaStatus = this.follower && (() => this.follower!.status());
+    const nodeInfo = new NodeInfo(context.version, features, authentication, () => this.currentState(), replicaStatus);
     const streams = new StreamsService(storage, security.access);
     const subscriptions = new SubscriptionsService({
       system: new SystemStreams(streams), access: security.access, follow: (options) => storage.follow(options),
       logger: context.logger.child({ component: 'subscriptions' }),
       ...context.subscriptionClock,
     });
-    subscriptions.start();
+    // Persistent subscriptions run on the leader only.
+    if (!leader) subscriptions.start();
     this.parts = { storage, streams, subscriptions, security, projections };
     const connections = new ConnectionMeter();
     this.scavenge = this.scavengeService();
-    const operations = this.operations(loaded, connections, security, subscriptions, projections);
+    const replication = new ReplicationSource(storage, context.logger.child({ component: 'replication' }));
+    const operations = this.operations(loaded, connections, security, subscriptions, projections, replication);
     const { allowAnonymousEndpointAccess, allowAnonymousStreamAccess, enableTrustedAuth } = options;
     const connectionsMax = connectionsMaxOf(options.connectionsMax);
     if (connectionsMax.warning) context.logger.warn({ connectionsMax: connectionsMax.value }, connectionsMax.warning);
     this.connectionsMax = connectionsMax.value;
     this.app = buildApp({
-      logger: context.logger.child({ component: 'http' }), nodeInfo, nodeState: () => this.nodeState, streams, subscriptions, operations,
+      logger: context.logger.child({ component: 'http' }), nodeInfo, nodeState: () => this.currentState(), streams, subscriptions, operations,
       users: security.users, authenticator: security.authenticator,
-      access: { allowAnonymousEndpointAccess, allowAnonymousStreamAccess, enableTrustedAuth },
+      access: { allowAnonymousEndpointAccess, allowAnonymousStreamAccess, enableTrustedAuth, nodeCommonName: () => certificates.nodeCommonName() },
       https: certificates.https, disableHttpCaching: options.disableHttpCaching,
       connections: { max: connectionsMax.value, headersTimeoutMs: options.httpHeadersTimeoutMs, requestTimeoutMs: options.httpRequestTimeoutMs },
       projections,
       console: (context.loadConsole ?? (() => this.consoleAssets()))(),
+      replication: { source: replication, ...(leader ? { leaderUrl: leader.url.origin } : {}) },
     });
     this.logDroppedConnections();
     connections.attach(this.app.server);
@@ -200,6 +220,8 @@ export class Daemon {
     // One hook, so that the order below is the order they stop in: fastify runs its onClose hooks
     // last registered first. It runs after the in-flight requests finished.
     this.app.addHook('onClose', async () => this.closeInOrder([
+      // Nothing more is written from the leader once the replica stops.
+      ['the replication', () => this.follower?.stop()],
       ['the statistics', () => operations.stats.stop()],
       // Each projection finishes its page and checkpoints.
       ['the projections', () => projections?.close()],
@@ -267,6 +289,7 @@ export class Daemon {
   /** The services behind /stats, /metrics, /gossip, /info/options and /admin. */
   private operations(
     loaded: LoadedOptions, connections: ConnectionMeter, security: Security, subscriptions: SubscriptionsService, projections: ProjectionsService | undefined,
+    replication: ReplicationSource,
   ): OperationsDependencies {
     const requests = new QueueMeter('HttpRequests', 'Http');
     let requestErrors = 0;
@@ -275,10 +298,12 @@ export class Daemon {
       authentication: () => security.authenticator.stats(),
       subscriptions: () => subscriptions.stats(),
       scavenge: () => scavengeStats(this.scavenge),
+      replication: () => replicationStats(replication, this.follower?.status()),
       paths: [this.options.db, this.options.index],
     });
     const gossip = new GossipService({
-      status: () => this.storage.status(), state: () => this.nodeState,
+      status: () => this.storage.status(), state: () => this.currentState(), replica: this.follower && (() => this.follower!.status()),
+      following: () => replication.replicas(),
       address: () => (this.app.server.listening ? this.address : undefined),
       logger: this.context.logger.child({ component: 'gossip' }),
     });
@@ -307,7 +332,38 @@ export class Daemon {
   }
 
   get state(): NodeState {
-    return this.nodeState;
+    return this.currentState();
+  }
+
+  /** The node's state; a replica that runs says whether it follows with all there is or catches up. */
+  private currentState(): NodeState {
+    if (this.nodeState !== 'leader' || !this.follower) return this.nodeState;
+    return this.follower.status().state === 'ReadOnlyReplica' ? 'readonlyreplica' : 'catchingup';
+  }
+
+  /** The follower of a replica: it writes the leader's log through the replica's appender. */
+  private followerOf(leader: LeaderClient): Follower {
+    const logger = this.context.logger.child({ component: 'replication' });
+    return new Follower({
+      leader, appender: this.storage.replicaAppender(), logger,
+      epochs: () => epochMarks(this.storage.logBytes()),
+      chunkSizeBytes: this.storage.logBytes().chunkSize,
+      diverged: (position) => void this.cutBackAndStop(position, logger),
+    });
+  }
+
+  /**
+   * The leader's log parted from this replica's while it ran: truncate.chk is set (an open log
+   * cannot be cut) and the node stops with the coded error; the next start cuts the log back.
+   */
+  private async cutBackAndStop(position: number, logger: ProcessLogger): Promise<void> {
+    const error = Errors.replicationDiverged.create(`it holds records past position ${position}, which the leader does not have; start the replica again to cut them`);
+    try {
+      await requestTruncation(this.options.db, position, epochBefore(epochMarks(this.storage.logBytes()), position));
+    } catch (cause) {
+      logger.error({ err: cause }, 'could not set truncate.chk');
+    }
+    void this.stop({ kind: 'fatal', error });
   }
 
   /** The address the HTTP server is bound to (the actual port when --http-port is 0). */
@@ -343,6 +399,7 @@ export class Daemon {
     // A fatal storage error while fastify was starting has begun the stop already.
     if (this.stopping) return;
     this.nodeState = 'leader';
+    this.follower?.start();
     const { ip, port } = this.address;
     const protocol = this.certificates.https ? 'https' : 'http';
     const url = nodeUrl(protocol, ip, port);

@@ -12,7 +12,7 @@ import type { ScavengeStorage } from './scavenge/scavenge-service.js';
 import type { StreamStorage } from './services/streams.js';
 
 /** The part of the storage engine the composition root drives and its services use. */
-export type NodeStorage = StreamStorage & RedactionStorage & ScavengeStorage & Pick<Engine, 'close' | 'onFatal' | 'stats' | 'mergeIndexes' | 'unfollow' | 'scavengeAccess'>;
+export type NodeStorage = StreamStorage & RedactionStorage & ScavengeStorage & Pick<Engine, 'close' | 'onFatal' | 'stats' | 'mergeIndexes' | 'unfollow' | 'scavengeAccess' | 'logBytes' | 'replicaAppender'>;
 
 /** The scavenge options the storage scavenger takes, besides the storage it works on. */
 export interface ScavengerSettings {

@@ -30,5 +30,6 @@ export function engineOptionsOf(options: NodeOptions): Omit<EngineOptions, 'logg
     cachedChunksMax: options.cachedChunks,
     recentEventIdsMax: options.idempotencyCacheCapacity,
     verifyChunks: options.verifyChunks,
+    replica: options.replicaOf !== '',
   };
 }

@@ -27,6 +27,11 @@ export interface EngineOptions {
   streamHasher?: StreamHasher;
   /** Milliseconds since the Unix epoch, for timestamps and $maxAge; tests move time with it. */
   clock?: () => number;
+  /**
+   * A read-only replica's engine: its log is the leader's, written through replicaAppender(); it
+   * writes no epoch of its own and refuses every write of streams.
+   */
+  replica?: boolean;
 }
 
 export type ResolvedEngineOptions = Required<EngineOptions>;
@@ -45,6 +50,7 @@ const defaults = {
   logger: silentLogger,
   streamHasher: defaultStreamHasher,
   clock: Date.now,
+  replica: false,
 };
 
 function checkRange(name: string, value: number, min: number, max: number): void {

@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { Errors } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
 import { resolveEngineOptions, type EngineOptions, type ResolvedEngineOptions } from './engine-options.js';
-import { writeEpoch, type Epoch } from './log/epoch.js';
+import { epochAt, writeEpoch, type Epoch } from './log/epoch.js';
 import { ChaserFlush } from './log/chaser-flush.js';
 import { verifyCompletedChunks } from './log/chunk-verification.js';
 import type { ExistenceFilter } from './index/existence-filter.js';
@@ -39,6 +39,9 @@ import { scavengeAccessOf } from './maintenance/scavenge/engine-access.js';
 import { ChunkSwitches } from './maintenance/chunk-switches.js';
 import { RedactionSwitches, type RedactedCopy } from './maintenance/redaction-switches.js';
 import { PRIVATE_DIRECTORY_MODE } from './disk/file-modes.js';
+import { ReplicaAppender } from './log/replica-appender.js';
+import { LogBytes } from './read/log-bytes.js';
+import { replicatedWrites } from './streams/replicated-writes.js';
 
 export type EngineState = 'open' | 'closing' | 'closed' | 'failed';
 
@@ -82,6 +85,7 @@ export class Engine {
   /** The chunk-replacement seam scavenge and redaction share, with its lock. */
   private readonly switches: ChunkSwitches;
   private readonly redactions: RedactionSwitches;
+  private replica: ReplicaAppender | undefined;
 
   private readonly checkpoints: Checkpoints;
   private readonly log: TransactionLog;
@@ -150,10 +154,10 @@ export class Engine {
   }
 
   private async start(): Promise<void> {
-    const epoch = await writeEpoch(this.log, this.checkpoints);
-    this.epoch = epoch;
+    // A replica's epochs are the leader's, written with the rest of its log.
+    this.epoch = this.options.replica ? epochAt(this.log, this.checkpoints.epoch.value) : await writeEpoch(this.log, this.checkpoints);
     this.publishPosition(this.log.writerPosition);
-    this.logger.info({ epochNumber: epoch.epochNumber, position: epoch.epochPosition, chunks: this.log.chunkCount }, 'database opened');
+    this.logger.info({ epochNumber: this.epoch?.epochNumber ?? -1, position: this.epoch?.epochPosition ?? -1, replica: this.options.replica, chunks: this.log.chunkCount }, 'database opened');
     if (this.options.verifyChunks === 'blocking') await this.verifyChunks();
     // Set once the start can no longer fail: a refused start has no engine to close the timer.
     this.chaser.start();
@@ -247,8 +251,14 @@ export class Engine {
     throw Errors.storageClosed.create(reason);
   }
 
+  /** A replica's log is the leader's: nothing else writes it. */
+  private checkWritable(what: string): void {
+    if (this.options.replica) throw Errors.replicaReadOnly.create(what);
+  }
+
   async append(streamName: string, expectedVersion: number, events: NewEvent[], options?: AppendOptions): Promise<WriteResult> {
     this.checkOpen();
+    this.checkWritable('appended to');
     checkStreamName(streamName);
     checkWritableStream(streamName, 'appended to');
     checkExpectedVersion(expectedVersion);
@@ -264,6 +274,7 @@ export class Engine {
    */
   async completeActiveChunk(): Promise<number> {
     this.checkOpen();
+    this.checkWritable('asked to complete a chunk');
     const result = await this.writer.submit({ kind: 'completeChunk', streamName: '', expectedVersion: ExpectedVersion.any, events: [] });
     return result.logPosition;
   }
@@ -271,6 +282,7 @@ export class Engine {
   /** Soft delete (reads answer not found; a new append revives the stream) or hard delete (tombstone, forever). */
   async deleteStream(streamName: string, expectedVersion: number, hard: boolean): Promise<WriteResult> {
     this.checkOpen();
+    this.checkWritable('asked to delete a stream');
     checkStreamName(streamName);
     checkWritableStream(streamName, 'deleted');
     checkExpectedVersion(expectedVersion);
@@ -293,6 +305,7 @@ export class Engine {
     eventType: string = METADATA_EVENT_TYPE,
   ): Promise<WriteResult> {
     this.checkOpen();
+    this.checkWritable('asked to write stream metadata');
     checkStreamName(streamName);
     checkExpectedVersion(expectedVersion);
     if (isMetadataStream(streamName)) throw Errors.invalidStreamName.create('a metadata stream has no metadata of its own; drop the leading $$');
@@ -434,6 +447,23 @@ export class Engine {
     });
   }
 
+  /** The writer of a replica's log, which takes the leader's bytes (ReplicaAppender); once per engine. */
+  replicaAppender(): ReplicaAppender {
+    this.checkOpen();
+    if (!this.options.replica) throw new TypeError('replicaAppender() on an engine that is not a replica');
+    this.replica ??= new ReplicaAppender(this.options.dbPath, this.log, this.checkpoints, (from, to) => {
+      this.log.publish(to);
+      this.publish(replicatedWrites(this.log, from, to), to);
+    }, (error) => this.fail(error));
+    return this.replica;
+  }
+
+  /** The log as bytes, for replicas to copy (LogBytes). */
+  logBytes(): LogBytes {
+    this.checkOpen();
+    return new LogBytes(this.log, () => this.checkpoints.epoch.value);
+  }
+
   /** The admin merge: every index file into one. */
   async mergeIndexes(): Promise<void> {
     this.checkOpen();
@@ -488,6 +518,7 @@ export class Engine {
       }
     };
     await step(() => this.writer.drained());
+    await step(() => this.replica?.drained());
     if (!failed) await step(() => this.chaser.persistOnClose());
     await step(() => this.index.close());
     if (!failed) await step(() => this.existence.close());

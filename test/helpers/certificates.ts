@@ -42,7 +42,8 @@ export interface CertificateSet {
 }
 
 const ecKey = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-const nodeExtensions = 'subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n';
+// Client authentication too: a node presents its certificate when it connects to another node.
+const nodeExtensions = 'subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth,clientAuth\n';
 const caExtensions = 'basicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign,cRLSign\n';
 
 function serial(): string {
@@ -84,15 +85,15 @@ export async function createAuthority(dir: string, name: string, issuer?: Author
   return { name, certFile, keyFile, pem: await readFile(certFile, 'utf8') };
 }
 
-/** A certificate for 127.0.0.1 and localhost; `chain` intermediates are appended after the leaf. */
+/** A certificate for 127.0.0.1 and localhost (common name localhost unless given); `chain` intermediates are appended after the leaf. */
 export async function createNodeCertificate(
-  dir: string, name: string, issuer: Authority, options: { days?: number; chain?: Authority[] } = {},
+  dir: string, name: string, issuer: Authority, options: { days?: number; chain?: Authority[]; commonName?: string } = {},
 ): Promise<NodeCertificate> {
   await mkdir(dir, { recursive: true });
   const certFile = join(dir, `${name}.crt`);
   const keyFile = join(dir, `${name}.key`);
   const csr = join(dir, `${name}.csr`);
-  await openssl(['req', '-new', ...ecKey, '-keyout', keyFile, '-out', csr, '-subj', '/CN=localhost']);
+  await openssl(['req', '-new', ...ecKey, '-keyout', keyFile, '-out', csr, '-subj', `/CN=${options.commonName ?? 'localhost'}`]);
   await sign(csr, issuer, certFile, nodeExtensions, options.days ?? 30);
   const leaf = await readFile(certFile, 'utf8');
   if (options.chain) await writeFile(certFile, [leaf, ...options.chain.map((authority) => authority.pem)].join(''));

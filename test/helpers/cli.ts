@@ -166,7 +166,9 @@ export interface RunningServer {
  * killed at teardown if the test did not stop it.
  */
 export async function startServer(t: TeardownHost, options: ServerOptions): Promise<RunningServer> {
-  const serve = new CliProcess(['serve', '--db', options.dbPath, '--http-port', '0', ...(options.args ?? [])], options);
+  const args = options.args ?? [];
+  const anyPort = args.includes('--http-port') ? [] : ['--http-port', '0'];
+  const serve = new CliProcess(['serve', '--db', options.dbPath, ...anyPort, ...args], options);
   t.teardown(() => serve.stop('SIGKILL'));
   const listening = await serve.waitForLog((line) => line.msg === 'listening', { description: 'the "listening" log line' });
   const port = listening.port;

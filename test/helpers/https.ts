@@ -27,12 +27,15 @@ export interface HttpsRequestOptions {
   body?: string;
   /** A keep-alive agent to send several requests over one connection. */
   agent?: https.Agent;
+  /** A client certificate and its key, PEM, to present to the node. */
+  cert?: string;
+  key?: string;
 }
 
 export function httpsRequest(url: string, options: HttpsRequestOptions): Promise<HttpsReply> {
   return new Promise((resolve, reject) => {
     const request = https.request(url, {
-      method: options.method ?? 'GET', headers: options.headers, ca: options.ca, agent: options.agent,
+      method: options.method ?? 'GET', headers: options.headers, ca: options.ca, agent: options.agent, cert: options.cert, key: options.key,
     }, (response) => {
       const socket = response.socket as tls.TLSSocket;
       const fingerprint256 = socket.getPeerCertificate().fingerprint256;

@@ -1,7 +1,7 @@
 /**
  * The node at a glance: state, version and uptime from `/info` and `/stats`, charts of the
  * node's own recent samples (`/stats/history`, so they survive going to another page and back)
- * in a chosen time window, and the live tail of `$all`.
+ * in a chosen time window, the cluster's members with a replica's lag, and the live tail of `$all`.
  */
 import type { Api } from '../lib/api.js';
 import { formatDuration } from '../../src/common/human-units.js';
@@ -9,6 +9,7 @@ import { SERIES_LABELS } from '../lib/series-labels.js';
 import type { SeriesName } from '../lib/node-history.js';
 import { Chart, WindowChoice } from '../components/chart.js';
 import { LiveIndicator } from '../components/live.js';
+import { Members } from '../components/members.js';
 import { useNodeHistory } from '../components/node-history.js';
 import { ErrorBanner, useLoad } from '../components/ui.js';
 import { Tail } from './tail.js';
@@ -35,6 +36,7 @@ export function Dashboard({ api }: { api: Api }) {
         <dt>Uptime</dt><dd data-name="uptime">{uptime}</dd>
       </dl>
       <ErrorBanner error={info.error ?? started.error} />
+      <Members api={api} />
       <div class="chart-bar">
         <LiveIndicator live={live} />
         <WindowChoice windowMs={windowMs} choose={choose} />

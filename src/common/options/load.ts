@@ -200,6 +200,7 @@ function resolvePaths(values: Record<string, unknown>, cwd: string): void {
 const passwordFiles = [
   ['defaultAdminPassword', 'defaultAdminPasswordFile'],
   ['defaultOpsPassword', 'defaultOpsPasswordFile'],
+  ['replicaPassword', 'replicaPasswordFile'],
 ] as const satisfies ReadonlyArray<readonly [OptionKey, OptionKey]>;
 
 const precedence: Readonly<Record<OptionSource, number>> = { flag: 0, environment: 1, file: 2, default: 3 };

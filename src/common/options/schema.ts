@@ -274,6 +274,32 @@ export const optionSchema = {
     description: 'Stream hashes remembered when checking hash collisions during accumulation; raise it if accumulation reports many cache misses.',
     default: 100_000, min: 1, max: 100_000_000, unit: 'hashes',
   }),
+
+  // Replication
+  replicaOf: text('string', {
+    group: 'Replication',
+    description: 'Run as a read-only replica of the node at this URL (http://host:port or https://…): the replica copies the leader\'s log byte for byte and serves reads; '
+      + 'writes and management are redirected to the leader (307). Empty: the node leads.',
+    default: '',
+    optional: true,
+  }),
+  replicaUser: text('string', {
+    group: 'Replication',
+    description: 'User the replica logs in to its leader as when the leader does not let it in by its node certificate; it must be in $ops or $admins on the leader.',
+    default: 'ops',
+  }),
+  replicaPassword: text('string', {
+    group: 'Replication',
+    description: 'Password of --replica-user on the leader (changeit unless set). Prefer --replica-password-file or the environment: a command line is visible to every user of the machine.',
+    default: 'changeit',
+    sensitive: true,
+  }),
+  replicaPasswordFile: text('path', {
+    group: 'Replication',
+    description: 'File that holds the password of --replica-password (one trailing line break is ignored). A flag wins over an SVC_* variable; the password and its file given the same way is an error.',
+    default: '',
+    optional: true,
+  }),
 } as const;
 
 export type OptionKey = keyof typeof optionSchema;

@@ -33,6 +33,9 @@ import { offerSubscriptionGroups } from './subscriptions/stream-groups.js';
 import type { SubscriptionsService } from '../subscriptions/service.js';
 import { projectionsRoutes } from './projections.js';
 import type { ProjectionsService } from '../projections/projections-service.js';
+import type { ReplicationSource } from '../replication/replication-source.js';
+import { redirectToLeader } from './leader-redirects.js';
+import { replicationRoutes } from './replication.js';
 
 export interface AppDependencies {
   logger: FastifyBaseLogger;
@@ -57,6 +60,8 @@ export interface AppDependencies {
   connections?: ConnectionLimits;
   /** The web console's files; without them nothing is served at `/web`. */
   console?: ConsoleAssets;
+  /** The replication endpoint; with `leaderUrl` (a read-only replica) what only the leader does is redirected there. */
+  replication?: { source: ReplicationSource; leaderUrl?: string };
 }
 
 export interface ConnectionLimits {
@@ -108,7 +113,9 @@ export function buildApp(dependencies: AppDependencies): FastifyInstance {
   const { logger, nodeState, https, connections } = dependencies;
   const app = Fastify({
     // null makes fastify create a plain HTTP server.
-    https: https ? { ...https, handshakeTimeout: connections?.headersTimeoutMs } : null,
+    // A client certificate is asked for, never required: a node presents one to be let in as a
+    // node (http/node-peer.ts), everyone else sends none and logs in as before.
+    https: https ? { ...https, handshakeTimeout: connections?.headersTimeoutMs, requestCert: true, rejectUnauthorized: false } : null,
     loggerInstance: logger,
     // Stream names may be up to 1,000 bytes, which a path carries percent-encoded (up to 3 chars a byte).
     routerOptions: { maxParamLength: 3 * STREAM_NAME_BYTES_MAX + 100 },
@@ -154,6 +161,8 @@ function registerRoutes(app: FastifyInstance, dependencies: AppDependencies): vo
   limitBodies(app);
   redirectTrailingSlash(app);
   readEmptyBodiesAsNone(app);
+  // Before authentication: the leader checks the credentials the client sends it again.
+  if (dependencies.replication?.leaderUrl) redirectToLeader(app, dependencies.replication.leaderUrl);
   addAuthentication(app, authenticator, access);
   checkRightsBeforeFormat(app, streams, users);
   if (operations) registerOperations(app, operations);
@@ -166,4 +175,5 @@ function registerRoutes(app: FastifyInstance, dependencies: AppDependencies): vo
   app.register(usersRoutes, { users });
   if (projections) app.register(projectionsRoutes, { projections, logEnd: () => streams.logEnd });
   if (dependencies.console) app.register(consoleRoutes, { assets: dependencies.console });
+  if (dependencies.replication) app.register(replicationRoutes, { source: dependencies.replication.source });
 }

@@ -11,6 +11,7 @@ import { parseTrustedAuth, TRUSTED_AUTH_HEADER } from '../security/trusted-auth.
 import { ADMINS_GROUP, OPS_GROUP } from '../security/user-record.js';
 import type { Principal } from '../services/stream-access.js';
 import { decodeHeaderText } from './header-text.js';
+import { isNodePeer, NODE_PRINCIPAL } from './node-peer.js';
 import { decoratePrincipal, setPrincipal } from './principal.js';
 
 /**
@@ -18,7 +19,7 @@ import { decoratePrincipal, setPrincipal } from './principal.js';
  *   the root and `GET /projections` that send browsers there: the console asks the API for
  *   everything with credentials, and a browser's address bar sends none)
  * - user: any authenticated user
- * - operator: `$admins` and `$ops` (admin commands, managing subscription groups, `POST /gossip`)
+ * - operator: `$admins` and `$ops` (admin commands, managing subscription groups, `POST /gossip`, replication)
  * - streams: a user, or anyone when anonymous stream access is on (ACLs decide further)
  * - endpoint: a user, or anyone when anonymous endpoint access is on (`/stats`, `/metrics`)
  */
@@ -29,10 +30,17 @@ export interface AccessOptions {
   allowAnonymousStreamAccess: boolean;
   /** Believe `Svc-TrustedAuth` (security/trusted-auth.ts) instead of asking for credentials. */
   enableTrustedAuth: boolean;
+  /** The common name that lets a peer in as a node by its TLS client certificate (http/node-peer.ts); undefined without TLS. */
+  nodeCommonName?: () => string | undefined;
 }
 
 const ANONYMOUS_PATHS = new Set(['/ping', '/info', '/gossip', '/', '/web']);
 const OPERATOR_PATHS = new Set(['/info/options']);
+/**
+ * The replication endpoint: for other nodes, which present their node certificate over TLS or
+ * log in as a user of `$ops` or `$admins`.
+ */
+const REPLICATION_PREFIX = '/replication/';
 // Reading the cluster view is open to all; an update is another node's word about the cluster.
 const GOSSIP_PATH = '/gossip';
 /** Answered by a redirect to the console's projections page. */
@@ -51,7 +59,7 @@ export function endpointAccess(method: string, url: string): EndpointAccess {
   if (method === 'POST' && url === GOSSIP_PATH) return 'operator';
   if (method === 'OPTIONS' || ANONYMOUS_PATHS.has(url) || url.startsWith('/web/')) return 'anonymous';
   if ((method === 'GET' || method === 'HEAD') && url === CONSOLE_REDIRECT_PATH) return 'anonymous';
-  if (OPERATOR_PATHS.has(url) || url.startsWith('/admin/') || managesSubscriptions(method, url)) return 'operator';
+  if (OPERATOR_PATHS.has(url) || url.startsWith('/admin/') || url.startsWith(REPLICATION_PREFIX) || managesSubscriptions(method, url)) return 'operator';
   if (url.startsWith('/streams/')) return 'streams';
   if (url === '/stats' || url.startsWith('/stats/') || url === '/metrics') return 'endpoint';
   return 'user';
@@ -72,11 +80,18 @@ function authorize(access: EndpointAccess, principal: Principal, request: Fastif
   return Errors.accessDenied.create(`user ${principal.name}`, `use ${request.method} ${request.url}`, `${ADMINS_GROUP}, ${OPS_GROUP}`);
 }
 
-function authenticationHook(access: EndpointAccess, authenticator: Authenticator, options: AccessOptions): onRequestHookHandler {
+function authenticationHook(access: EndpointAccess, authenticator: Authenticator, options: AccessOptions, forNodes: boolean): onRequestHookHandler {
   const allowsAnonymous = anonymousAllowed(access, options);
   const trusted = options.enableTrustedAuth;
+  const nodeCommonName = forNodes ? options.nodeCommonName : undefined;
   // Callback style: it runs on every request, and an async hook costs a promise each time.
   return (request, _reply, done) => {
+    // A node's certificate comes before credentials: it is what nodes log in with.
+    if (nodeCommonName && isNodePeer(request.raw.socket, nodeCommonName())) {
+      setPrincipal(request, NODE_PRINCIPAL);
+      done();
+      return;
+    }
     const header = request.headers.authorization;
     const asserted = trusted ? request.headers[TRUSTED_AUTH_HEADER] : undefined;
     if ((header === undefined && asserted === undefined) || access === 'anonymous') {
@@ -104,7 +119,7 @@ function authenticationHook(access: EndpointAccess, authenticator: Authenticator
 export function addAuthentication(app: FastifyInstance, authenticator: Authenticator, options: AccessOptions): void {
   decoratePrincipal(app);
   app.addHook('onRoute', (route) => {
-    const hook = authenticationHook(endpointAccess(route.method as string, route.url), authenticator, options);
+    const hook = authenticationHook(endpointAccess(route.method as string, route.url), authenticator, options, route.url.startsWith(REPLICATION_PREFIX));
     const existing = route.onRequest === undefined ? [] : [route.onRequest].flat();
     route.onRequest = [hook, ...existing];
   });

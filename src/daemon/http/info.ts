@@ -31,6 +31,8 @@ const infoSchema = {
       },
       required: ['type', 'properties'],
     },
+    // A read-only replica's leader, state and lag (follower.ts ReplicaStatus).
+    replication: { type: 'object', additionalProperties: true },
   },
   required: ['svcVersion', 'state', 'features', 'authentication'],
 } as const;

@@ -46,8 +46,9 @@ export const DEFAULT_SECURITY_LIMITS: SecurityLimits = Object.freeze({
   failedLoginsMax: optionSchema.failedLoginsMax.default,
 });
 
+/** `passwords` undefined: the default users are not made here (a replica's come with its leader's log). */
 export async function startSecurity(
-  storage: StreamStorage, passwords: DefaultPasswords, logger: Logger, limits: SecurityLimits = DEFAULT_SECURITY_LIMITS,
+  storage: StreamStorage, passwords: DefaultPasswords | undefined, logger: Logger, limits: SecurityLimits = DEFAULT_SECURITY_LIMITS,
 ): Promise<Security> {
   const workers = new ScryptWorkers(limits.passwordVerificationsMax);
   try {
@@ -59,7 +60,7 @@ export async function startSecurity(
 }
 
 async function assemble(
-  storage: StreamStorage, passwords: DefaultPasswords, logger: Logger, limits: SecurityLimits, workers: ScryptWorkers,
+  storage: StreamStorage, passwords: DefaultPasswords | undefined, logger: Logger, limits: SecurityLimits, workers: ScryptWorkers,
 ): Promise<Security> {
   const hasher = new PasswordHasher((job) => workers.run(job));
   const store = new UserStore(storage);
@@ -75,7 +76,7 @@ async function assemble(
       else if (changed === 'defaultAcls') defaults.invalidate();
     }
   });
-  await ensureDefaultUsers(store, hasher, passwords, logger);
+  if (passwords !== undefined) await ensureDefaultUsers(store, hasher, passwords, logger);
   return {
     authenticator,
     access: new AclAccess((streamName) => storage.getStreamMetadata(streamName).metadata, defaults),

@@ -1,12 +1,14 @@
 /**
- * What this node says about the cluster: today a cluster of one, this node as its leader, with
- * the checkpoints and epoch a joining node would compare. Updates from other nodes are checked
- * and logged, and change nothing: a single node keeps itself leader.
+ * What this node says about the cluster: this node, with the checkpoints and epoch a joining node
+ * would compare, and the read-only replicas that follow it now. Updates from other nodes are
+ * checked and logged, and change nothing: a leader keeps itself leader.
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../common/logger.js';
 import type { EngineStatus } from '../../storage/engine.js';
 import type { NodeState } from './node-info.js';
+import type { ReplicaStatus } from '../replication/follower.js';
+import type { FollowingReplicaView } from '../replication/replication-source.js';
 
 export interface GossipMember {
   instanceId: string;
@@ -38,6 +40,10 @@ export interface GossipDocument {
   members: GossipMember[];
   serverIp: string;
   serverPort: number;
+  /** On a read-only replica: its leader, its state towards it and its lag. */
+  replication?: ReplicaStatus;
+  /** On a node that replicas follow: each one's address, position as sent and lag (also in `members`). */
+  replicas?: FollowingReplicaView[];
 }
 
 /** A member as another node sends it: the fields this node reads; the rest pass unread. */
@@ -59,6 +65,8 @@ export interface GossipUpdate {
 const memberStates: Record<NodeState, string> = {
   initializing: 'Initializing',
   leader: 'Leader',
+  readonlyreplica: 'ReadOnlyReplica',
+  catchingup: 'CatchingUp',
   shuttingdown: 'ShuttingDown',
   shutdown: 'Shutdown',
 };
@@ -69,6 +77,50 @@ export interface GossipSources {
   /** The bound HTTP address; undefined before the node listens. */
   address: () => { ip: string; port: number } | undefined;
   logger: Logger;
+  /** A read-only replica's view of its leader. */
+  replica?: () => ReplicaStatus;
+  /** The replicas that follow this node now. */
+  following?: () => FollowingReplicaView[];
+}
+
+interface MemberFacts {
+  instanceId: string;
+  timeStamp: string;
+  state: string;
+  ip: string;
+  port: number;
+  position: number;
+  isReadOnlyReplica: boolean;
+}
+
+/** A member in the wire shape; the epoch is this node's (a replica that follows it is in the same one). */
+function memberOf(facts: MemberFacts, epoch: Pick<EngineStatus, 'epochPosition' | 'epochNumber' | 'epochId'>): GossipMember {
+  // There is no TCP client protocol: its endpoints are reported with port 0, as disabled.
+  return {
+    instanceId: facts.instanceId,
+    timeStamp: facts.timeStamp,
+    state: facts.state,
+    isAlive: true,
+    internalTcpIp: facts.ip,
+    internalTcpPort: 0,
+    internalSecureTcpPort: 0,
+    externalTcpIp: facts.ip,
+    externalTcpPort: 0,
+    externalSecureTcpPort: 0,
+    httpEndPointIp: facts.ip,
+    httpEndPointPort: facts.port,
+    advertiseHostToClientAs: null,
+    advertiseHttpPortToClientAs: 0,
+    advertiseTcpPortToClientAs: 0,
+    lastCommitPosition: facts.position,
+    writerCheckpoint: facts.position,
+    chaserCheckpoint: facts.position,
+    epochPosition: epoch.epochPosition,
+    epochNumber: epoch.epochNumber,
+    epochId: epoch.epochId,
+    nodePriority: 0,
+    isReadOnlyReplica: facts.isReadOnlyReplica,
+  };
 }
 
 export class GossipService {
@@ -80,34 +132,23 @@ export class GossipService {
   document(): GossipDocument {
     const { ip, port } = this.sources.address() ?? { ip: '', port: 0 };
     const status = this.sources.status();
-    // There is no TCP client protocol: its endpoints are reported with port 0, as disabled.
-    const member: GossipMember = {
-      instanceId: this.instanceId,
-      timeStamp: new Date().toISOString(),
-      state: memberStates[this.sources.state()],
-      isAlive: true,
-      internalTcpIp: ip,
-      internalTcpPort: 0,
-      internalSecureTcpPort: 0,
-      externalTcpIp: ip,
-      externalTcpPort: 0,
-      externalSecureTcpPort: 0,
-      httpEndPointIp: ip,
-      httpEndPointPort: port,
-      advertiseHostToClientAs: null,
-      advertiseHttpPortToClientAs: 0,
-      advertiseTcpPortToClientAs: 0,
+    const timeStamp = new Date().toISOString();
+    const member = memberOf({
+      instanceId: this.instanceId, timeStamp, state: memberStates[this.sources.state()], ip, port,
       // A commit is durable (writer.chk) and indexed (the chaser's work) before it is readable.
-      lastCommitPosition: status.readableEnd,
-      writerCheckpoint: status.readableEnd,
-      chaserCheckpoint: status.readableEnd,
-      epochPosition: status.epochPosition,
-      epochNumber: status.epochNumber,
-      epochId: status.epochId,
-      nodePriority: 0,
-      isReadOnlyReplica: false,
+      position: status.readableEnd, isReadOnlyReplica: this.sources.replica !== undefined,
+    }, status);
+    const replicas = this.sources.following?.() ?? [];
+    // A replica's checkpoints are what this node sent it: it does not report what it made durable.
+    const followers = replicas.map((replica) => memberOf({
+      instanceId: replica.instanceId, timeStamp, state: replica.state, ip: replica.remoteIp, port: replica.remotePort,
+      position: replica.sentPosition, isReadOnlyReplica: true,
+    }, status));
+    const replication = this.sources.replica?.();
+    return {
+      members: [member, ...followers], serverIp: ip, serverPort: port,
+      ...(replication ? { replication } : {}), ...(replicas.length > 0 ? { replicas } : {}),
     };
-    return { members: [member], serverIp: ip, serverPort: port };
   }
 
   /** Takes another node's view (already checked against the schema) and answers with this one's. */

@@ -127,6 +127,14 @@ export const SERIES: readonly SeriesDefinition[] = [
     },
   },
 
+  // Replication.
+  { name: 'svcdb_replication_replicas', type: 'gauge', help: 'Read-only replicas that follow this node now.', read: (i) => svc(i).replication?.replicasFollowing },
+  { name: 'svcdb_replication_sent_bytes_total', type: 'counter', help: 'Bytes of the log (frames) this node sent to its replicas.', read: (i) => svc(i).replication?.sentBytes },
+  { name: 'svcdb_replication_lag_bytes', type: 'gauge', help: 'On a replica: bytes the leader has durable that this replica has not written yet, as of the leader\'s last heartbeat.', read: (i) => svc(i).replication?.replica?.lagBytes },
+  { name: 'svcdb_replication_lag_seconds', type: 'gauge', help: 'On a replica: how long ago the leader had durable what this replica still lacks; 0 when it has all the leader last reported.', read: (i) => svc(i).replication?.replica?.lagSeconds },
+  { name: 'svcdb_replication_received_bytes_total', type: 'counter', help: 'On a replica: bytes received from the leader.', read: (i) => svc(i).replication?.replica?.receivedBytes },
+  { name: 'svcdb_replication_reconnects_total', type: 'counter', help: 'On a replica: times it connected to its leader again after a connection failed or ended.', read: (i) => svc(i).replication?.replica?.reconnects },
+
   // Authentication.
   { name: 'svcdb_auth_verifications_running', type: 'gauge', help: 'Password verifications (slow on purpose) running now.', read: (i) => svc(i).authentication?.verificationsRunning },
   { name: 'svcdb_auth_verifications_waiting', type: 'gauge', help: 'Password verifications waiting for a free slot.', read: (i) => svc(i).authentication?.verificationsWaiting },

@@ -3,8 +3,10 @@
  * the API it serves. The composition root says which features are on; the state is read live.
  */
 
+import type { ReplicaStatus } from '../replication/follower.js';
+
 /** Lower-case node states, as clients of the info document expect them. */
-export type NodeState = 'initializing' | 'leader' | 'shuttingdown' | 'shutdown';
+export type NodeState = 'initializing' | 'leader' | 'readonlyreplica' | 'catchingup' | 'shuttingdown' | 'shutdown';
 
 export interface NodeFeatures {
   readonly projections: boolean;
@@ -22,6 +24,8 @@ export interface InfoDocument {
   state: NodeState;
   features: NodeFeatures;
   authentication: NodeAuthentication;
+  /** On a read-only replica: its leader, its state towards it and its lag. */
+  replication?: ReplicaStatus;
 }
 
 export class NodeInfo {
@@ -30,6 +34,7 @@ export class NodeInfo {
     private readonly features: NodeFeatures,
     private readonly authentication: NodeAuthentication,
     private readonly state: () => NodeState,
+    private readonly replica?: () => ReplicaStatus,
   ) {}
 
   document(): InfoDocument {
@@ -38,6 +43,7 @@ export class NodeInfo {
       state: this.state(),
       features: this.features,
       authentication: this.authentication,
+      ...(this.replica ? { replication: this.replica() } : {}),
     };
   }
 }

@@ -10,6 +10,7 @@ import type { EngineStatistics } from '../../storage/engine-stats.js';
 import type { QueueMeter, QueueSnapshot } from '../../storage/log/meters.js';
 import type { AuthenticationStats } from '../security/authenticator.js';
 import type { ScavengeFields } from '../scavenge/scavenge-stats.js';
+import type { ReplicationFields } from '../replication/replication-stats.js';
 import {
   ConnectionMeter, GcMonitor, diskIo, driveSpace, heapSizes, processStatus, systemCpuTimes,
   type DiskIo, type DriveSpace,
@@ -116,6 +117,8 @@ export interface Stats {
     subscriptions?: Record<string, SubscriptionGroupFields>;
     /** Present when the node scavenges (always, in a running node). */
     scavenge?: ScavengeFields;
+    /** What the node sends to its replicas and, on a replica, its lag (always, in a running node). */
+    replication?: ReplicationFields;
   };
 }
 
@@ -165,6 +168,7 @@ export interface StatsSources {
   authentication?: () => AuthenticationStats;
   subscriptions?: () => Record<string, SubscriptionGroupFields>;
   scavenge?: () => ScavengeFields;
+  replication?: () => ReplicationFields;
 }
 
 /** The counters a rate is computed from, taken at one instant. */
@@ -219,6 +223,7 @@ export class StatsService {
     if (this.sources.authentication) stats.svc.authentication = authenticationFields(this.sources.authentication());
     if (this.sources.subscriptions) stats.svc.subscriptions = this.sources.subscriptions();
     if (this.sources.scavenge) stats.svc.scavenge = this.sources.scavenge();
+    if (this.sources.replication) stats.svc.replication = this.sources.replication();
     return stats;
   }
 

@@ -59,6 +59,14 @@ export function secureContextOptions(material: CertificateMaterial): SecureConte
   return { cert: material.cert, key: material.key, ca: material.ca ? [...material.ca] : undefined };
 }
 
+/** The common name (CN) of a certificate's subject, '' when it has none. */
+export function commonNameOf(certificate: X509Certificate): string {
+  for (const part of certificate.subject.split('\n')) {
+    if (part.startsWith('CN=')) return part.slice(3);
+  }
+  return '';
+}
+
 /** One line naming a certificate, for messages and logs (Node separates name parts with newlines). */
 export function distinguishedName(name: string): string {
   return name.split('\n').join(', ');

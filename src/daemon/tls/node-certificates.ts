@@ -12,8 +12,15 @@ import type { Logger } from '../../common/logger.js';
 import type { NodeOptions } from '../../common/options/schema.js';
 import { writeReloadStatus, type ReloadStatus, type ReloadTrigger } from '../../storage/disk/reload-status.js';
 import {
-  distinguishedName, loadCertificates, secureContextOptions, type CertificateMaterial, type CertificatePaths,
+  commonNameOf, distinguishedName, loadCertificates, secureContextOptions, type CertificateMaterial, type CertificatePaths,
 } from './certificates.js';
+
+/** A node's certificate, key and trusted roots, for the TLS connections it makes to other nodes. */
+export interface NodeClientTls {
+  cert: string;
+  key: string;
+  ca?: string[];
+}
 
 export type ReloadOutcome = { ok: true; reloaded: boolean } | { ok: false; error: SvcError };
 
@@ -59,6 +66,20 @@ export class NodeCertificates {
   /** The HTTPS options of the server, or undefined for plain HTTP. */
   get https(): SecureContextOptions | undefined {
     return this.material && secureContextOptions(this.material);
+  }
+
+  /**
+   * The common name a peer's certificate must carry to be let in as a node: the one of this
+   * node's own certificate, as it is now (a reload may change it). Undefined without TLS.
+   */
+  nodeCommonName(): string | undefined {
+    return this.material && commonNameOf(this.material.leaf);
+  }
+
+  /** What this node presents and trusts when it connects to another node over TLS; undefined without TLS. */
+  clientTls(): NodeClientTls | undefined {
+    const material = this.material;
+    return material && { cert: material.cert, key: material.key, ...(material.ca ? { ca: [...material.ca] } : {}) };
   }
 
   /** The server whose context a reload swaps. */

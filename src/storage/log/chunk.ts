@@ -116,9 +116,12 @@ export class Chunk {
     return this.header.startNumber;
   }
 
-  /** Creates a new ongoing chunk: preallocated temp file, header fsynced, then renamed in. */
-  static async create(directory: string, chunkNumber: number, chunkSize: number): Promise<Chunk> {
-    const header = newChunkHeader(chunkSize, chunkNumber);
+  /**
+   * Creates a new ongoing chunk: preallocated temp file, header fsynced, then renamed in. A
+   * replica passes the leader's `header`, so that its copy of the chunk completes byte for byte
+   * as the leader's did.
+   */
+  static async create(directory: string, chunkNumber: number, chunkSize: number, header = newChunkHeader(chunkSize, chunkNumber)): Promise<Chunk> {
     const path = join(directory, chunkFileName(chunkNumber, 0));
     const temp = `${path}.${header.chunkId}.tmp`;
     let handle: FileHandle;
@@ -611,6 +614,25 @@ export class Chunk {
     const stored = Buffer.alloc(CHUNK_HASH_BYTES);
     const { bytesRead } = await this.handle.read(stored, 0, CHUNK_HASH_BYTES, hashedEnd);
     return bytesRead === CHUNK_HASH_BYTES && digest.equals(stored);
+  }
+
+  /**
+   * Copies data from data offset `physical` into `target` (the ongoing chunk from memory): the
+   * raw bytes a leader ships to a replica. The caller keeps within the data it knows is durable.
+   */
+  async readData(physical: number, target: Buffer): Promise<void> {
+    if (this.closed) throw Errors.storageClosed.create(`chunk ${this.path} is closed`);
+    if (this.memory) {
+      this.memory.copy(target, 0, physical, physical + target.length);
+      return;
+    }
+    await this.readInto(target, physical);
+  }
+
+  /** Reads up to `target.length` bytes of the file from `fileOffset` (a completed chunk shipped whole); returns how many. */
+  async readFileBytes(fileOffset: number, target: Buffer): Promise<number> {
+    if (this.closed) throw Errors.storageClosed.create(`chunk ${this.path} is closed`);
+    return (await this.handle.read(target, 0, target.length, fileOffset)).bytesRead;
   }
 
   /** The hash a completed chunk's footer holds. */

@@ -12,7 +12,7 @@ export interface Epoch {
 }
 
 /** The epoch record at `position`, if that is one (epoch.chk may be stale after truncation). */
-function epochAt(log: TransactionLog, position: number): Epoch | undefined {
+export function epochAt(log: TransactionLog, position: number): Epoch | undefined {
   if (position < 0 || position >= log.readableEnd) return undefined;
   const record = log.readRecord(position);
   if (record.kind !== RecordKind.system || record.systemKind !== SystemKind.epoch) return undefined;
@@ -50,4 +50,19 @@ export async function writeEpoch(log: TransactionLog, checkpoints: { writer: Che
   checkpoints.proposal.write(epochNumber);
   checkpoints.epoch.write(position);
   return epochAt(log, position)!;
+}
+
+/**
+ * The epochs of the log from the one at `position` back through their chain, newest first, at
+ * most `countMax`: what a replica and its leader compare to find where their logs part.
+ */
+export function epochChain(log: TransactionLog, position: number, countMax: number): Epoch[] {
+  const chain: Epoch[] = [];
+  let epoch = epochAt(log, position);
+  while (epoch && chain.length < countMax) {
+    chain.push(epoch);
+    // A chain always points back; anything else is not followed.
+    epoch = epoch.prevEpochPosition < epoch.epochPosition ? epochAt(log, epoch.prevEpochPosition) : undefined;
+  }
+  return chain;
 }

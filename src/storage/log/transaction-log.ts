@@ -4,6 +4,7 @@ import { Errors } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import { Chunk, type FrameLocation } from './chunk.js';
 import { chunkFileName, isReplacedChunkFile, isTempFile, parseChunkFileName, replacedChunkFileName } from '../layout.js';
+import type { ChunkHeader } from './chunk-format.js';
 import type { ReplaceOptions, ReplacementValidator, RewriteSource, RewrittenRecord } from './chunk-replacement.js';
 import { fsyncDirectory, fsyncDirectorySync } from '../disk/durable-file.js';
 import { decodeRecord, decodeRecordOnDemand, type LogRecord } from './record.js';
@@ -278,6 +279,53 @@ export class TransactionLog {
     this.nextChunk = undefined;
     this.writeEnd = next * this.chunkSize;
     this.trimCache();
+  }
+
+  /**
+   * Makes the empty ongoing chunk anew from `header`: a replica takes the leader's header for a
+   * chunk it begins, so that its copy completes byte for byte as the leader's did.
+   */
+  async adoptChunkHeader(header: ChunkHeader): Promise<void> {
+    const chunk = this.currentChunk;
+    if (chunk.dataSize !== 0 || chunk.isCompleted || header.startNumber !== chunk.chunkNumber || header.endNumber !== header.startNumber
+      || header.chunkSize !== this.chunkSize) {
+      throw new TypeError(`chunk ${header.startNumber} cannot take this header: the ongoing chunk is ${chunk.chunkNumber}, with ${chunk.dataSize} bytes`);
+    }
+    await chunk.close();
+    // The new file is renamed over the name of version 0: the name holds one file or the other.
+    const made = await Chunk.create(this.options.dbPath, chunk.chunkNumber, this.chunkSize, header);
+    if (made.path !== chunk.path) await fileSystem.unlink(chunk.path);
+    this.addChunk(made);
+  }
+
+  /**
+   * Puts `tempPath`, a completed chunk file copied from a leader (fsynced, in the database
+   * directory), in place of the ongoing chunk, which holds a prefix of it or nothing, under the
+   * leader's `version`, and opens the chunk after it. The caller moves writer.chk on afterwards:
+   * a crash before that leaves a completed chunk past writer.chk, which the next start cuts back.
+   */
+  async installCompletedChunk(tempPath: string, version: number): Promise<Chunk> {
+    const current = this.currentChunk;
+    const candidate = await Chunk.open(tempPath, this.chunkSize).catch((error: unknown) => {
+      throw Errors.storageReplacementInvalid.create(tempPath, (error as Error).message);
+    });
+    const { startNumber, endNumber } = candidate.header;
+    const completed = candidate.isCompleted;
+    await candidate.close();
+    if (!completed || startNumber !== current.chunkNumber || current.isCompleted) {
+      throw Errors.storageReplacementInvalid.create(tempPath, `a completed chunk starting at ${current.chunkNumber} was expected`);
+    }
+    const path = join(this.options.dbPath, chunkFileName(startNumber, version));
+    await current.close();
+    await fileSystem.rename(tempPath, path);
+    if (current.path !== path) await fileSystem.unlink(current.path);
+    await fsyncDirectory(this.options.dbPath);
+    const installed = await Chunk.open(path, this.chunkSize);
+    for (let n = startNumber; n <= endNumber; n++) this.chunks[n] = installed;
+    this.addChunk(await Chunk.create(this.options.dbPath, endNumber + 1, this.chunkSize));
+    this.writeEnd = (endNumber + 1) * this.chunkSize;
+    this.replacements++;
+    return installed;
   }
 
   /**
