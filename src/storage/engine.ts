@@ -495,7 +495,7 @@ export class Engine {
   /** Counters for operators (/stats, /metrics): plain numbers, cheap to take at any time. */
   stats(): EngineStatistics {
     const { log, checkpoints, writer, index, consumers } = this;
-    return engineStatistics({ log, writerCheckpoint: checkpoints.writer, chaserCheckpoint: checkpoints.chaser, appender: writer, index, consumers });
+    return engineStatistics({ log, writerCheckpoint: checkpoints.writer, chaserCheckpoint: checkpoints.chaser, appender: this.replica?.meters ?? writer, index, consumers });
   }
 
   /**

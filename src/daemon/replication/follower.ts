@@ -15,6 +15,7 @@ import { FrameReader, FrameType, readInt64, type Frame } from './frames.js';
 import type { EpochMark } from './handshake.js';
 import type { LeaderClient } from './leader-client.js';
 import { LagTracker } from './lag.js';
+import { WritesInFlight } from './writes-in-flight.js';
 
 /** How a replica stands, in the reference's words: following with all there is, or behind. */
 export type ReplicaState = 'CatchingUp' | 'ReadOnlyReplica';
@@ -56,6 +57,8 @@ export interface FollowerDependencies {
 }
 
 const RECONNECT_DELAY_MS = 100;
+/** Record bytes written but not yet durable before the replica stops reading from the leader. */
+const RECORDS_IN_FLIGHT_BYTES_MAX = 8 * 1024 * 1024;
 const RECONNECT_DELAY_MS_MAX = 5000;
 
 /** A chunk file on its way, with the hash of what came so far (all but the footer's own hash). */
@@ -163,11 +166,22 @@ export class Follower {
   private async follow(from: number, signal: AbortSignal): Promise<void> {
     const response = await this.deps.leader.stream(from, signal);
     const reader = new FrameReader();
-    // One piece at a time: while a piece is written, nothing more is read from the socket, so
-    // TCP holds the leader back when this disk is the slower one.
-    for await (const piece of response) {
-      this.bytesReceived += (piece as Buffer).length;
-      for (const frame of reader.push(piece as Buffer)) await this.apply(frame);
+    const writes = new WritesInFlight(RECORDS_IN_FLIGHT_BYTES_MAX);
+    try {
+      for await (const piece of response) {
+        this.bytesReceived += (piece as Buffer).length;
+        for (const frame of reader.push(piece as Buffer)) {
+          // Records are written while the stream reads on; every other step waits its turn.
+          if (frame.type === FrameType.records) writes.add(this.deps.appender.appendRecords(readInt64(frame.payload, 0), frame.payload.subarray(8)), frame.payload.length);
+          else if (frame.type === FrameType.heartbeat) this.heartbeat(readInt64(frame.payload, 0), writes);
+          else await this.apply(frame);
+        }
+        await writes.room();
+      }
+      await writes.settled();
+    } finally {
+      // The next handshake starts from writer.chk: nothing may still be on its way to it.
+      await writes.settled().catch(() => undefined);
     }
   }
 
@@ -183,12 +197,8 @@ export class Follower {
         return this.endFile(payload);
       case FrameType.chunkHeader:
         return appender.adoptHeader(payload);
-      case FrameType.records:
-        return appender.appendRecords(readInt64(payload, 0), payload.subarray(8));
       case FrameType.chunkCompleted:
         return appender.completeChunk(payload.readUInt32LE(0), payload.readUInt32LE(4), payload.subarray(8, 8 + CHUNK_HASH_BYTES));
-      case FrameType.heartbeat:
-        return this.heartbeat(readInt64(payload, 0));
       default:
         throw Errors.replicationProtocol.create(`frame type ${frame.type} is unknown`);
     }
@@ -226,11 +236,14 @@ export class Follower {
     }
   }
 
-  private heartbeat(leaderEnd: number): void {
+  /** The leader's end, for the lag; whether the replica has caught up is known once the records before it are durable. */
+  private heartbeat(leaderEnd: number, writes: WritesInFlight): void {
     this.lag.heard(leaderEnd);
-    const caughtUp = this.deps.appender.position().writerCheckpoint >= leaderEnd;
-    if (caughtUp && !this.caughtUp) this.deps.logger.info({ position: leaderEnd }, 'caught up with the leader');
-    this.caughtUp = caughtUp || this.caughtUp;
+    writes.afterAll(() => {
+      const caughtUp = this.deps.appender.position().writerCheckpoint >= leaderEnd;
+      if (caughtUp && !this.caughtUp) this.deps.logger.info({ position: leaderEnd }, 'caught up with the leader');
+      this.caughtUp = caughtUp || this.caughtUp;
+    });
   }
 
   /** Logs a change of the connection's state, once; retries in the same state are silent. */

@@ -5,7 +5,9 @@
  * leader's header, so that every completed chunk ends byte for byte as the leader's.
  *
  * Each step is durable before it counts: bytes are fsynced, then writer.chk moves, then
- * `onDurable` indexes and publishes them. Steps run one at a time, in call order.
+ * `onDurable` indexes and publishes them. Steps run in call order: record frames go to the log
+ * appender without waiting for the ones before them (they share group commits); any other step
+ * waits until the records before it are durable.
  */
 import { randomUUID } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
@@ -119,7 +121,12 @@ export class ReplicaAppender {
 
   /** Resolves when nothing is being written. */
   drained(): Promise<void> {
-    return this.appender.drained();
+    return this.queue.then(() => this.appender.drained());
+  }
+
+  /** The log appender's meters: on a replica, its group commits are the node's. */
+  get meters(): Pick<LogAppender<ReplicaSubmission, void, LeaderRecords>, 'queueMeter' | 'flushMeter'> {
+    return this.appender;
   }
 
   position(): ReplicaPosition {
@@ -137,7 +144,7 @@ export class ReplicaAppender {
    * already holds records must have it already (it was begun from the same header).
    */
   adoptHeader(headerBytes: Buffer): Promise<void> {
-    return this.serially(async () => {
+    return this.afterRecords(async () => {
       const header = decodeChunkHeader(headerBytes);
       if (typeof header === 'string') throw Errors.replicationProtocol.create(`the leader sent a chunk header that does not decode: ${header}`);
       const current = this.log.currentChunk;
@@ -158,9 +165,16 @@ export class ReplicaAppender {
    * checksum, its own position) before anything is written.
    */
   appendRecords(position: number, bytes: Buffer): Promise<void> {
-    return this.serially(async () => {
-      const lastEpoch = checkRecords(bytes, position);
-      await this.appender.submit({ kind: 'records', position, bytes });
+    // Handed to the log appender in call order, behind any other step under way, but without
+    // waiting for the records before them to be durable: frames that arrive while a commit is
+    // flushed share the next one (one fsync for many of the leader's commits). The promise is
+    // wrapped so that the step ends when the records are queued, not when they are durable.
+    const queued = this.serially(async () => ({
+      lastEpoch: checkRecords(bytes, position),
+      durable: this.appender.submit({ kind: 'records', position, bytes }),
+    }));
+    return queued.then(async ({ lastEpoch, durable }) => {
+      await durable;
       if (lastEpoch !== undefined) this.noteEpoch(lastEpoch.position, lastEpoch.number);
     });
   }
@@ -170,7 +184,7 @@ export class ReplicaAppender {
    * and checks that the file's hash is the leader's: the same header and bytes make the same file.
    */
   completeChunk(chunkNumber: number, dataBytes: number, leaderHash: Buffer): Promise<void> {
-    return this.serially(async () => {
+    return this.afterRecords(async () => {
       const chunk = this.log.currentChunk;
       if (chunk.chunkNumber !== chunkNumber || chunk.dataSize !== dataBytes || dataBytes === 0) {
         throw Errors.replicationProtocol.create(
@@ -193,7 +207,7 @@ export class ReplicaAppender {
    * holds past what the replica had.
    */
   installChunk(tempPath: string, version: number): Promise<void> {
-    return this.serially(async () => {
+    return this.afterRecords(async () => {
       const from = this.log.writerPosition;
       const installed = await this.durably(async () => {
         const chunk = await this.log.installCompletedChunk(tempPath, version);
@@ -266,6 +280,14 @@ export class ReplicaAppender {
       if (!Errors.storageReplacementInvalid.is(error)) this.onFatal(error as Error);
       throw error;
     }
+  }
+
+  /** Runs `step` after the steps before it; records queued before it are durable by then. */
+  private afterRecords<T>(step: () => Promise<T>): Promise<T> {
+    return this.serially(async () => {
+      await this.appender.drained();
+      return step();
+    });
   }
 
   private serially<T>(step: () => Promise<T>): Promise<T> {
