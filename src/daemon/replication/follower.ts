@@ -57,8 +57,8 @@ export interface FollowerDependencies {
 }
 
 const RECONNECT_DELAY_MS = 100;
-/** Record bytes written but not yet durable before the replica stops reading from the leader. */
-const RECORDS_IN_FLIGHT_BYTES_MAX = 8 * 1024 * 1024;
+/** Bytes of records and chunk files not yet written or durable before the replica stops reading from the leader. */
+const WRITES_IN_FLIGHT_BYTES_MAX = 16 * 1024 * 1024;
 const RECONNECT_DELAY_MS_MAX = 5000;
 
 /** A chunk file on its way, with the hash of what came so far (all but the footer's own hash). */
@@ -166,16 +166,12 @@ export class Follower {
   private async follow(from: number, signal: AbortSignal): Promise<void> {
     const response = await this.deps.leader.stream(from, signal);
     const reader = new FrameReader();
-    const writes = new WritesInFlight(RECORDS_IN_FLIGHT_BYTES_MAX);
+    const writes = new WritesInFlight(WRITES_IN_FLIGHT_BYTES_MAX);
     try {
       for await (const piece of response) {
         this.bytesReceived += (piece as Buffer).length;
-        for (const frame of reader.push(piece as Buffer)) {
-          // Records are written while the stream reads on; every other step waits its turn.
-          if (frame.type === FrameType.records) writes.add(this.deps.appender.appendRecords(readInt64(frame.payload, 0), frame.payload.subarray(8)), frame.payload.length);
-          else if (frame.type === FrameType.heartbeat) this.heartbeat(readInt64(frame.payload, 0), writes);
-          else await this.apply(frame);
-        }
+        // Records and chunk file bytes are written while the stream reads on; every other step waits its turn.
+        for (const frame of reader.push(piece as Buffer)) await this.apply(frame, writes);
         await writes.room();
       }
       await writes.settled();
@@ -185,15 +181,20 @@ export class Follower {
     }
   }
 
-  private async apply(frame: Frame): Promise<void> {
+  private async apply(frame: Frame, writes: WritesInFlight): Promise<void> {
     const { appender } = this.deps;
     const { payload } = frame;
     switch (frame.type) {
+      case FrameType.records:
+        return writes.add(appender.appendRecords(readInt64(payload, 0), payload.subarray(8)), payload.length);
+      case FrameType.heartbeat:
+        return this.heartbeat(readInt64(payload, 0), writes);
       case FrameType.chunkFileBegin:
         return this.beginFile(payload.readUInt32LE(0), payload.readUInt32LE(8), readInt64(payload, 12));
       case FrameType.chunkFileData:
-        return this.fileData(payload);
+        return writes.add(this.fileData(payload), payload.length);
       case FrameType.chunkFileEnd:
+        await writes.settled();
         return this.endFile(payload);
       case FrameType.chunkHeader:
         return appender.adoptHeader(payload);
@@ -210,14 +211,17 @@ export class Follower {
     this.transfer = { file, fileBytes, received: 0, hash: createHash('md5') };
   }
 
-  private async fileData(bytes: Buffer): Promise<void> {
+  /** Hashes `bytes` now, in order, and writes them; the write may still be under way when the next bytes come. */
+  private fileData(bytes: Buffer): Promise<void> {
     const transfer = this.transfer;
-    if (!transfer || transfer.received + bytes.length > transfer.fileBytes) throw Errors.replicationProtocol.create('chunk file bytes outside a chunk file');
+    if (!transfer || transfer.received + bytes.length > transfer.fileBytes) {
+      return Promise.reject(Errors.replicationProtocol.create('chunk file bytes outside a chunk file'));
+    }
     // The footer's own hash is the file's last bytes and is not part of what it hashes.
     const hashedEnd = transfer.fileBytes - CHUNK_HASH_BYTES;
     transfer.hash.update(bytes.subarray(0, Math.max(0, Math.min(bytes.length, hashedEnd - transfer.received))));
-    await transfer.file.write(bytes);
     transfer.received += bytes.length;
+    return transfer.file.write(bytes);
   }
 
   private async endFile(leaderHash: Buffer): Promise<void> {

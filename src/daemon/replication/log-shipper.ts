@@ -97,7 +97,7 @@ export class LogShipper {
       await this.send(encodeFrame(FrameType.chunkFileData, block.subarray(0, read)));
       offset += read;
       // The hash is the file's last bytes: taken from what was sent, so it is the file's as shipped.
-      hash = Buffer.concat([hash, block.subarray(0, read)]).subarray(-CHUNK_HASH_BYTES);
+      hash = read >= CHUNK_HASH_BYTES ? Buffer.from(block.subarray(read - CHUNK_HASH_BYTES, read)) : Buffer.concat([hash, block.subarray(0, read)]).subarray(-CHUNK_HASH_BYTES);
     }
     await this.send(encodeFrame(FrameType.chunkFileEnd, hash));
   }

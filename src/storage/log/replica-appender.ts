@@ -42,6 +42,9 @@ export interface IncomingChunkFile {
   discard(): Promise<void>;
 }
 
+/** An incoming chunk file is fsynced in the background each time this share of a chunk arrived. */
+const SYNC_BEHIND_SHARE = 1 / 8;
+
 type ReplicaSubmission = { kind: 'records'; position: number; bytes: Buffer } | { kind: 'completeChunk' };
 
 /** The leader's records, copied as they are to the position they were written at. */
@@ -237,19 +240,37 @@ export class ReplicaAppender {
       throw storageError(path, 'create', error);
     }
     let written = 0;
+    let unsynced = 0;
+    /** Background fsyncs, one after the other; the first failure is kept for install. */
+    let syncs: Promise<void> = Promise.resolve();
+    let syncFailure: Error | undefined;
     let open = true;
     const close = async () => {
       if (!open) return;
       open = false;
+      await syncs;
       await handle.close();
     };
     return {
+      // Each write has its place, so writes may overlap. Every eighth of a chunk, the file is
+      // fsynced in the background: the disk writes the file back while the rest arrives, and the
+      // fsync that installs it has little left to do.
       write: async (bytes) => {
-        await writeFully(handle, bytes, 0, bytes.length, written, path);
+        const at = written;
         written += bytes.length;
+        unsynced += bytes.length;
+        await writeFully(handle, bytes, 0, bytes.length, at, path);
+        if (unsynced >= this.log.chunkSize * SYNC_BEHIND_SHARE) {
+          unsynced = 0;
+          syncs = syncs.then(() => handle.sync()).catch((error: unknown) => {
+            syncFailure ??= error as Error;
+          });
+        }
       },
       install: async () => {
         try {
+          await syncs;
+          if (syncFailure !== undefined) throw syncFailure;
           await handle.sync();
         } catch (error) {
           throw Errors.storageIo.create(path, 'fsync', String(error));
