@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { Test } from 'tap';
 import { CHUNK_FOOTER_BYTES, CHUNK_HEADER_BYTES } from '../../src/storage/log/chunk-format.js';
@@ -38,6 +39,15 @@ export function startReplica(t: Test, directories: NodeDirectories, leaderUrl: s
 
 export function writerCheckpoint(db: string): number {
   return readInt64(readFileSync(join(db, 'writer.chk')), 0);
+}
+
+/** A port free right now on loopback: for a leader that must come back on the address its replicas follow. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
 }
 
 /** A replica to wait for: its directories, and its URL when the test reads from it. */

@@ -6,21 +6,11 @@
  * ships what it made durable, so nothing the replica holds was lost by the leader.
  */
 import t from 'tap';
-import { createServer } from 'node:net';
 import { ADMIN_AUTH } from '../helpers/auth.js';
 import {
-  appendEvent, compareLogs, missingEvents, nodeDirectories, nodeInfo, startLeader, startReplica, waitForReplicas, writerCheckpoint,
+  appendEvent, compareLogs, freePort, missingEvents, nodeDirectories, nodeInfo, startLeader, startReplica, waitForReplicas, writerCheckpoint,
 } from '../helpers/replication.js';
 import { pollUntil, pollUntilAsync } from '../helpers/wait.js';
-
-/** A port free right now on loopback: the leader must come back on the address the replica follows. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 t.test('a replica outlives its leader\'s crash, then follows it again', async (t) => {
   const root = t.testdir();
