@@ -15,11 +15,11 @@
  * which appends are in flight when a kill lands depends on timing as well.
  */
 import t, { type Test } from 'tap';
-import { readFileSync, writeFileSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { join } from 'node:path';
-import { readInt64, writeInt64 } from '../../src/storage/log/int64.js';
+import { CheckpointName } from '../../src/storage/layout.js';
 import { Engine } from '../../src/storage/engine.js';
+import { readCheckpointFile, setWriterBack } from '../helpers/checkpoint-files.js';
 import { appendUntilFailure, readStreamOverHttp, type AppendTarget } from '../helpers/crash-appender.js';
 import { StreamLedger, type ReadEvent } from '../helpers/crash-ledger.js';
 import { startServer, type RunningServer } from '../helpers/cli.js';
@@ -73,25 +73,6 @@ async function appendAndKill(server: RunningServer, ledgers: StreamLedger[], ran
   } finally {
     agent.destroy();
   }
-}
-
-function writerCheckpoint(dbPath: string): number {
-  return readInt64(readFileSync(join(dbPath, 'writer.chk')), 0);
-}
-
-/**
- * Sets writer.chk of a stopped node back to `earlier`, a value it held in this round, as a crash
- * of the machine may leave it (see the top of the file); never behind the start of the chunk it
- * points into now, since a chunk switch flushes it. Returns how many bytes of log lie past it.
- */
-function setWriterBack(dbPath: string, earlier: number): number {
-  const now = writerCheckpoint(dbPath);
-  const back = Math.max(earlier, Math.floor(now / CHUNK_SIZE_BYTES) * CHUNK_SIZE_BYTES);
-  if (back >= now) return 0;
-  const bytes = Buffer.alloc(8);
-  writeInt64(bytes, 0, back);
-  writeFileSync(join(dbPath, 'writer.chk'), bytes);
-  return now - back;
 }
 
 /** Reads every stream from the node and checks it against its ledger. */
@@ -167,13 +148,13 @@ t.test(`SIGKILL of svcdb serve under ${APPENDERS} concurrent HTTP appenders, ${K
     const round = random.fork(kill);
     const killAt = round.integer(ACKS_BEFORE_KILL_MIN, ACKS_BEFORE_KILL_MAX);
     // The end of the log as the start left it: durable, and a value writer.chk held.
-    const atStart = writerCheckpoint(dbPath);
+    const atStart = readCheckpointFile(dbPath, CheckpointName.writer);
     const outcome = await appendAndKill(server, ledgers, round, killAt);
     acknowledgedTotal += outcome.acknowledged;
     t.strictSame(outcome.refusals, [], `kill ${kill}: the node refused none of the appends before it`);
     t.equal(outcome.signal, 'SIGKILL', `kill ${kill}, at 201 number ${killAt}: the node died of the SIGKILL (${outcome.acknowledged} 201s in all, the last read after it)`);
     if (kill % 2 === 0) {
-      const bytes = setWriterBack(dbPath, atStart);
+      const bytes = setWriterBack(dbPath, atStart, CHUNK_SIZE_BYTES);
       setBack = { kills: setBack.kills + (bytes > 0 ? 1 : 0), bytes: setBack.bytes + bytes };
     }
     server = await startServer(t, { dbPath, args: SERVE_ARGS });

@@ -1,9 +1,9 @@
 import t from 'tap';
 import { execa } from 'execa';
-import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readInt64, writeInt64 } from '../../src/storage/log/int64.js';
+import { CheckpointName } from '../../src/storage/layout.js';
+import { readCheckpointFile, setWriterBack } from '../helpers/checkpoint-files.js';
 import { crashEventBody, crashEventId } from '../helpers/crash-writer.js';
 import { SMALL, newEvent, openEngine, tempDirectory } from '../helpers/engine.js';
 import { testRandom } from '../helpers/random.js';
@@ -36,34 +36,16 @@ async function runAndKill(directory: string, acksBeforeKill: number, seed: numbe
   return acked;
 }
 
-function writerCheckpoint(directory: string): number {
-  return readInt64(readFileSync(join(directory, 'db', 'writer.chk')), 0);
-}
-
-/**
- * Sets writer.chk back to `earlier`, a value it held in this round, as a crash of the machine may
- * leave it (group commits do not fsync it; a SIGKILL keeps the page cache); never behind the start
- * of its chunk, which a chunk switch flushes. Returns whether it moved.
- */
-function setWriterBack(directory: string, earlier: number): boolean {
-  const now = writerCheckpoint(directory);
-  const back = Math.max(earlier, Math.floor(now / SMALL.chunkSizeBytes) * SMALL.chunkSizeBytes);
-  if (back >= now) return false;
-  const bytes = Buffer.alloc(8);
-  writeInt64(bytes, 0, back);
-  writeFileSync(join(directory, 'db', 'writer.chk'), bytes);
-  return true;
-}
-
 t.test('SIGKILL under concurrent appends loses nothing acknowledged and invents nothing', async (t) => {
   const random = testRandom(t);
   const directory = tempDirectory(t);
   const everAcked = new Map<string, number>();
   let setBack = 0;
   for (let round = 0; round < ROUNDS; round++) {
-    const atStart = round === 0 ? 0 : writerCheckpoint(directory);
+    const atStart = round === 0 ? 0 : readCheckpointFile(join(directory, 'db'), CheckpointName.writer);
     const acks = await runAndKill(directory, random.integer(20, 619), random.word());
-    if (round % 2 === 1 && setWriterBack(directory, atStart)) setBack++;
+    // As a crash of the machine may leave it: the restart must find acknowledged appends past it.
+    if (round % 2 === 1 && setWriterBack(join(directory, 'db'), atStart, SMALL.chunkSizeBytes) > 0) setBack++;
     for (const [stream, last] of acks) everAcked.set(stream, Math.max(everAcked.get(stream) ?? -1, last));
     const engine = await openEngine(directory);
     let problems = 0;

@@ -5,25 +5,18 @@
  * thing that is not one. The tests set writer.chk back by hand, as such a crash would leave it.
  */
 import t, { type Test } from 'tap';
-import { closeSync, openSync, readFileSync, readSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { CHUNK_HEADER_BYTES, chunkFileName } from '../../src/storage/log/chunk-format.js';
 import { CheckpointName } from '../../src/storage/layout.js';
-import { readInt64, writeInt64 } from '../../src/storage/log/int64.js';
 import type { Engine } from '../../src/storage/engine.js';
+import { readCheckpointFile, writeCheckpointFile } from '../helpers/checkpoint-files.js';
 import { SMALL, newEvent, newEvents, openEngine, tempDirectory } from '../helpers/engine.js';
 
 const CHUNK = SMALL.chunkSizeBytes;
 
-function readCheckpoint(directory: string, name: string): number {
-  return readInt64(readFileSync(join(directory, 'db', name)), 0);
-}
-
-function writeCheckpoint(directory: string, name: string, value: number): void {
-  const bytes = Buffer.alloc(8);
-  writeInt64(bytes, 0, value);
-  writeFileSync(join(directory, 'db', name), bytes);
-}
+const readCheckpoint = (directory: string, name: string) => readCheckpointFile(join(directory, 'db'), name);
+const writeCheckpoint = (directory: string, name: string, value: number) => writeCheckpointFile(join(directory, 'db'), name, value);
 
 function firstChunkPath(directory: string): string {
   return join(directory, 'db', chunkFileName(0, 0));
