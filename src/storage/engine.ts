@@ -114,7 +114,7 @@ export class Engine {
       (writes, end) => this.publish(writes, end),
       (error) => this.fail(error),
     );
-    this.chaser = new ChaserFlush(checkpoints.chaser, () => this.log.readableEnd, () => this.state === 'open', (error) => this.fail(error), logger);
+    this.chaser = new ChaserFlush(checkpoints.chaser, checkpoints.writer, () => this.log.readableEnd, () => this.state === 'open', (error) => this.fail(error), logger);
     // A failed flush or merge of the index stops the engine now, not at the next append.
     index.onFailure((error) => this.fail(error));
     this.events.setMaxListeners(0);

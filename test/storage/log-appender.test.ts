@@ -189,3 +189,44 @@ t.test('a full disk refuses the commit, rolls the log back to writer.chk, and th
   t.same(found, [String(payload('kept')), String(payload('after'))], 'after a reopen the log holds the kept writes and nothing of the refused ones');
   t.equal(kept.position, 0);
 });
+
+// Regression: a write cut short by a full disk left whole refused records past the data, and the
+// rollback, finding the data unchanged, left them there. A shorter write at the same position then
+// put a refused record exactly where the log goes on, and recovery, which walks past writer.chk,
+// took it into the log.
+t.test('records a full disk cut short are wiped: a later write of the same size at their place never brings them back', async (t) => {
+  const { directory, log, checkpoint, appender } = await open(t);
+  await appender.submit({ payloads: [payload('kept-0001')] });
+  const durableEnd = checkpoint.value;
+  const injector = injectWriteFaults(t);
+  // Half of the commit's bytes reach the file: the two small records whole, the large one not.
+  injector.arm({ failAt: 1, fault: 'short' });
+  const refused = await Promise.allSettled([
+    appender.submit({ payloads: [payload('refused-1')] }),
+    appender.submit({ payloads: [payload('refused-2')] }),
+    appender.submit({ payloads: [payload('refused-3', 4000)] }),
+  ]);
+  t.same(refused.map((one) => one.status), ['rejected', 'rejected', 'rejected'], 'the commit is refused');
+  injector.restore();
+  const written = await appender.submit({ payloads: [payload('written-1')] });
+  t.equal(written.position, durableEnd, 'the next write, as long as the first refused record, takes its place');
+  await appender.drained();
+  await log.close();
+  await checkpoint.close();
+  const reopened = await openLog(directory, writerCheckpointFile(directory));
+  t.teardown(() => reopened.close());
+  reopened.publish(reopened.writerPosition);
+  const found: string[] = [];
+  reopened.scan(0, reopened.writerPosition, (_buffer, _offset, position) => found.push(payloadAt(reopened, position)));
+  t.same(found, [String(payload('kept-0001')), String(payload('written-1'))], 'the refused records past it are gone after a reopen');
+});
+
+t.test('a commit moves writer.chk on without an fsync of it; a chunk switch flushes it', async (t) => {
+  const { directory, checkpoint, appender } = await open(t);
+  await appender.submit({ payloads: [payload('one')] });
+  t.ok(checkpoint.value > 0, 'the commit moved writer.chk');
+  t.equal(writerCheckpointFile(directory), checkpoint.value, 'the file holds the new end at once');
+  t.equal(checkpoint.flushedValue, 0, 'but it is not fsynced by the commit');
+  await appender.submit('completeChunk');
+  t.equal(checkpoint.flushedValue, CHUNK_BYTES, 'a chunk switch makes writer.chk durable at the next chunk');
+});

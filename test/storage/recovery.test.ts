@@ -1,11 +1,11 @@
 import t, { type Test } from 'tap';
-import { closeSync, openSync, readFileSync, readSync, writeFileSync, writeSync, readdirSync } from 'node:fs';
+import { closeSync, openSync, readSync, writeSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Errors } from '../../src/common/errors.js';
 import { CHUNK_HEADER_BYTES, chunkFileName, decodeChunkHeader } from '../../src/storage/log/chunk-format.js';
 import { silentLogger, type Logger } from '../../src/common/logger.js';
-import { readInt64, writeInt64 } from '../../src/storage/log/int64.js';
 import type { Engine } from '../../src/storage/engine.js';
+import { readCheckpointFile, writeCheckpointFile } from '../helpers/checkpoint-files.js';
 import { SMALL, appendUntilChunks, fatalError, flipByteInFirstChunk, newEvent, newEvents, openEngine, tempDirectory } from '../helpers/engine.js';
 
 const CHUNK = SMALL.chunkSizeBytes;
@@ -21,15 +21,8 @@ function readChunkHeaderSize(path: string): number {
   return header.chunkSize;
 }
 
-function readCheckpoint(directory: string, name: string): number {
-  return readInt64(readFileSync(join(directory, 'db', name)), 0);
-}
-
-function writeCheckpoint(directory: string, name: string, value: number): void {
-  const bytes = Buffer.alloc(8);
-  writeInt64(bytes, 0, value);
-  writeFileSync(join(directory, 'db', name), bytes);
-}
+const readCheckpoint = (directory: string, name: string) => readCheckpointFile(join(directory, 'db'), name);
+const writeCheckpoint = (directory: string, name: string, value: number) => writeCheckpointFile(join(directory, 'db'), name, value);
 
 function patchFile(path: string, offset: number, bytes: Buffer): void {
   const fd = openSync(path, 'r+');

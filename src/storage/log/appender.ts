@@ -110,7 +110,7 @@ function countWriters(queued: ReadonlyArray<{ readonly followUp: boolean }>): nu
  * The single writer of the log, knowing nothing of what it writes. Submissions queue while a
  * group commit is in flight; the next commit takes everything queued, asks the planner what each
  * writes, encodes the units straight into the chunk's memory, writes them, fsyncs the chunk, then
- * fsyncs writer.chk, and only then hands the units to `onDurable` and answers the submitters. The
+ * moves writer.chk on, and only then hands the units to `onDurable` and answers the submitters. The
  * batch size adapts by itself to the disk's fsync latency.
  */
 export class LogAppender<S, R, U extends AppendUnit> {
@@ -231,7 +231,7 @@ export class LogAppender<S, R, U extends AppendUnit> {
 
   /**
    * One group commit. Units are flushed segment by segment (a segment ends where a chunk fills
-   * up); a unit counts as durable once writer.chk covers its segment. A full disk or a lack of
+   * up); a unit counts as durable once its segment is fsynced. A full disk or a lack of
    * descriptors refuses the submissions not yet durable and leaves the appender running; any
    * other failure stops it.
    */
@@ -344,17 +344,25 @@ export class LogAppender<S, R, U extends AppendUnit> {
     this.flushMeter.refused();
   }
 
-  /** Appends the `used` bytes encoded in place and makes them and writer.chk durable. */
+  /**
+   * Appends the `used` bytes encoded in place and makes them durable: one fsync, of the chunk.
+   * writer.chk then moves on in the page cache only; recovery finds the records past a writer.chk
+   * that a crash of the machine left behind (TransactionLog.open), and the checkpoint flush makes
+   * it durable once a second. A chunk switch flushes writer.chk at once, before anything is
+   * written to the next chunk, so that recovery never has to look for records in a chunk past
+   * writer.chk's.
+   */
   private async flushSegment(used: number, segmentStart: number, chunkFull: boolean): Promise<void> {
     if (segmentStart !== this.log.writerPosition) throw new TypeError('segment does not start at the writer position');
     const started = performance.now();
     if (used > 0) await this.log.appendEncoded(used, this.writeOffLoop && used >= THREAD_POOL_WRITE_BYTES_MIN);
     if (chunkFull) {
       await this.log.completeCurrentChunk();
+      await this.writerCheckpoint.writeAsync(this.log.writerPosition);
     } else {
       await this.log.sync();
+      this.writerCheckpoint.advance(this.log.writerPosition);
     }
-    await this.writerCheckpoint.writeAsync(this.log.writerPosition);
     this.flushMeter.record(used, performance.now() - started);
   }
 

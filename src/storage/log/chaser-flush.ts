@@ -3,6 +3,10 @@
  * published, so that is the readable end of the log. chaser.chk only saves work at the next start
  * (less of the log to re-read into the index), so it is written once a second rather than at
  * every commit, a full disk postpones it, and a clean close writes it a last time.
+ *
+ * writer.chk is flushed first, at the same times: group commits move it on without an fsync
+ * (appender.ts), so this bounds what recovery walks past it to about a second of writes, and
+ * chaser.chk is never durable past a durable writer.chk.
  */
 import type { Logger } from '../../common/logger.js';
 import { isTransientStorageError } from '../disk/file-write.js';
@@ -19,6 +23,7 @@ export class ChaserFlush {
    */
   constructor(
     private readonly checkpoint: Checkpoint,
+    private readonly writerCheckpoint: Checkpoint,
     private readonly position: () => number,
     private readonly isOpen: () => boolean,
     private readonly fail: (error: Error) => void,
@@ -35,10 +40,11 @@ export class ChaserFlush {
   }
 
   private async flush(): Promise<void> {
+    if (!this.isOpen()) return;
     const position = this.position();
-    if (!this.isOpen() || this.checkpoint.value === position) return;
     try {
-      await this.checkpoint.writeAsync(position);
+      await this.writerCheckpoint.flush();
+      if (this.checkpoint.value !== position) await this.checkpoint.writeAsync(position);
     } catch (error) {
       // chaser.chk only saves work at the next start; a full disk postpones it to the next tick.
       if (isTransientStorageError(error)) return;
@@ -46,8 +52,9 @@ export class ChaserFlush {
     }
   }
 
-  /** The last write, at a clean close; a full disk leaves the older value (a little more to re-read at the next start). */
+  /** The last writes, at a clean close (writer.chk's fsync failing is fatal); a full disk leaves the older value (a little more to re-read at the next start). */
   persistOnClose(): void {
+    this.writerCheckpoint.flushSync();
     try {
       this.checkpoint.write(this.position());
     } catch (error) {

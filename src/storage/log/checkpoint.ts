@@ -1,5 +1,5 @@
 import { existsSync, readFileSync, closeSync } from 'node:fs';
-import { readFile, type FileHandle } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Errors } from '../../common/errors.js';
 import { replaceFileDurablySync } from '../disk/durable-file.js';
@@ -20,20 +20,26 @@ export function decodeCheckpoint(bytes: Buffer, path: string): number {
 }
 
 /**
- * An 8-byte little-endian int64 in a file of its own. `value` is the last durable value.
+ * An 8-byte little-endian int64 in a file of its own. `value` is the last value written.
  *
- * Two ways to persist: writer.chk and chaser.chk move with every group commit, so they are
- * overwritten in place and fdatasynced (an aligned 8-byte write at offset 0 lies inside one
- * sector and cannot tear); the others change rarely and are replaced by temp file + rename.
+ * Two ways to persist: writer.chk and chaser.chk move often, so they are overwritten in place (an
+ * aligned 8-byte write at offset 0 lies inside one sector and cannot tear); the others change
+ * rarely and are replaced by temp file + rename. An in-place checkpoint can also be moved on
+ * without an fsync (`advance`) and made durable later (`flush`): writer.chk moves so at every
+ * group commit, because the log's records carry their own position and checksum and recovery
+ * finds the log's end past a writer.chk that lags it (TransactionLog.open).
  */
 export class Checkpoint {
   private fd: number | undefined;
-  private asyncHandle: FileHandle | undefined;
-  /** The last in-place write started; the next waits for it. */
-  private writing: Promise<void> = Promise.resolve();
+  /** The last flush started; the next waits for it, so that flushes end in call order. */
+  private flushing: Promise<void> = Promise.resolve();
+  /** The value known to be on disk (fsynced). */
+  private flushed: number;
   private readonly buffer = Buffer.alloc(CHECKPOINT_BYTES);
 
-  private constructor(readonly path: string, private current: number, private readonly inPlace: boolean) {}
+  private constructor(readonly path: string, private current: number, private readonly inPlace: boolean) {
+    this.flushed = current;
+  }
 
   static open(directory: string, name: string, initial: number, inPlace: boolean): Checkpoint {
     const path = join(directory, name);
@@ -50,35 +56,77 @@ export class Checkpoint {
     return this.current;
   }
 
+  /** The value the file holds durably: `value` once the last flush has ended. */
+  get flushedValue(): number {
+    return this.flushed;
+  }
+
   /** Persists `value`; when this returns the value survives a crash. */
   write(value: number): void {
     this.persist(value, false);
   }
 
   /**
-   * The hot-path form for in-place checkpoints: the fsync runs off the event loop. Calls run one
-   * at a time, in call order: two at once could each open the file (one handle left to the
-   * collector) and finish out of order, leaving the older value on disk.
+   * Writes `value` over an in-place checkpoint's file without an fsync: readers of the file (a
+   * backup) see it at once, a crash of the process keeps it, and a crash of the machine may lose
+   * it until the next flush.
    */
+  advance(value: number): void {
+    if (!this.inPlace) throw new TypeError(`${this.path} is replaced whole, not advanced in place`);
+    this.overwrite(this.descriptor(), value);
+    this.current = value;
+  }
+
+  /**
+   * Makes the last value written durable, its fsync off the event loop. Flushes run one at a
+   * time, in call order; one that finds the value already durable costs nothing.
+   */
+  flush(): Promise<void> {
+    if (!this.inPlace || this.flushed === this.current) return this.flushing;
+    const run = this.flushing.then(() => this.syncInPlace());
+    this.flushing = run.catch(() => undefined);
+    return run;
+  }
+
+  /** flush() on the event loop: for a clean close. */
+  flushSync(): void {
+    if (!this.inPlace || this.flushed === this.current) return;
+    const value = this.current;
+    this.syncDescriptor(this.descriptor());
+    this.flushed = value;
+  }
+
+  /** Writes `value` and makes it durable: advance() then flush() for an in-place checkpoint. */
   writeAsync(value: number): Promise<void> {
     if (!this.inPlace) {
       this.write(value);
       return Promise.resolve();
     }
-    const run = this.writing.then(() => this.writeInPlace(value));
-    this.writing = run.catch(() => undefined);
-    return run;
+    this.advance(value);
+    return this.flush();
   }
 
-  private async writeInPlace(value: number): Promise<void> {
-    this.asyncHandle ??= await fileSystem.open(this.path, 'r+');
-    this.overwrite(this.asyncHandle.fd, value);
+  private async syncInPlace(): Promise<void> {
+    const value = this.current;
+    if (value === this.flushed) return;
+    const fd = this.descriptor();
+    await new Promise<void>((resolve, reject) => fileSystem.fsync(fd, (error) => (error ? reject(error) : resolve())))
+      .catch((error: unknown) => {
+        throw Errors.storageIo.create(this.path, 'fsync', String(error));
+      });
+    this.flushed = value;
+  }
+
+  private descriptor(): number {
+    return (this.fd ??= fileSystem.openSync(this.path, 'r+'));
+  }
+
+  private syncDescriptor(fd: number): void {
     try {
-      await this.asyncHandle.datasync();
+      fileSystem.fsyncSync(fd);
     } catch (error) {
       throw Errors.storageIo.create(this.path, 'fsync', String(error));
     }
-    this.current = value;
   }
 
   private persist(value: number, creating: boolean): void {
@@ -86,15 +134,12 @@ export class Checkpoint {
     if (!this.inPlace || creating) {
       replaceFileDurablySync(this.path, this.buffer);
     } else {
-      this.fd ??= fileSystem.openSync(this.path, 'r+');
-      this.overwrite(this.fd, value);
-      try {
-        fileSystem.fsyncSync(this.fd);
-      } catch (error) {
-        throw Errors.storageIo.create(this.path, 'fsync', String(error));
-      }
+      const fd = this.descriptor();
+      this.overwrite(fd, value);
+      this.syncDescriptor(fd);
     }
     this.current = value;
+    this.flushed = value;
   }
 
   /**
@@ -119,11 +164,9 @@ export class Checkpoint {
   }
 
   async close(): Promise<void> {
-    await this.writing;
+    await this.flushing;
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;
-    await this.asyncHandle?.close();
-    this.asyncHandle = undefined;
   }
 }
 

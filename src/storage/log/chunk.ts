@@ -245,6 +245,12 @@ export class Chunk {
     this.syncNow();
   }
 
+  /** Drops whatever lies past the data of the ongoing chunk (a write that failed part way), durably. */
+  wipeAfterData(): void {
+    if (this.completed) throw new TypeError('wipeAfterData on a completed chunk');
+    this.cutAfter(this.dataBytes);
+  }
+
   private syncNow(): void {
     try {
       fileSystem.fsyncSync(this.handle.fd);

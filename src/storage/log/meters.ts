@@ -122,7 +122,7 @@ export class QueueMeter {
   }
 }
 
-/** The writer's flushes: one flush is one write of a segment, its fsync and writer.chk's. */
+/** The writer's flushes: one flush is one write of a segment and its fsync (and writer.chk's at a chunk switch). */
 export class FlushMeter {
   flushes = 0;
   bytesTotal = 0;

@@ -424,6 +424,22 @@ export function peekEventKey(buffer: Buffer, offset: number): { streamName: stri
   return { streamName, eventNumber: readEventNumber(buffer, p + 28) };
 }
 
+/** Where an event record stands in the write it belongs to (its transaction). */
+export interface TransactionPlace {
+  flags: number;
+  /** The log position of the write's first record. */
+  transactionPosition: number;
+  /** The record's index in the write. */
+  transactionOffset: number;
+}
+
+/** The transaction fields of the frame at `offset`, already checked; undefined for a system record. */
+export function transactionPlace(buffer: Buffer, offset: number): TransactionPlace | undefined {
+  const p = offset + 4;
+  if (buffer[p + 4] !== RecordKind.event) return undefined;
+  return { flags: buffer.readUInt16LE(p + 14), transactionPosition: readInt64(buffer, p + 16), transactionOffset: buffer.readInt32LE(p + 24) };
+}
+
 /** What deciding whether to keep a record looks at: its header fields, not its data or ids. */
 export type RecordHead =
   | Pick<SystemRecord, 'kind' | 'logPosition' | 'timestamp' | 'systemKind'>

@@ -1,7 +1,8 @@
 /**
- * The log's recovery at start: the checkpoints, the log cut back to truncate.chk and to
- * writer.chk. What it returns is consistent; anything opened is closed again if a step fails.
- * The index catches up afterwards (engine-recovery.ts), so a log opens without one.
+ * The log's recovery at start: the checkpoints, the log cut back to truncate.chk, its end found
+ * from writer.chk on (and writer.chk moved there). What it returns is consistent; anything
+ * opened is closed again if a step fails. The index catches up afterwards (engine-recovery.ts),
+ * so a log opens without one.
  */
 import { closeSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -99,10 +100,11 @@ export async function recoverLog(options: LogRecoveryOptions, logger: Logger): P
       dbPath: options.dbPath, chunkSizeBytes: databaseChunkSize(options, logger), cachedChunksMax: options.cachedChunksMax, logger,
     };
     await applyTruncation(checkpoints, logOptions, logger);
-    checkCheckpoints(checkpoints, logger);
     const log = await TransactionLog.open(logOptions, checkpoints.writer.value);
     opened.push(log);
+    // The end found past writer.chk is made durable before anything reads the checkpoints.
     if (log.writerPosition !== checkpoints.writer.value) checkpoints.writer.write(log.writerPosition);
+    checkCheckpoints(checkpoints, logger);
     return { checkpoints, log, close };
   } catch (error) {
     await close();
@@ -124,18 +126,19 @@ function checkCheckpoints({ writer, chaser, epoch }: Checkpoints, logger: Logger
   }
 }
 
-/** Cuts the log back to truncate.chk (set by a restore) and lowers the other checkpoints. */
+/**
+ * Cuts the log back to truncate.chk (set by a restore or a replica that left its leader's log)
+ * and lowers the other checkpoints. writer.chk may lag the log's end (log-end.ts), so the log is
+ * cut at truncate.chk even past writer.chk: nothing past truncate.chk may be found by the walk
+ * that follows.
+ */
 async function applyTruncation(checkpoints: Checkpoints, logOptions: LogOpenOptions, logger: Logger): Promise<void> {
   const { truncate, writer, chaser, epoch } = checkpoints;
   if (truncate.value < 0) return;
-  if (truncate.value > writer.value) {
-    logger.warn({ truncate: truncate.value, writer: writer.value }, 'truncate.chk is past the end of the log; nothing to truncate');
-  } else {
-    const end = await TransactionLog.truncate(logOptions, truncate.value);
-    writer.write(Math.min(writer.value, end));
-    chaser.write(Math.min(chaser.value, end));
-    if (epoch.value >= end) epoch.write(-1);
-    logger.warn({ position: end }, 'truncated the log to truncate.chk');
-  }
+  const end = await TransactionLog.truncate(logOptions, truncate.value);
+  if (writer.value > end) writer.write(end);
+  if (chaser.value > end) chaser.write(end);
+  if (epoch.value >= end) epoch.write(-1);
+  logger.warn({ position: end, writer: writer.value }, 'truncated the log to truncate.chk');
   truncate.write(-1);
 }

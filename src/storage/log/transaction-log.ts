@@ -9,6 +9,7 @@ import type { ReplaceOptions, ReplacementValidator, RewriteSource, RewrittenReco
 import { fsyncDirectory, fsyncDirectorySync } from '../disk/durable-file.js';
 import { decodeRecord, decodeRecordOnDemand, type LogRecord } from './record.js';
 import { ReadCounters } from './meters.js';
+import { soundEnd } from './log-end.js';
 import { fileSystem } from '../disk/file-system.js';
 
 /** The log cannot address more chunks than this (the chunk number is part of file names). */
@@ -104,9 +105,10 @@ export class TransactionLog {
   }
 
   /**
-   * Opens the chunks and positions the writer at `writerCheckpoint`. Chunks or bytes past it
-   * were never acknowledged and are discarded; the records before it in the ongoing chunk are
-   * walked and checked, so a torn or corrupt acknowledged record stops the start.
+   * Opens the chunks and positions the writer at the end of the log: `writerCheckpoint`, or the
+   * last whole write of sound records past it in its chunk (log-end.ts). Chunks or bytes past
+   * that end were never acknowledged and are discarded; the records before it in the ongoing
+   * chunk are walked and checked, so a torn or corrupt acknowledged record stops the start.
    */
   static async open(options: LogOpenOptions, writerCheckpoint: number): Promise<TransactionLog> {
     const log = new TransactionLog(options);
@@ -172,12 +174,7 @@ export class TransactionLog {
   }
 
   private async positionWriter(writerCheckpoint: number): Promise<void> {
-    let position = writerCheckpoint;
-    const atChunk = this.chunks[this.chunkNumberOf(position)];
-    // A completed chunk whose data ends exactly at the checkpoint: the writer is at the next chunk.
-    if (atChunk?.isCompleted && position - atChunk.chunkNumber * this.chunkSize === atChunk.logicalSize) {
-      position = (atChunk.header.endNumber + 1) * this.chunkSize;
-    }
+    const position = await this.pastCompletedChunk(writerCheckpoint);
     const number = this.chunkNumberOf(position);
     const local = position - number * this.chunkSize;
     await this.dropChunksAfter(number);
@@ -193,17 +190,42 @@ export class TransactionLog {
       this.addChunk(await Chunk.create(this.options.dbPath, number, this.chunkSize));
     }
     const chunk = this.chunks[number];
-    if (chunk.isCompleted) {
-      if (local > chunk.dataSize) {
-        throw Errors.storageCheckpoint.create(`writer.chk (${writerCheckpoint}) is past the data of completed chunk ${chunk.path}`);
-      }
-      this.options.logger.warn({ chunk: chunk.path, keepBytes: local }, 'reopening a completed chunk to drop unacknowledged records');
-      chunk.truncateTo(local);
+    const end = await soundEnd(chunk, local);
+    if (end > local) {
+      this.options.logger.warn({ chunk: chunk.path, writerCheckpoint: position, end: position + end - local },
+        'writer.chk was behind the log: the whole writes past it are kept');
     }
-    await chunk.resumeWriting(local);
-    this.checkFrames(chunk, local);
-    this.writeEnd = position;
-    this.published = position;
+    await chunk.resumeWriting(end);
+    this.checkFrames(chunk, end);
+    this.writeEnd = number * this.chunkSize + end;
+    this.published = this.writeEnd;
+  }
+
+  /**
+   * Where the writer goes on from writer.chk `position` when it lies in a completed chunk: the
+   * next chunk. writer.chk is flushed after every chunk completion, but a crash of the machine
+   * between the two leaves it behind the end of the completed chunk: the chunk is kept whole when
+   * its hash holds (its completion was durable), and otherwise cut back to its last sound write
+   * and made ongoing again.
+   */
+  private async pastCompletedChunk(position: number): Promise<number> {
+    const chunk = this.chunks[this.chunkNumberOf(position)];
+    if (!chunk?.isCompleted) return position;
+    const chunkStart = chunk.chunkNumber * this.chunkSize;
+    const local = position - chunkStart;
+    const next = (chunk.header.endNumber + 1) * this.chunkSize;
+    if (local === chunk.logicalSize) return next;
+    if (chunk.isMapped || local > chunk.dataSize) {
+      throw Errors.storageCheckpoint.create(`writer.chk (${position}) is inside a rewritten chunk or past the data of completed chunk ${chunk.path}`);
+    }
+    if (await chunk.verifyHash()) {
+      this.options.logger.warn({ chunk: chunk.path, writerCheckpoint: position }, 'writer.chk was behind the end of a completed chunk whose hash holds: the chunk is kept whole');
+      return next;
+    }
+    const end = await soundEnd(chunk, local);
+    this.options.logger.warn({ chunk: chunk.path, keepBytes: end }, 'reopening a completed chunk whose completion was not durable, after its last sound write');
+    chunk.truncateTo(end);
+    return chunkStart + end;
   }
 
   /** Walks the frames of the ongoing chunk up to `end`; every one must be whole and valid. */
@@ -334,8 +356,14 @@ export class TransactionLog {
    * Chunks begun past it are deleted and the chunk holding it is cut back and made ongoing.
    */
   async rollbackTo(position: number): Promise<void> {
-    if (position === this.writeEnd) return;
     if (position > this.writeEnd || position < this.published) throw new TypeError(`cannot roll the log back to ${position}`);
+    if (position === this.writeEnd) {
+      // A write that failed part way may have left whole records past the data. Recovery looks
+      // for records past writer.chk, so they are wiped before the refusal is answered: a shorter
+      // write at the same position must never make them part of the log after a crash.
+      this.currentChunk.wipeAfterData();
+      return;
+    }
     const number = this.chunkNumberOf(position);
     await this.dropChunksAfter(number);
     const chunk = this.chunks[number];
