@@ -13,7 +13,8 @@ import { readInt64 } from '../../src/storage/log/int64.js';
 import { checkFrame } from '../../src/storage/log/record.js';
 import { CheckpointName } from '../../src/storage/layout.js';
 import { ExpectedVersion } from '../../src/storage/streams/stream-metadata.js';
-import { engineOptions, newEvent, openEngine, tempDirectory } from '../helpers/engine.js';
+import { readCheckpointFile, writeCheckpointFile } from '../helpers/checkpoint-files.js';
+import { SMALL, engineOptions, newEvent, openEngine, tempDirectory } from '../helpers/engine.js';
 
 const COMMITS = 40;
 
@@ -86,4 +87,30 @@ t.test('a frame that does not follow the log is refused with the frames behind i
   const end = kept.at(-1)!.position + kept.at(-1)!.bytes.length;
   t.equal(writerCheckpointFile(directory), end, 'writer.chk stays at the end of the last frame that followed the log');
   t.equal(replica.status().readableEnd, end, 'and readable up to there');
+});
+
+t.test('a completed chunk installed from the leader names its epoch before writer.chk covers it', async (t) => {
+  const leader = await openEngine(tempDirectory(t));
+  while (leader.status().readableEnd < SMALL.chunkSizeBytes) await leader.append('filler', ExpectedVersion.any, [newEvent('Filler', { pad: 'x'.repeat(2000) })]);
+  const bytes = leader.logBytes();
+  const file = bytes.openChunkFile(0);
+  const content = Buffer.alloc(file.facts.fileBytes);
+  await file.read(content, 0);
+
+  const directory = tempDirectory(t);
+  const { dbPath } = engineOptions(directory);
+  const replica = await openEngine(directory, { replica: true });
+  const incoming = await replica.replicaAppender().receiveChunkFile(0, file.facts.version);
+  await incoming.write(content);
+  await incoming.install();
+  t.equal(readCheckpointFile(dbPath, CheckpointName.epoch), 0, 'the leader\'s first epoch, at 0, is noted');
+  const end = readCheckpointFile(dbPath, CheckpointName.writer);
+  t.ok(end >= SMALL.chunkSizeBytes, `writer.chk covers the chunk (${end})`);
+  await replica.close();
+
+  // A kill after the epoch was noted and before writer.chk moved leaves this.
+  writeCheckpointFile(dbPath, CheckpointName.writer, 0);
+  const reopened = await openEngine(directory, { replica: true });
+  t.equal(reopened.status().readableEnd, end, 'the reopened replica keeps the whole chunk');
+  t.equal(readCheckpointFile(dbPath, CheckpointName.epoch), 0, 'and its epoch');
 });

@@ -212,18 +212,19 @@ export class ReplicaAppender {
   installChunk(tempPath: string, version: number): Promise<void> {
     return this.afterRecords(async () => {
       const from = this.log.writerPosition;
-      const installed = await this.durably(async () => {
+      await this.durably(async () => {
         const chunk = await this.log.installCompletedChunk(tempPath, version);
+        // Its epochs are noted before writer.chk covers the chunk: a replica killed in between
+        // names them at its next handshake (recovery keeps a completed chunk whose hash holds),
+        // where without them it would cut back all it holds past its last epoch and copy it again.
+        let lastEpoch: { position: number; number: number } | undefined;
+        this.log.scan(Math.max(from, chunk.chunkNumber * this.log.chunkSize), this.log.writerPosition, (buffer, offset, at) => {
+          lastEpoch = epochOf(buffer, offset, at) ?? lastEpoch;
+        });
+        if (lastEpoch !== undefined) this.noteEpoch(lastEpoch.position, lastEpoch.number);
         await this.checkpoints.writer.writeAsync(this.log.writerPosition);
-        return chunk;
       });
-      const chunkStart = installed.chunkNumber * this.log.chunkSize;
       this.onDurable(from, this.log.writerPosition);
-      let lastEpoch: { position: number; number: number } | undefined;
-      this.log.scan(Math.max(from, chunkStart), this.log.writerPosition, (buffer, offset, at) => {
-        lastEpoch = epochOf(buffer, offset, at) ?? lastEpoch;
-      });
-      if (lastEpoch !== undefined) this.noteEpoch(lastEpoch.position, lastEpoch.number);
     });
   }
 
