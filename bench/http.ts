@@ -165,9 +165,9 @@ const FIXED_RATE = 8000;
  * The server's CPU per request (all its threads: fsyncs and GC included) at a fixed request
  * rate: what a request costs, where req/s at saturation also reflects the load generator.
  */
-async function cpuPerRequest(server: Server, options: autocannon.Options): Promise<number> {
+export async function cpuPerRequest(server: Server, options: autocannon.Options, rate = FIXED_RATE): Promise<number> {
   const before = cpuSeconds(server.child.pid!);
-  const result = await autocannon({ connections: CONNECTIONS, duration: DURATION_SECONDS, overallRate: FIXED_RATE, ...options });
+  const result = await autocannon({ connections: CONNECTIONS, duration: DURATION_SECONDS, overallRate: rate, ...options });
   return ((cpuSeconds(server.child.pid!) - before) * 1e6) / result.requests.total;
 }
 

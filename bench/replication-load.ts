@@ -23,7 +23,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { readInt64 } from '../src/storage/log/int64.js';
-import { load, pinning, singleAppends, startServer, stop, type Load, type Server } from './http.js';
+import { cpuPerRequest, load, pinning, singleAppends, startServer, stop, type Load, type Server } from './http.js';
 import { median, percentile, report, section } from './measure.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -31,6 +31,8 @@ const ROUNDS = 3;
 const REPLICAS = 2;
 const LAG_SECONDS = Number(process.env.SVC_BENCH_SECONDS ?? 3) + 7;
 const LAG_STREAM = 'replication-lag';
+/** The fixed rate the leader's CPU per append is taken at: below what the load generator reaches beside replicas. */
+const CPU_RATE = 3000;
 const ATOM_JSON = 'application/vnd.svc.atom+json';
 /** How often catching up is looked at, before a load starts. */
 const POLL_MS = 20;
@@ -161,23 +163,36 @@ export async function replicationLoadBenchmarks(): Promise<void> {
     try {
       const alone: Load[] = [];
       const followed: Load[] = [];
+      const cpuAlone: number[] = [];
+      const cpuFollowed: number[] = [];
       const appends = singleAppends(`${leader.server.url}/streams/bench-appends`, {});
+      const measure = async (loads: Load[], cpu: number[]) => {
+        loads.push(await load(appends));
+        cpu.push(await cpuPerRequest(leader.server, appends, CPU_RATE));
+      };
       for (let round = 0; round < ROUNDS; round++) {
         // Which goes first alternates: a load right after another (or after replicas caught up) may differ.
-        if (round % 2 === 0) alone.push(await load(appends));
+        if (round % 2 === 0) await measure(alone, cpuAlone);
         const replicas = await startReplicas(directory, leader, replicaPrefix, round);
         try {
-          followed.push(await load(appends));
+          await measure(followed, cpuFollowed);
         } finally {
           await Promise.all(replicas.map(stopNode));
         }
-        if (round % 2 === 1) alone.push(await load(appends));
+        if (round % 2 === 1) await measure(alone, cpuAlone);
       }
       const none = median(alone.map((one) => one.requestsPerSecond));
       const two = median(followed.map((one) => one.requestsPerSecond));
       report('leader single appends, no replica', none, 'req/s', `median of ${spread(alone)}`);
       report(`leader single appends, ${REPLICAS} replicas following`, two, 'req/s',
-        `median of ${spread(followed)}, ${(100 * two / none).toFixed(0)}% of no replica (target 90%)`);
+        `median of ${spread(followed)}, ${(100 * two / none).toFixed(0)}% of no replica (target 90%); the replicas share the load generator's core`);
+      // On a machine of two cores the replicas take the load generator's core, so req/s also
+      // measures the generator. The leader's CPU per append says what following costs the leader.
+      const cpuNone = median(cpuAlone);
+      const cpuTwo = median(cpuFollowed);
+      report('leader CPU per append, no replica', cpuNone, 'µs', `median of ${ROUNDS}, at ${CPU_RATE} req/s`);
+      report(`leader CPU per append, ${REPLICAS} replicas following`, cpuTwo, 'µs',
+        `median of ${ROUNDS}; the leader's capacity with replicas is ${(100 * cpuNone / cpuTwo).toFixed(0)}% of without`);
       const replicas = await startReplicas(directory, leader, replicaPrefix, ROUNDS);
       try {
         await measureLag(leader, replicas, Math.round(none / 2));
