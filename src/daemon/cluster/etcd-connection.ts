@@ -1,0 +1,41 @@
+/**
+ * The node's connection to etcd and the names of the cluster's keys. Every unary request carries
+ * a deadline: without one, a request to an etcd that lost quorum waits forever, and the node would
+ * never notice that etcd is unreachable.
+ */
+import { Etcd3 } from 'etcd3';
+
+export interface ClusterKeys {
+  /** Prefix of every member's record: `/svcdb/<cluster>/members/`. */
+  readonly members: string;
+  readonly leader: string;
+  member(id: string): string;
+}
+
+export function clusterKeys(prefix: string, clusterName: string): ClusterKeys {
+  const root = `/${prefix}/${clusterName}`;
+  return {
+    members: `${root}/members/`,
+    leader: `${root}/leader`,
+    member: (id) => `${root}/members/${id}`,
+  };
+}
+
+export function connectEtcd(endpoints: readonly string[], requestTimeoutMs: number): Etcd3 {
+  return new Etcd3({
+    hosts: [...endpoints],
+    dialTimeout: requestTimeoutMs,
+    // Watches and lease keepalives are streams that live on; only single requests get a deadline.
+    defaultCallOptions: (context) => (context.isStream ? {} : { deadline: Date.now() + requestTimeoutMs }),
+  });
+}
+
+/** Call options for one request with its own deadline. */
+export function deadline(requestTimeoutMs: number): { deadline: number } {
+  return { deadline: Date.now() + requestTimeoutMs };
+}
+
+/** etcd revisions are int64 decimal strings; a cluster's stay far below 2^53. */
+export function revision(text: string | undefined): number {
+  return text === undefined ? 0 : Number(text);
+}
