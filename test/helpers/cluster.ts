@@ -6,7 +6,7 @@ import type { Test } from 'tap';
 import type { Logger } from '../../src/common/logger.js';
 import { ClusterNode } from '../../src/daemon/cluster/cluster-node.js';
 import type { ClusterOptions } from '../../src/daemon/cluster/cluster-options.js';
-import { withDeadline } from './wait.js';
+import { pollUntil, withDeadline } from './wait.js';
 
 /** The shortest lease etcd grants with the test cluster's timings is 1 s; 2 s leaves room. */
 export const TEST_LEASE_TTL_MS = 2000;
@@ -75,4 +75,17 @@ export function nextEvent<T extends unknown[]>(emitter: NodeJS.EventEmitter, eve
     };
     emitter.on(event, listener);
   }), what);
+}
+
+/** Waits until one node leads and may acknowledge and every other node names it; returns it. */
+export async function settledLeader(nodes: readonly TestClusterNode[], what = 'one leader that every node knows'): Promise<TestClusterNode> {
+  let leader: TestClusterNode | undefined;
+  await pollUntil(what, () => {
+    const leaders = nodes.filter(({ node }) => node.election.isLeader);
+    if (leaders.length !== 1 || !leaders[0].node.election.mayAcknowledge()) return false;
+    leader = leaders[0];
+    const id = leader.node.election.leader?.id;
+    return id !== undefined && nodes.every(({ node }) => node.election.leader?.id === id);
+  }, { intervalMs: 20 });
+  return leader!;
 }

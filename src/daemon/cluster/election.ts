@@ -9,8 +9,11 @@
  * (`mayAcknowledge()`, see LeaseKeeper): another node can create the key only once etcd has let
  * that lease lapse, which is after the moment this node stops acknowledging.
  *
- * Who campaigns is decided by campaign-rule.ts; every node publishes its position as soon as it
- * sees the leader key gone, which is what the rule waits for.
+ * Who campaigns is decided by campaign-rule.ts, which counts only positions published after the
+ * node saw the leader key gone. A node that sees it gone writes the election-round key, and every
+ * node publishes its position anew when that key changes: so a node that saw the leader go
+ * before another started (and so published before the other's threshold) publishes again, and
+ * neither waits for the other for ever.
  */
 import { EventEmitter } from 'node:events';
 import type { Etcd3, IKeyValue, Watcher } from 'etcd3';
@@ -59,7 +62,7 @@ function parseLeader(kv: IKeyValue): LeaderInfo | undefined {
  */
 export class Election extends EventEmitter {
   private lease: LeaseKeeper | undefined;
-  private watcher: Watcher | undefined;
+  private watchers: Watcher[] = [];
   private campaigning = false;
   private closed = false;
   private fenced = false;
@@ -126,7 +129,7 @@ export class Election extends EventEmitter {
     clearTimeout(this.retryTimer);
     this.options.membership.off('change', this.onMembersChanged);
     await this.resign();
-    await this.watcher?.cancel().catch(() => undefined);
+    await Promise.all(this.watchers.map((watcher) => watcher.cancel().catch(() => undefined)));
   }
 
   private async watchLeader(): Promise<void> {
@@ -136,10 +139,18 @@ export class Election extends EventEmitter {
     const kv = response.kvs[0];
     if (kv) this.leaderPut(kv);
     else this.leaderGone(revision(response.header.revision));
-    this.watcher = await client.watch().key(keys.leader).startRevision(String(revision(response.header.revision) + 1)).create();
-    this.watcher.on('put', (put) => this.leaderPut(put));
-    this.watcher.on('delete', (deleted) => this.leaderGone(revision(deleted.mod_revision)));
-    this.watcher.on('error', () => undefined);
+    const from = String(revision(response.header.revision) + 1);
+    const leaderWatcher = await client.watch().key(keys.leader).startRevision(from).create();
+    this.watchers.push(leaderWatcher);
+    leaderWatcher.on('put', (put) => this.leaderPut(put));
+    leaderWatcher.on('delete', (deleted) => this.leaderGone(revision(deleted.mod_revision)));
+    const roundWatcher = await client.watch().key(keys.electionRound).startRevision(from).create();
+    this.watchers.push(roundWatcher);
+    roundWatcher.on('put', () => {
+      if (!this.leader) this.options.membership.publishNow().catch(() => this.retryLater(RETRY_MS));
+    });
+    // The client reconnects a watch by itself and resumes from its last revision.
+    for (const watcher of this.watchers) watcher.on('error', () => undefined);
   }
 
   private leaderPut(kv: IKeyValue): void {
@@ -153,8 +164,12 @@ export class Election extends EventEmitter {
     this.leader = undefined;
     this.leaderGoneRevision = Math.max(this.leaderGoneRevision, atRevision);
     if (this.isLeader) this.stepDown();
-    // The campaign rule counts only positions published after this moment.
-    this.options.membership.publishNow().catch(() => this.retryLater(RETRY_MS));
+    // The campaign rule counts only positions published after this moment; the round key makes
+    // every node publish again.
+    const { client, keys, requestTimeoutMs } = this.options;
+    client.put(keys.electionRound).value(this.options.id).options(deadline(requestTimeoutMs)).exec()
+      .then(() => this.options.membership.publishNow())
+      .catch(() => this.retryLater(RETRY_MS));
     this.considerCampaign();
   }
 

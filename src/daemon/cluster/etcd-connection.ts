@@ -9,6 +9,8 @@ export interface ClusterKeys {
   /** Prefix of every member's record: `/svcdb/<cluster>/members/`. */
   readonly members: string;
   readonly leader: string;
+  /** Written by each node that sees the leader gone, so that every node publishes its position anew. */
+  readonly electionRound: string;
   member(id: string): string;
 }
 
@@ -17,6 +19,7 @@ export function clusterKeys(prefix: string, clusterName: string): ClusterKeys {
   return {
     members: `${root}/members/`,
     leader: `${root}/leader`,
+    electionRound: `${root}/election-round`,
     member: (id) => `${root}/members/${id}`,
   };
 }
