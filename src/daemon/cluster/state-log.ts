@@ -4,10 +4,15 @@
  * it came back, not thousands of lines between. Two things are tracked apart: whether etcd
  * answers, and the node's role (leader, a leader that may not acknowledge, follower of whom).
  * The messages are stable, for operators to grep.
+ *
+ * etcd counts as unreachable once no request has succeeded for UNREACHABLE_AFTER_MS: with one
+ * member down, the requests sent to it fail while the others answer, and while a member that lost
+ * its peers has not yet noticed, it still answers some; neither is etcd going away.
  */
 import type { Logger } from '../../common/logger.js';
 import type { Election, LeaderInfo } from './election.js';
 import type { Membership } from './membership.js';
+import { monotonicClock } from './monotonic-clock.js';
 
 export const STATE_MESSAGES = {
   reachable: 'cluster: etcd reachable',
@@ -17,8 +22,11 @@ export const STATE_MESSAGES = {
   follower: 'cluster: follower',
 } as const;
 
+const UNREACHABLE_AFTER_MS = 1000;
+
 export class ClusterStateLog {
   private etcd: 'reachable' | 'unreachable' | undefined;
+  private lastSuccessAt = Number.NEGATIVE_INFINITY;
   private role: string | undefined;
 
   constructor(private readonly logger: Logger) {}
@@ -37,13 +45,14 @@ export class ClusterStateLog {
   }
 
   private etcdReachable(): void {
+    this.lastSuccessAt = monotonicClock();
     if (this.etcd === 'reachable') return;
     this.etcd = 'reachable';
     this.logger.info({}, STATE_MESSAGES.reachable);
   }
 
   private etcdUnreachable(error: unknown): void {
-    if (this.etcd === 'unreachable') return;
+    if (this.etcd === 'unreachable' || monotonicClock() - this.lastSuccessAt < UNREACHABLE_AFTER_MS) return;
     this.etcd = 'unreachable';
     this.logger.warn({ err: error instanceof Error ? error.message : String(error) }, STATE_MESSAGES.unreachable);
   }
