@@ -179,6 +179,7 @@ export class Election extends EventEmitter {
 
   private retryLater(delayMs: number): void {
     clearTimeout(this.retryTimer);
+    if (this.closed) return;
     this.retryTimer = setTimeout(() => {
       if (!this.leader) this.options.membership.publishNow().catch(() => undefined);
       this.considerCampaign();

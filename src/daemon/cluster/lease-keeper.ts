@@ -108,8 +108,22 @@ export class LeaseKeeper extends EventEmitter {
   private renewed(sentAt: number): void {
     this.lastRenewalSentAt = sentAt;
     this.validUntil = sentAt + this.options.ttlMs - this.options.driftMarginMs;
-    clearTimeout(this.lapseTimer);
-    this.lapseTimer = setTimeout(() => this.emit('lapsing'), Math.max(0, this.validUntil - this.clock()));
+    this.armLapseTimer();
     this.emit('renewed');
+  }
+
+  /**
+   * Emits `lapsing` once `validUntil` has passed. A timer can fire a fraction of a millisecond
+   * before the monotonic clock reaches its target (timers run on the event loop's cached time),
+   * so it checks and, if early, waits for the rest: listeners must find valid() false.
+   */
+  private armLapseTimer(): void {
+    clearTimeout(this.lapseTimer);
+    const remainingMs = this.validUntil - this.clock();
+    if (remainingMs > 0) {
+      this.lapseTimer = setTimeout(() => this.armLapseTimer(), Math.ceil(remainingMs));
+      return;
+    }
+    if (!this.closed) this.emit('lapsing');
   }
 }
