@@ -43,6 +43,8 @@ export class EtcdMember {
       this.output = (this.output + chunk.toString()).slice(-4000);
     });
     child.on('exit', () => {
+      // The pipe could outlive the process if a descendant held it; the test run must not wait on it.
+      child.stderr?.destroy();
       if (this.child === child) this.child = undefined;
     });
     this.child = child;

@@ -18,7 +18,7 @@
 import { EventEmitter } from 'node:events';
 import type { Etcd3, IKeyValue, Watcher } from 'etcd3';
 import { mayCampaign } from './campaign-rule.js';
-import { deadline, revision, type ClusterKeys } from './etcd-connection.js';
+import { cancelWatches, deadline, revision, type ClusterKeys } from './etcd-connection.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import type { Membership } from './membership.js';
 import { monotonicClock } from './monotonic-clock.js';
@@ -129,7 +129,7 @@ export class Election extends EventEmitter {
     clearTimeout(this.retryTimer);
     this.options.membership.off('change', this.onMembersChanged);
     await this.resign();
-    await Promise.all(this.watchers.map((watcher) => watcher.cancel().catch(() => undefined)));
+    await cancelWatches(this.watchers, this.options.requestTimeoutMs);
   }
 
   private async watchLeader(): Promise<void> {

@@ -3,7 +3,7 @@
  * a deadline: without one, a request to an etcd that lost quorum waits forever, and the node would
  * never notice that etcd is unreachable.
  */
-import { Etcd3 } from 'etcd3';
+import { Etcd3, type Watcher } from 'etcd3';
 
 export interface ClusterKeys {
   /** Prefix of every member's record: `/svcdb/<cluster>/members/`. */
@@ -36,6 +36,19 @@ export function connectEtcd(endpoints: readonly string[], requestTimeoutMs: numb
 /** Call options for one request with its own deadline. */
 export function deadline(requestTimeoutMs: number): { deadline: number } {
   return { deadline: Date.now() + requestTimeoutMs };
+}
+
+/**
+ * Cancels watches, waiting at most `timeoutMs`: a cancel waits for etcd to confirm it on the watch
+ * stream, which never happens while etcd is away; closing the client ends the stream anyway.
+ */
+export async function cancelWatches(watchers: readonly Watcher[], timeoutMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, timeoutMs);
+  });
+  await Promise.race([Promise.all(watchers.map((watcher) => watcher.cancel().catch(() => undefined))), timeout]);
+  clearTimeout(timer);
 }
 
 /** etcd revisions are int64 decimal strings; a cluster's stay far below 2^53. */

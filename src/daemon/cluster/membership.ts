@@ -10,7 +10,7 @@
 import { EventEmitter } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Etcd3, IKeyValue, Watcher } from 'etcd3';
-import { deadline, revision, type ClusterKeys } from './etcd-connection.js';
+import { cancelWatches, deadline, revision, type ClusterKeys } from './etcd-connection.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { parseMemberRecord, type Member, type MemberRecord } from './member-record.js';
 
@@ -93,7 +93,7 @@ export class Membership extends EventEmitter {
     this.closed = true;
     clearTimeout(this.publishTimer);
     clearTimeout(this.retryTimer);
-    await this.watcher?.cancel().catch(() => undefined);
+    await cancelWatches(this.watcher ? [this.watcher] : [], this.options.requestTimeoutMs);
     await this.lease?.revoke();
   }
 
