@@ -4,9 +4,10 @@
  * can win, and the campaign rule keeping a node that is behind from winning.
  */
 import t from 'tap';
-import { clusterNode, nextEvent, settledLeader, type TestClusterNode } from '../helpers/cluster.js';
+import { clusterNode, settledLeader, type TestClusterNode } from '../helpers/cluster.js';
 import { startEtcdCluster } from '../helpers/etcd.js';
 import { TcpProxy } from '../helpers/tcp-proxy.js';
+import { withDeadline } from '../helpers/wait.js';
 
 async function startAll(nodes: readonly TestClusterNode[]): Promise<void> {
   await Promise.all(nodes.map(({ node }) => node.start()));
@@ -44,10 +45,15 @@ t.test('a leader cut off from etcd stops acknowledging before another node wins'
 
   const order: string[] = [];
   cutOff.node.election.on('fenced', () => order.push('old leader fenced'));
-  const successor = Promise.race(others.map(({ node }) => nextEvent<[number]>(node.election, 'leader', 'another node to win the election').then(([term]) => {
-    order.push('new leader elected');
-    return { term, oldLeaderMayAcknowledge: cutOff.node.election.mayAcknowledge() };
-  })));
+  // One wait for whichever of the others wins: a wait per node would leave the loser's deadline pending.
+  const successor = withDeadline(new Promise<{ term: number; oldLeaderMayAcknowledge: boolean }>((resolve) => {
+    for (const { node } of others) {
+      node.election.once('leader', (term: number) => {
+        order.push('new leader elected');
+        resolve({ term, oldLeaderMayAcknowledge: cutOff.node.election.mayAcknowledge() });
+      });
+    }
+  }), 'another node to win the election');
   proxy.freeze();
   const won = await successor;
   t.notOk(won.oldLeaderMayAcknowledge, 'when the new leader won, the old one could not acknowledge');

@@ -24,10 +24,30 @@ export function clusterKeys(prefix: string, clusterName: string): ClusterKeys {
   };
 }
 
+/** A broken watch is opened again after 100 ms, doubling up to a second. */
+const WATCH_RETRY_FIRST_MS = 100;
+const WATCH_RETRY_MAX_MS = 1000;
+
+interface Backoff {
+  readonly duration: number;
+  next(): Backoff;
+}
+
+/**
+ * The client's own default doubles up to 30 s: a member that saw etcd away for a while would
+ * learn of changes up to 30 s after etcd came back, and a pending retry would hold a closing
+ * process open that long.
+ */
+function watchBackoff(duration: number): Backoff {
+  return { duration, next: () => watchBackoff(Math.min(duration * 2, WATCH_RETRY_MAX_MS)) };
+}
+
 export function connectEtcd(endpoints: readonly string[], requestTimeoutMs: number): Etcd3 {
   return new Etcd3({
     hosts: [...endpoints],
     dialTimeout: requestTimeoutMs,
+    // The client starts from the backoff's next(): the first retry waits WATCH_RETRY_FIRST_MS.
+    faultHandling: { watchBackoff: watchBackoff(WATCH_RETRY_FIRST_MS / 2) },
     // Watches and lease keepalives are streams that live on; only single requests get a deadline.
     defaultCallOptions: (context) => (context.isStream ? {} : { deadline: Date.now() + requestTimeoutMs }),
   });
