@@ -43,6 +43,7 @@ import { Follower } from './replication/follower.js';
 import type { LeaderClient } from './replication/leader-client.js';
 import { ReplicationSource } from './replication/replication-source.js';
 import { replicationStats } from './replication/replication-stats.js';
+import { refuseClusterForNow } from './cluster/cluster-start.js';
 import { epochBefore, epochMarks, leaderChunkSize, leaderClientOf, reconcileWithLeader } from './replication/replica-start.js';
 import { requestTruncation } from '../storage/log/truncation-request.js';
 
@@ -126,6 +127,7 @@ export class Daemon {
     const options = loaded.values;
     log.info({ version: context.version, dbPath: options.db, indexPath: options.index }, 'starting');
     // Before the storage: a certificate that cannot be served stops the start without touching the database.
+    refuseClusterForNow(options);
     const certificates = await NodeCertificates.load(options, log.child({ component: 'tls' }));
     const leader = leaderClientOf(options, () => certificates.clientTls());
     const chunkSizeBytes = leader && await leaderChunkSize(leader, options.db, log.child({ component: 'replication' }));

@@ -5,7 +5,7 @@
  * `SVC_HTTP_PORT`.
  */
 
-export const optionGroups = ['Application', 'Interface', 'Certificates', 'Authentication', 'Database', 'Logging', 'Projections', 'Scavenge', 'Replication'] as const;
+export const optionGroups = ['Application', 'Interface', 'Certificates', 'Authentication', 'Database', 'Logging', 'Projections', 'Scavenge', 'Replication', 'Cluster'] as const;
 export type OptionGroup = (typeof optionGroups)[number];
 
 interface Common {

@@ -300,6 +300,45 @@ export const optionSchema = {
     default: '',
     optional: true,
   }),
+
+  // Cluster
+  clusterSize: integer({
+    group: 'Cluster',
+    description: 'Nodes in the cluster, this one included: 1 for a single node, 3 or 5 for a cluster whose members and leader come from etcd (--etcd-endpoints). '
+      + 'A majority of this number is the quorum.',
+    default: 1, min: 1, max: 7, unit: 'nodes',
+    check: (value) => (value % 2 === 1 ? undefined : 'must be odd: an even cluster survives no more failures than the odd size below it'),
+  }),
+  etcdEndpoints: text('string', {
+    group: 'Cluster',
+    description: 'The etcd cluster that holds the members and the leader\'s lease, as comma-separated client URLs (http://10.0.0.1:2379,http://10.0.0.2:2379). '
+      + 'The node checks the cluster options at start but does not join a cluster yet: it refuses to start with this option set. Empty: no cluster.',
+    default: '',
+    optional: true,
+  }),
+  clusterName: text('string', {
+    group: 'Cluster',
+    description: 'Name of the cluster in etcd: the nodes of one cluster share it, and several clusters can share one etcd. Letters, digits, dot, dash and underscore.',
+    default: 'svcdb',
+  }),
+  advertiseHttpUrl: text('string', {
+    group: 'Cluster',
+    description: 'URL at which the other nodes and clients reach this node (http://10.0.0.1:2113), as the node registers it in etcd. Needed with --etcd-endpoints.',
+    default: '',
+    optional: true,
+  }),
+  leaderLeaseTtlMs: integer({
+    group: 'Cluster',
+    description: 'Time-to-live of the leader\'s lease in etcd, in whole seconds: a leader stops acknowledging writes a margin before its lease could lapse, '
+      + 'and another node can be elected only once it has lapsed. Shorter fails over faster; longer rides out longer pauses of etcd or the leader.',
+    default: 5000, min: 2000, max: 60_000, unit: 'ms',
+    check: (value) => (value % 1000 === 0 ? undefined : 'must be a whole number of seconds (etcd leases are granted in seconds)'),
+  }),
+  nodePriority: integer({
+    group: 'Cluster',
+    description: 'Preference of this node in leader elections: among nodes that hold the same records, the higher priority campaigns first.',
+    default: 0, min: -1000, max: 1000, unit: 'priority',
+  }),
 } as const;
 
 export type OptionKey = keyof typeof optionSchema;
