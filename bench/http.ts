@@ -8,12 +8,13 @@
 import autocannon from 'autocannon';
 import { execa, execaSync, type ResultPromise } from 'execa';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { report, section } from './measure.js';
+import { treeCpuSeconds } from './peers/process-cpu.js';
 
 const DURATION_SECONDS = Number(process.env.SVC_BENCH_SECONDS ?? 3) + 2;
 const CONNECTIONS = 50;
@@ -152,12 +153,6 @@ function batchBody(): string {
   return JSON.stringify(Array.from({ length: 100 }, (_, i) => ({ eventId: randomUUID(), eventType: 'BenchEvent', data: { i, pad: 'x'.repeat(150) } })));
 }
 
-/** CPU seconds (user + system) a process has used, all its threads, from /proc. */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
 /** Below saturation, so that the figure is the cost of a request and not of a queue. */
 const FIXED_RATE = 8000;
 
@@ -166,9 +161,9 @@ const FIXED_RATE = 8000;
  * rate: what a request costs, where req/s at saturation also reflects the load generator.
  */
 export async function cpuPerRequest(server: Server, options: autocannon.Options, rate = FIXED_RATE): Promise<number> {
-  const before = cpuSeconds(server.child.pid!);
+  const before = treeCpuSeconds(server.child.pid!);
   const result = await autocannon({ connections: CONNECTIONS, duration: DURATION_SECONDS, overallRate: rate, ...options });
-  return ((cpuSeconds(server.child.pid!) - before) * 1e6) / result.requests.total;
+  return ((treeCpuSeconds(server.child.pid!) - before) * 1e6) / result.requests.total;
 }
 
 /**
@@ -186,10 +181,10 @@ async function idleLongPolls(url: string, pid: number, waiters: number): Promise
     req.end();
   }));
   await new Promise((resolve) => setTimeout(resolve, 1000));
-  const before = cpuSeconds(pid);
+  const before = treeCpuSeconds(pid);
   const intervalMs = 3000;
   await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  const used = cpuSeconds(pid) - before;
+  const used = treeCpuSeconds(pid) - before;
   report(`node CPU while ${waiters} long polls wait`, (used / (intervalMs / 1000)) * 100, '% of a core', `${(used * 1000).toFixed(0)} ms of CPU in ${intervalMs / 1000} s`);
   agent.destroy();
   await Promise.all(pending);

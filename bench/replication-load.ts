@@ -17,14 +17,14 @@
  * process to the scheduler.
  */
 import type autocannon from 'autocannon';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { readInt64 } from '../src/storage/log/int64.js';
 import { cpuPerRequest, load, pinning, singleAppends, startServer, stop, type Load, type Server } from './http.js';
 import { median, percentile, report, section } from './measure.js';
+import { writerCheckpoint } from './replication.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const ROUNDS = 3;
@@ -41,14 +41,6 @@ interface Node {
   server: Server;
   db: string;
   directory: string;
-}
-
-function writerCheckpoint(db: string): number {
-  try {
-    return readInt64(readFileSync(join(db, 'writer.chk')), 0);
-  } catch {
-    return -1;
-  }
 }
 
 async function startNode(directory: string, prefix: string[], extra: string[]): Promise<Node> {

@@ -36,7 +36,8 @@ const silent = pino({ level: 'silent' });
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const openStorage = (options: Parameters<typeof Engine.open>[0]) => Engine.open(options);
 
-function writerCheckpoint(db: string): number {
+/** A node's writer.chk read from outside it; -1 before the node made it. */
+export function writerCheckpoint(db: string): number {
   try {
     return readInt64(readFileSync(join(db, 'writer.chk')), 0);
   } catch {

@@ -10,9 +10,9 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { Test } from 'tap';
 import { CHUNK_FOOTER_BYTES, CHUNK_HEADER_BYTES } from '../../src/storage/log/chunk-format.js';
-import { parseChunkFileName } from '../../src/storage/layout.js';
-import { readInt64 } from '../../src/storage/log/int64.js';
+import { CheckpointName, parseChunkFileName } from '../../src/storage/layout.js';
 import { ADMIN_AUTH } from './auth.js';
+import { readCheckpointFile } from './checkpoint-files.js';
 import { startServer, type RunningServer } from './cli.js';
 import { pollUntil, pollUntilAsync } from './wait.js';
 
@@ -38,7 +38,7 @@ export function startReplica(t: Test, directories: NodeDirectories, leaderUrl: s
 }
 
 export function writerCheckpoint(db: string): number {
-  return readInt64(readFileSync(join(db, 'writer.chk')), 0);
+  return readCheckpointFile(db, CheckpointName.writer);
 }
 
 /** A port free right now on loopback: for a leader that must come back on the address its replicas follow. */

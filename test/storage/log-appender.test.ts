@@ -3,16 +3,14 @@
  * streams. Real chunk files and a real writer.chk; faults only through the write-fault helper.
  */
 import t, { type Test } from 'tap';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import pino from 'pino';
 import { Errors } from '../../src/common/errors.js';
 import { LogAppender, type AppendPlan, type AppendPlanner, type AppendUnit } from '../../src/storage/log/appender.js';
 import { Checkpoint } from '../../src/storage/log/checkpoint.js';
-import { readInt64 } from '../../src/storage/log/int64.js';
 import { RecordKind, SystemKind, encodeSystemRecord } from '../../src/storage/log/record.js';
 import { TransactionLog } from '../../src/storage/log/transaction-log.js';
 import { CheckpointName } from '../../src/storage/layout.js';
+import { readCheckpointFile } from '../helpers/checkpoint-files.js';
 import { tempDirectory } from '../helpers/engine.js';
 import { injectWriteFaults } from '../helpers/write-faults.js';
 
@@ -121,7 +119,7 @@ function payloadAt(log: TransactionLog, position: number): string {
 }
 
 function writerCheckpointFile(directory: string): number {
-  return readInt64(readFileSync(join(directory, CheckpointName.writer)), 0);
+  return readCheckpointFile(directory, CheckpointName.writer);
 }
 
 t.test('submissions queued together go in one group commit, durable in order, writer.chk after them', async (t) => {

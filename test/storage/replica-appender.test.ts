@@ -5,11 +5,8 @@
  * that does not follow the log is refused with those queued behind it; those before it stay.
  */
 import t, { type Test } from 'tap';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { Errors } from '../../src/common/errors.js';
 import type { Engine } from '../../src/storage/engine.js';
-import { readInt64 } from '../../src/storage/log/int64.js';
 import { checkFrame } from '../../src/storage/log/record.js';
 import { CheckpointName } from '../../src/storage/layout.js';
 import { ExpectedVersion } from '../../src/storage/streams/stream-metadata.js';
@@ -45,7 +42,7 @@ async function leaderLog(t: Test): Promise<{ leader: Engine; header: Buffer; fra
 }
 
 function writerCheckpointFile(directory: string): number {
-  return readInt64(readFileSync(join(engineOptions(directory).dbPath, CheckpointName.writer)), 0);
+  return readCheckpointFile(engineOptions(directory).dbPath, CheckpointName.writer);
 }
 
 t.test('record frames handed over without waiting share group commits and end as the leader wrote them', async (t) => {
