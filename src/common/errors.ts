@@ -317,6 +317,20 @@ export const Errors = {
     (url: string, why: string) => `the leader at ${url} did not answer: ${why}; check --replica-of and the leader`,
   ),
 
+  // Cluster.
+  clusterNoQuorum: define(
+    'SVCDB_ERR_CLUSTER_NO_QUORUM', 503, 'the cluster leader could not make a write durable on a majority of the nodes in time',
+    (why: string, retryAfterSeconds: number) =>
+      `the write was not acknowledged: ${why}. It may still be committed; retry with the same event ids (idempotent) after ${retryAfterSeconds} s, and check the followers and etcd if this lasts`,
+    (_why: string, retryAfterSeconds: number) => ({ retryAfterSeconds }),
+  ),
+  clusterNoLeader: define(
+    'SVCDB_ERR_CLUSTER_NO_LEADER', 503, 'the cluster has no leader at the moment: writes wait for an election',
+    (retryAfterSeconds: number) =>
+      `this node knows no cluster leader yet (an election is under way, or etcd is unreachable); retry after ${retryAfterSeconds} s`,
+    (retryAfterSeconds: number) => ({ retryAfterSeconds }),
+  ),
+
   // Persistent subscriptions.
   subscriptionNotFound: define(
     'SVCDB_ERR_SUBSCRIPTION_NOT_FOUND', 404, 'no subscription group of this name on this stream',
