@@ -6,7 +6,7 @@
 import type { AddressInfo } from 'node:net';
 import tls from 'node:tls';
 import type { FastifyInstance } from 'fastify';
-import { Errors, isSvcError } from '../common/errors.js';
+import { Errors, isSvcError, type SvcError } from '../common/errors.js';
 import { buildApp, SERVED_FEATURES } from './http/app.js';
 import type { ProcessLogger } from './log.js';
 import { engineOptionsOf, type DaemonOptions, type LoadedOptions } from './options.js';
@@ -43,7 +43,8 @@ import { Follower } from './replication/follower.js';
 import type { LeaderClient } from './replication/leader-client.js';
 import { ReplicationSource } from './replication/replication-source.js';
 import { replicationStats } from './replication/replication-stats.js';
-import { refuseClusterForNow } from './cluster/cluster-start.js';
+import type { ClusterRole } from './cluster/cluster-role.js';
+import { ELECTION_RETRY_AFTER_SECONDS } from './cluster/cluster-role.js';
 import { epochBefore, epochMarks, leaderChunkSize, leaderClientOf, reconcileWithLeader } from './replication/replica-start.js';
 import { requestTruncation } from '../storage/log/truncation-request.js';
 
@@ -63,6 +64,8 @@ export interface DaemonContext {
   subscriptionClock?: Pick<SubscriptionsOptions, 'now' | 'tickIntervalMs'>;
   /** What the projections are given instead of the storage itself: a test may hold some writes back. */
   projectionStorage?: (storage: NodeStorage) => ProjectionStorage;
+  /** A cluster member's role in this composition; undefined for a node outside a cluster. */
+  clusterRole?: ClusterRole;
 }
 
 /** The services a node is made of, for an embedder (or a test) that drives them directly. */
@@ -127,11 +130,16 @@ export class Daemon {
     const options = loaded.values;
     log.info({ version: context.version, dbPath: options.db, indexPath: options.index }, 'starting');
     // Before the storage: a certificate that cannot be served stops the start without touching the database.
-    refuseClusterForNow(options);
     const certificates = await NodeCertificates.load(options, log.child({ component: 'tls' }));
-    const leader = leaderClientOf(options, () => certificates.clientTls());
+    const role = context.clusterRole;
+    const leader = leaderClientOf(role?.kind === 'follower' ? { ...options, replicaOf: role.leaderUrl } : options, () => certificates.clientTls());
+    // A node that does not lead writes nothing of its own: its log is the leader's, or waits for one.
+    const readOnly = leader !== undefined || role?.kind === 'leaderless';
     const chunkSizeBytes = leader && await leaderChunkSize(leader, options.db, log.child({ component: 'replication' }));
-    const openStorage = () => context.openStorage({ ...engineOptionsOf(options), ...(chunkSizeBytes ? { chunkSizeBytes } : {}), logger: log });
+    const openStorage = () => context.openStorage({
+      ...engineOptionsOf(options), replica: readOnly, ...(chunkSizeBytes ? { chunkSizeBytes } : {}),
+      ...(role?.kind === 'leader' ? { epochNumberAtLeast: role.term } : {}), logger: log,
+    });
     let storage = await openStorage();
     if (leader) storage = await reconcileWithLeader(storage, leader, options.db, openStorage, log.child({ component: 'replication' }));
     // The engine can stop on its own from the moment it is open (a chunk hash checked in the
@@ -148,9 +156,9 @@ export class Daemon {
     let projections: ProjectionsService | undefined;
     try {
       // A replica's users and projections are the leader's: it makes none and runs none.
-      const passwords = leader ? undefined : { admin: options.defaultAdminPassword, ops: options.defaultOpsPassword };
+      const passwords = readOnly ? undefined : { admin: options.defaultAdminPassword, ops: options.defaultOpsPassword };
       security = await startSecurity(storage, passwords, log.child({ component: 'security' }), options);
-      projections = leader ? undefined : await startProjections(context.projectionStorage?.(storage) ?? storage, options, log, security);
+      projections = readOnly ? undefined : await startProjections(context.projectionStorage?.(storage) ?? storage, options, log, security);
       if (fatal) throw fatal;
     } catch (error) {
       await projections?.close().catch((closeError: unknown) => log.error({ err: closeError }, 'stopping the projections failed'));
@@ -159,7 +167,7 @@ export class Daemon {
     }
     try {
       daemon = new Daemon(options, context, storage, security, loaded, certificates, projections, leader);
-      if (!leader) await daemon.scavenge.closeInterruptedRun();
+      if (!readOnly) await daemon.scavenge.closeInterruptedRun();
     } catch (error) {
       await projections?.close().catch((closeError: unknown) => log.error({ err: closeError }, 'stopping the projections failed'));
       await security.close();
@@ -196,7 +204,7 @@ export class Daemon {
       ...context.subscriptionClock,
     });
     // Persistent subscriptions run on the leader only.
-    if (!leader) subscriptions.start();
+    if (!leader && context.clusterRole?.kind !== 'leaderless') subscriptions.start();
     this.parts = { storage, streams, subscriptions, security, projections };
     const connections = new ConnectionMeter();
     this.scavenge = this.scavengeService();
@@ -214,7 +222,7 @@ export class Daemon {
       connections: { max: connectionsMax.value, headersTimeoutMs: options.httpHeadersTimeoutMs, requestTimeoutMs: options.httpRequestTimeoutMs },
       projections,
       console: (context.loadConsole ?? (() => this.consoleAssets()))(),
-      replication: { source: replication, ...(leader ? { leaderUrl: leader.url.origin } : {}) },
+      replication: { source: replication, ...(leader ? { leaderUrl: leader.url.origin } : {}), ...this.clusterRouting() },
     });
     this.logDroppedConnections();
     connections.attach(this.app.server);
@@ -253,6 +261,14 @@ export class Daemon {
       }
     }
     await this.closeStorage();
+  }
+
+  /** What the HTTP app does for the node's cluster role: refuse writes without a leader, hear followers' positions. */
+  private clusterRouting(): { leaderless?: () => SvcError; onPosition?: (nodeId: string, writerCheckpoint: number) => void } {
+    const role = this.context.clusterRole;
+    if (role?.kind === 'leaderless') return { leaderless: () => Errors.clusterNoLeader.create(ELECTION_RETRY_AFTER_SECONDS) };
+    if (role?.kind === 'leader') return { onPosition: role.onPosition };
+    return {};
   }
 
   /** The web console's files, when this installation has them built. */
@@ -337,10 +353,17 @@ export class Daemon {
     return this.currentState();
   }
 
-  /** The node's state; a replica that runs says whether it follows with all there is or catches up. */
+  /**
+   * The node's state; a replica or cluster follower that runs says whether it follows with all
+   * there is or catches up, and a cluster member that knows no leader says so.
+   */
   private currentState(): NodeState {
-    if (this.nodeState !== 'leader' || !this.follower) return this.nodeState;
-    return this.follower.status().state === 'ReadOnlyReplica' ? 'readonlyreplica' : 'catchingup';
+    if (this.nodeState !== 'leader') return this.nodeState;
+    const role = this.context.clusterRole?.kind;
+    if (role === 'leaderless') return 'unknown';
+    if (!this.follower) return 'leader';
+    if (this.follower.status().state !== 'ReadOnlyReplica') return 'catchingup';
+    return role === 'follower' ? 'follower' : 'readonlyreplica';
   }
 
   /** The follower of a replica: it writes the leader's log through the replica's appender. */

@@ -5,6 +5,8 @@
  */
 import { isSvcError } from '../common/errors.js';
 import { Engine } from '../storage/engine.js';
+import { ClusterSupervisor } from './cluster/cluster-supervisor.js';
+import { clusterOptionsOf } from './cluster/cluster-options.js';
 import { Daemon, type DaemonContext, type OpenStorage } from './daemon.js';
 import { createProcessLogger } from './log.js';
 import type { LoadedOptions } from './options.js';
@@ -29,7 +31,9 @@ export async function runDaemon(options: LoadedOptions, version: string, hooks: 
   const signals = new ShutdownSignals(logger);
   const reloads = new ReloadSignal(logger);
   try {
-    const daemon = await Daemon.start(options, { logger, version, openStorage: openEngine, ...hooks });
+    const context: DaemonContext = { logger, version, openStorage: openEngine, ...hooks };
+    // A cluster member is composed again whenever its role changes; the supervisor owns those lives.
+    const daemon = clusterOptionsOf(options.values) ? await ClusterSupervisor.start(options, context) : await Daemon.start(options, context);
     const { ip, port } = daemon.address;
     signals.whenReceived((signal) => void daemon.stop({ kind: 'signal', signal }));
     // The reload logs and records its own outcome; only a bug reaches this catch.

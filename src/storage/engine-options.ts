@@ -32,6 +32,11 @@ export interface EngineOptions {
    * writes no epoch of its own and refuses every write of streams.
    */
   replica?: boolean;
+  /**
+   * The least number the epoch written at open may have: a cluster leader's term, so that each
+   * term's epoch is numbered by it. Epoch numbers still only grow: a smaller value changes nothing.
+   */
+  epochNumberAtLeast?: number;
 }
 
 export type ResolvedEngineOptions = Required<EngineOptions>;
@@ -51,6 +56,7 @@ const defaults = {
   streamHasher: defaultStreamHasher,
   clock: Date.now,
   replica: false,
+  epochNumberAtLeast: 0,
 };
 
 function checkRange(name: string, value: number, min: number, max: number): void {

@@ -155,7 +155,7 @@ export class Engine {
 
   private async start(): Promise<void> {
     // A replica's epochs are the leader's, written with the rest of its log.
-    this.epoch = this.options.replica ? epochAt(this.log, this.checkpoints.epoch.value) : await writeEpoch(this.log, this.checkpoints);
+    this.epoch = this.options.replica ? epochAt(this.log, this.checkpoints.epoch.value) : await writeEpoch(this.log, this.checkpoints, this.options.epochNumberAtLeast);
     this.publishPosition(this.log.writerPosition);
     this.logger.info({ epochNumber: this.epoch?.epochNumber ?? -1, position: this.epoch?.epochPosition ?? -1, replica: this.options.replica, chunks: this.log.chunkCount }, 'database opened');
     if (this.options.verifyChunks === 'blocking') await this.verifyChunks();

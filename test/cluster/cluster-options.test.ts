@@ -4,7 +4,6 @@
  */
 import t from 'tap';
 import { clusterOptionsOf } from '../../src/daemon/cluster/cluster-options.js';
-import { refuseClusterForNow } from '../../src/daemon/cluster/cluster-start.js';
 import { daemonOptions } from '../../src/daemon/options.js';
 
 const cluster = {
@@ -34,9 +33,4 @@ t.test('bad values and combinations are refused with the option named', async (t
   refused({ ...cluster, clusterSize: 1 }, 'SVCDB_ERR_OPTION_REQUIRES');
   refused({ clusterSize: 3 }, 'SVCDB_ERR_OPTION_REQUIRES');
   refused({ ...cluster, replicaOf: 'http://10.0.0.9:2113' }, 'SVCDB_ERR_OPTION_CONFLICT');
-});
-
-t.test('serve refuses --etcd-endpoints rather than lead alone', async (t) => {
-  t.throws(() => refuseClusterForNow(options(cluster)), { code: 'SVCDB_ERR_OPTION_INVALID', message: /does not join a cluster yet/ });
-  t.doesNotThrow(() => refuseClusterForNow(options({})));
 });

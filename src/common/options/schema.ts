@@ -312,7 +312,7 @@ export const optionSchema = {
   etcdEndpoints: text('string', {
     group: 'Cluster',
     description: 'The etcd cluster that holds the members and the leader\'s lease, as comma-separated client URLs (http://10.0.0.1:2379,http://10.0.0.2:2379). '
-      + 'The node checks the cluster options at start but does not join a cluster yet: it refuses to start with this option set. Empty: no cluster.',
+      + 'With it the node joins the cluster named by --cluster-name: it leads when etcd elects it and follows the leader otherwise. Empty: no cluster.',
     default: '',
     optional: true,
   }),

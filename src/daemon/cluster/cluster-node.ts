@@ -17,6 +17,8 @@ export interface ClusterNodeOptions {
   id: string;
   logger: Logger;
   position: () => { writerCheckpoint: number; epoch: number };
+  /** What the node says of itself in its record; by default Leader, Follower or Unknown from the election. */
+  state?: () => string;
 }
 
 export class ClusterNode {
@@ -31,7 +33,7 @@ export class ClusterNode {
     const timing = { ttlMs: cluster.leaderLeaseTtlMs, driftMarginMs: cluster.driftMarginMs, requestTimeoutMs: cluster.requestTimeoutMs };
     this.membership = new Membership({
       client: this.client, keys, id, httpUrl: cluster.advertiseHttpUrl, priority: cluster.nodePriority,
-      publishIntervalMs: cluster.publishIntervalMs, position: options.position, state: () => this.state(), ...timing,
+      publishIntervalMs: cluster.publishIntervalMs, position: options.position, state: options.state ?? (() => this.state()), ...timing,
     });
     this.election = new Election({
       client: this.client, keys, membership: this.membership, id, httpUrl: cluster.advertiseHttpUrl, clusterSize: cluster.clusterSize, ...timing,

@@ -4,7 +4,7 @@
  */
 import type { SecureContextOptions } from 'node:tls';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { Errors } from '../../common/errors.js';
+import { Errors, type SvcError } from '../../common/errors.js';
 import { STREAM_NAME_BYTES_MAX } from '../../storage/streams/request-checks.js';
 import type { NodeFeatures, NodeInfo, NodeState } from '../services/node-info.js';
 import { clientErrorHandler } from './client-errors.js';
@@ -34,7 +34,7 @@ import type { SubscriptionsService } from '../subscriptions/service.js';
 import { projectionsRoutes } from './projections.js';
 import type { ProjectionsService } from '../projections/projections-service.js';
 import type { ReplicationSource } from '../replication/replication-source.js';
-import { redirectToLeader } from './leader-redirects.js';
+import { redirectToLeader, refuseLeaderOnly } from './leader-redirects.js';
 import { replicationRoutes } from './replication.js';
 
 export interface AppDependencies {
@@ -60,8 +60,11 @@ export interface AppDependencies {
   connections?: ConnectionLimits;
   /** The web console's files; without them nothing is served at `/web`. */
   console?: ConsoleAssets;
-  /** The replication endpoint; with `leaderUrl` (a read-only replica) what only the leader does is redirected there. */
-  replication?: { source: ReplicationSource; leaderUrl?: string };
+  /**
+   * The replication endpoint; with `leaderUrl` (a read-only replica) what only the leader does is
+   * redirected there; with `leaderless` (a cluster member during an election) it is refused.
+   */
+  replication?: { source: ReplicationSource; leaderUrl?: string; leaderless?: () => SvcError };
 }
 
 export interface ConnectionLimits {
@@ -163,6 +166,7 @@ function registerRoutes(app: FastifyInstance, dependencies: AppDependencies): vo
   readEmptyBodiesAsNone(app);
   // Before authentication: the leader checks the credentials the client sends it again.
   if (dependencies.replication?.leaderUrl) redirectToLeader(app, dependencies.replication.leaderUrl);
+  if (dependencies.replication?.leaderless) refuseLeaderOnly(app, dependencies.replication.leaderless);
   addAuthentication(app, authenticator, access);
   checkRightsBeforeFormat(app, streams, users);
   if (operations) registerOperations(app, operations);

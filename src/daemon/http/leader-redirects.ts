@@ -7,6 +7,7 @@
  * A write sent with `Svc-RequireLeader: false` is forwarded to the leader instead (leader-forwarding.ts).
  */
 import type { FastifyInstance } from 'fastify';
+import type { SvcError } from '../../common/errors.js';
 import { forwardToLeader } from './leader-forwarding.js';
 
 export const REQUIRE_LEADER_HEADER = 'svc-requireleader';
@@ -38,5 +39,16 @@ export function redirectToLeader(app: FastifyInstance, leaderUrl: string): void 
       return;
     }
     void reply.code(307).header('location', `${origin}${request.url}`).header('cache-control', 'no-store').send();
+  });
+}
+
+/**
+ * On a cluster member that knows no leader (an election is under way): what only the leader may
+ * do is refused with `refusal()` (a coded 503 with Retry-After); reads are served as they are.
+ */
+export function refuseLeaderOnly(app: FastifyInstance, refusal: () => SvcError): void {
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (leaderOnly(request.method, request.url, request.headers[REQUIRE_LEADER_HEADER])) done(refusal());
+    else done();
   });
 }

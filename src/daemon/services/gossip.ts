@@ -65,6 +65,8 @@ export interface GossipUpdate {
 const memberStates: Record<NodeState, string> = {
   initializing: 'Initializing',
   leader: 'Leader',
+  follower: 'Follower',
+  unknown: 'Unknown',
   readonlyreplica: 'ReadOnlyReplica',
   catchingup: 'CatchingUp',
   shuttingdown: 'ShuttingDown',

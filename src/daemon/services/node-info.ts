@@ -6,7 +6,8 @@
 import type { ReplicaStatus } from '../replication/follower.js';
 
 /** Lower-case node states, as clients of the info document expect them. */
-export type NodeState = 'initializing' | 'leader' | 'readonlyreplica' | 'catchingup' | 'shuttingdown' | 'shutdown';
+/** The reference's lower-cased node states this node takes: a cluster member is also `follower` or `unknown` (no leader known). */
+export type NodeState = 'initializing' | 'leader' | 'follower' | 'unknown' | 'readonlyreplica' | 'catchingup' | 'shuttingdown' | 'shutdown';
 
 export interface NodeFeatures {
   readonly projections: boolean;

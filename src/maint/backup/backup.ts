@@ -28,7 +28,7 @@ import { CHASER_WAIT_MS_DEFAULT, waitForChaser } from './chaser-wait.js';
 import { differentialIndexPart } from './differential-index.js';
 import { differentialLogPart } from './differential-log.js';
 import { backupBytesEstimate } from './estimate.js';
-import { Durability, removeFile, replaceFileNow } from './file-copy.js';
+import { Durability, ioError, removeFile, replaceFileNow } from './file-copy.js';
 import { dbPath, fullCopy, indexPath, type CopyContext } from './full-backup.js';
 import { listIndexDataFiles } from './index-source.js';
 import { BACKUP_DB_DIRECTORY, BACKUP_INDEX_DIRECTORY, MANIFEST_FILE, isOldChunkFile } from './layout.js';
@@ -37,7 +37,7 @@ import {
   checkDestinationFolder, completedManifest, encodeManifest, startedManifest, type BackupKind, type BackupManifest,
   MANIFEST_FORMAT, type ManifestRun, type RunningBackup,
 } from './manifest.js';
-import { nodeIdentity } from './node-identity.js';
+import { nodeIdentity } from '../../storage/disk/node-identity.js';
 import { Tally, type CopiedFile, type ProgressListener } from './progress.js';
 import { checkNoScavengeRunning, checkScavengeUnchanged } from './scavenge-state.js';
 import { checkDataDirectories, readCheckpoint, type DataDirectories } from './source.js';
@@ -135,7 +135,7 @@ export async function backup(request: BackupRequest): Promise<BackupResult> {
   const scavengeBefore = checkNoScavengeRunning(source);
   const run: Run = {
     request, source, destination,
-    nodeId: await nodeIdentity(source.db),
+    nodeId: await nodeIdentity(source.db, ioError),
     kind: request.differential ? 'differential' : 'full',
     startedAt: new Date(),
     writerAtStart: (await readCheckpoint(source.db, CheckpointName.writer)) ?? 0,

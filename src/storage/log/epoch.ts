@@ -21,11 +21,14 @@ export function epochAt(log: TransactionLog, position: number): Epoch | undefine
 
 /**
  * Writes the epoch record every start begins with, chained to the previous one, and moves
- * epoch.chk and proposal.chk to it. Epoch numbers only grow, even across truncations.
+ * epoch.chk and proposal.chk to it. Epoch numbers only grow, even across truncations; a cluster
+ * leader numbers its epoch at least by its term (`atLeast`).
  */
-export async function writeEpoch(log: TransactionLog, checkpoints: { writer: Checkpoint; epoch: Checkpoint; proposal: Checkpoint }): Promise<Epoch> {
+export async function writeEpoch(
+  log: TransactionLog, checkpoints: { writer: Checkpoint; epoch: Checkpoint; proposal: Checkpoint }, atLeast = 0,
+): Promise<Epoch> {
   const previous = epochAt(log, checkpoints.epoch.value);
-  const epochNumber = Math.max(previous?.epochNumber ?? -1, checkpoints.proposal.value) + 1;
+  const epochNumber = Math.max(previous?.epochNumber ?? -1, checkpoints.proposal.value, atLeast - 1) + 1;
   const timestamp = Date.now();
   const draft = (position: number): Buffer => {
     const epoch: Epoch = {

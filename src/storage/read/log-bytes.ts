@@ -48,6 +48,16 @@ export class LogBytes {
     return this.log.chunkSize;
   }
 
+  /** The log position of the newest epoch record; -1 before the first. */
+  get newestEpochPosition(): number {
+    return this.epochPosition();
+  }
+
+  /** The newest epoch record: one record read (epochs() reads the chain). */
+  newestEpoch(): Epoch | undefined {
+    return epochChain(this.log, this.epochPosition(), 1)[0];
+  }
+
   /** The end of what is durable and readable. */
   get durableEnd(): number {
     return this.log.readableEnd;

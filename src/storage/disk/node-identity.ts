@@ -1,6 +1,6 @@
 /**
- * Which node a backup came from, so that a backup of one node is never mixed with another's
- * (the reference's rule 3).
+ * A node's identity: which node a backup came from, so that a backup of one node is never mixed
+ * with another's (the reference's rule 3), and the name a cluster member registers under in etcd.
  *
  * Why a file of its own, `<db>/svcdb-node.json`, holding a random UUID:
  * - Nothing in the log can tell nodes apart. Chunk headers, epochs and every record are meant to
@@ -11,7 +11,7 @@
  *   identity for its whole life, and a node restored from a backup, which has none, gets a new
  *   one at its first backup: a differential backup of a restored node into the old destination is
  *   refused, which is the reference's rule 5 (after a restore, take a full backup).
- * - The first backup of a node creates it. It is written complete under a temp name and linked
+ * - The first backup of a node, or its first start as a cluster member, creates it. It is written complete under a temp name and linked
  *   into place (link(2) fails if the name exists), so two backups starting at once agree on one
  *   identity and a crash never leaves half a file.
  *
@@ -22,9 +22,11 @@ import { randomUUID } from 'node:crypto';
 import { link, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Errors } from '../../common/errors.js';
-import { fsyncDirectory } from '../../storage/disk/durable-file.js';
-import { NODE_IDENTITY_FILE_NAME } from '../../storage/layout.js';
-import { ioError, writeFileSynced } from './file-copy.js';
+import { fsyncDirectory } from './durable-file.js';
+import { PRIVATE_FILE_MODE } from './file-modes.js';
+import { fileSystem } from './file-system.js';
+import { storageError, writeFully } from './file-write.js';
+import { NODE_IDENTITY_FILE_NAME } from '../layout.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -55,17 +57,20 @@ export async function readNodeIdentity(db: string): Promise<string | undefined> 
   return parsed.nodeId;
 }
 
+/** How a caller reports a failed write of the file: by default as a storage error. */
+export type IdentityWriteError = (path: string, operation: string, error: unknown) => Error;
+
 /** The node's identity, created on first use. */
-export async function nodeIdentity(db: string): Promise<string> {
+export async function nodeIdentity(db: string, writeError: IdentityWriteError = storageError): Promise<string> {
   const existing = await readNodeIdentity(db);
   if (existing !== undefined) return existing;
   const path = join(db, NODE_IDENTITY_FILE_NAME);
   const identity: NodeIdentityFile = { nodeId: randomUUID(), createdAt: new Date().toISOString() };
   const temp = `${path}.${identity.nodeId}.tmp`;
   try {
-    await writeFileSynced(temp, `${JSON.stringify(identity)}\n`);
+    await writeSynced(temp, `${JSON.stringify(identity)}\n`);
   } catch (error) {
-    throw ioError(path, 'write the node identity (the first backup of a node records it in its db directory)', error);
+    throw writeError(path, 'write the node identity (recorded in the db directory at the first backup or cluster start)', error);
   }
   try {
     await link(temp, path);
@@ -77,4 +82,15 @@ export async function nodeIdentity(db: string): Promise<string> {
   }
   // Whoever linked first won; everyone reads the winner.
   return (await readNodeIdentity(db))!;
+}
+
+async function writeSynced(path: string, text: string): Promise<void> {
+  const bytes = Buffer.from(text);
+  const handle = await fileSystem.open(path, 'wx', PRIVATE_FILE_MODE);
+  try {
+    await writeFully(handle, bytes, 0, bytes.length, 0, path);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
 }
