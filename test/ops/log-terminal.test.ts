@@ -34,6 +34,8 @@ t.test('on a terminal, serve writes one readable, coloured line per event, and n
   });
   t.equal(append.status, 201, 'an append is acknowledged');
   await session.waitForLine(/ INFO +request .*method=POST url=\/streams\/on-screen statusCode=201/, 'the request line');
+  // The warning is written once the start has checked the passwords, which it does not wait for.
+  await session.waitForLine(/ WARN +user admin still has the default password/, 'the default-password warning');
   await session.interrupt();
   await session.waitForLine(/ INFO +stopped cause=SIGINT clean=true/, 'the stopped line');
   t.equal(await session.exitStatus(), 0, 'the node exited 0');

@@ -28,6 +28,12 @@ export async function ensureDefaultUsers(store: UserStore, hasher: PasswordHashe
     }
     logger.info({ users: defaultUsers.map((user) => user.loginName) }, 'created the default users');
   }
+  // Two password hashes take a good part of a second: the start (a cluster leader's, during a
+  // failover) does not wait for the warning. A node stopped meanwhile has nothing to warn about.
+  void warnOfDefaultPasswords(store, hasher, logger).catch(() => undefined);
+}
+
+async function warnOfDefaultPasswords(store: UserStore, hasher: PasswordHasher, logger: Logger): Promise<void> {
   for (const { loginName } of defaultUsers) {
     const found = store.find(loginName);
     if (found !== undefined && !found.user.disabled && await hasher.verify(DEFAULT_PASSWORD, found.user.password)) {
