@@ -35,7 +35,7 @@ import { projectionsRoutes } from './projections.js';
 import type { ProjectionsService } from '../projections/projections-service.js';
 import type { ReplicationSource } from '../replication/replication-source.js';
 import { redirectToLeader } from './leader-redirects.js';
-import { replicationRoutes } from './replication.js';
+import { replicationRoutes, type PositionSink } from './replication.js';
 
 export interface AppDependencies {
   logger: FastifyBaseLogger;
@@ -61,7 +61,7 @@ export interface AppDependencies {
   /** The web console's files; without them nothing is served at `/web`. */
   console?: ConsoleAssets;
   /** The replication endpoint; with `leaderUrl` (a read-only replica) what only the leader does is redirected there. */
-  replication?: { source: ReplicationSource; leaderUrl?: string };
+  replication?: { source: ReplicationSource; leaderUrl?: string; onPosition?: PositionSink };
 }
 
 export interface ConnectionLimits {
@@ -175,5 +175,5 @@ function registerRoutes(app: FastifyInstance, dependencies: AppDependencies): vo
   app.register(usersRoutes, { users });
   if (projections) app.register(projectionsRoutes, { projections, logEnd: () => streams.logEnd });
   if (dependencies.console) app.register(consoleRoutes, { assets: dependencies.console });
-  if (dependencies.replication) app.register(replicationRoutes, { source: dependencies.replication.source });
+  if (dependencies.replication) app.register(replicationRoutes, { source: dependencies.replication.source, onPosition: dependencies.replication.onPosition });
 }
