@@ -371,6 +371,8 @@ export class Daemon {
     const logger = this.context.logger.child({ component: 'replication' });
     return new Follower({
       leader, appender: this.storage.replicaAppender(), logger,
+      // A cluster follower reports its durable position: the leader acknowledges through it.
+      ...(this.context.clusterRole ? { nodeId: this.context.clusterRole.nodeId } : {}),
       epochs: () => epochMarks(this.storage.logBytes()),
       chunkSizeBytes: this.storage.logBytes().chunkSize,
       diverged: (position) => void this.cutBackAndStop(position, logger),

@@ -16,6 +16,8 @@ export const CLUSTER_LEASE_TTL_MS = 2000;
 
 export class ClusterMember {
   server: RunningServer | undefined;
+  /** The last process started, running or not: its log explains a failure. */
+  lastServer: RunningServer | undefined;
   frozen = false;
 
   constructor(readonly name: string, readonly directories: NodeDirectories, readonly port: number, private readonly args: readonly string[]) {}
@@ -31,6 +33,7 @@ export class ClusterMember {
   async start(t: Test): Promise<void> {
     if (this.server) throw new Error(`${this.name} is already running`);
     this.server = await startServer(t, { dbPath: this.directories.db, args: ['--index', this.directories.index, '--http-port', String(this.port), ...this.args] });
+    this.lastServer = this.server;
   }
 
   /** SIGKILL (or another signal) and the exit awaited. */
@@ -102,14 +105,28 @@ export class TestCluster {
   /** The one running member that says it leads, once every other running member follows. */
   async settled(description = 'one leader and every other running member following it'): Promise<ClusterMember> {
     let leader: ClusterMember | undefined;
+    let seen = '';
     await pollUntilAsync(description, async () => {
       const states = await Promise.all(this.members.map(async (member) => ({ member, state: await member.state() })));
+      seen = states.map(({ member, state }) => `${member.name}: ${state ?? (member.running ? 'no answer' : 'stopped')}`).join(', ');
       const running = states.filter(({ member }) => member.running && !member.frozen);
       const leaders = running.filter(({ state }) => state === 'leader');
       leader = leaders[0]?.member;
       return leaders.length === 1 && running.every(({ state }) => state === 'leader' || state === 'follower');
-    }, { intervalMs: 50 });
+    }, { intervalMs: 50 }).catch((error: unknown) => {
+      throw new Error(`${String(error)}\nstates: ${seen}\n${this.recentLog()}`);
+    });
     return leader!;
+  }
+
+  /** The members' last log lines about the cluster and replication, for a failure's message. */
+  recentLog(lines = 25): string {
+    return this.members.map((member) => {
+      const log = member.lastServer?.process.logLines
+        .filter((line) => ['cluster', 'replication', 'storage'].includes(String(line.component)) || /stop|start|listening/.test(String(line.msg)))
+        .slice(-lines).map((line) => `  ${JSON.stringify(line)}`).join('\n');
+      return `${member.name}:\n${log ?? '  (never started)'}`;
+    }).join('\n');
   }
 
   /** The member that leads now, waiting for one if there is none. */

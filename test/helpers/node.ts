@@ -14,6 +14,8 @@ import type { OptionKey } from '../../src/common/options/schema.js';
 import { Daemon, type DaemonContext } from '../../src/daemon/daemon.js';
 import { buildApp, SERVED_FEATURES } from '../../src/daemon/http/app.js';
 import type { AccessOptions } from '../../src/daemon/http/authentication.js';
+import type { PositionSink } from '../../src/daemon/http/replication.js';
+import { ReplicationSource } from '../../src/daemon/replication/replication-source.js';
 import { NodeInfo } from '../../src/daemon/services/node-info.js';
 import { daemonOptions } from '../../src/daemon/options.js';
 import type { ServiceStorage } from '../../src/daemon/projections/projections-service.js';
@@ -49,6 +51,8 @@ export interface TestNodeOptions {
   options?: Partial<Record<OptionKey, RawValue>>;
   /** What the projections are given instead of the engine: a test that holds some writes back wraps it. */
   projectionStorage?: (engine: Engine) => ServiceStorage;
+  /** startApp: serve the replication endpoint too, its position reports going to this sink. */
+  onPosition?: PositionSink;
 }
 
 const silent = pino({ level: 'silent' });
@@ -120,7 +124,12 @@ export async function startApp(t: Test, options: TestNodeOptions = {}): Promise<
   const node = await startNode(t, { ...options, access: undefined });
   const { streams, subscriptions, security } = node;
   const nodeInfo = new NodeInfo('0.0.0-test', SERVED_FEATURES, { type: 'internal', properties: null }, () => 'leader');
-  app = buildApp({ logger: silent, nodeInfo, nodeState: () => 'leader', streams, subscriptions, users: security.users, authenticator: security.authenticator, access: appAccess(options) });
+  const { onPosition } = options;
+  const replication = onPosition && { source: new ReplicationSource(node.engine, silent), onPosition };
+  app = buildApp({
+    logger: silent, nodeInfo, nodeState: () => 'leader', streams, subscriptions, users: security.users, authenticator: security.authenticator, access: appAccess(options),
+    ...(replication && { replication }),
+  });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = app.server.address() as AddressInfo;
   return { url: `http://127.0.0.1:${port}`, app, engine: node.engine, streams, subscriptions, security };

@@ -2,12 +2,14 @@
  * Over TLS a node is let in to the replication endpoint by its certificate: a replica that
  * presents a certificate of the leader's CA with the leader's common name follows with no valid
  * password, while a certificate with another common name or from another CA, and a user outside
- * `$ops` and `$admins`, are refused.
+ * `$ops` and `$admins`, are refused. The same holds for a cluster follower's position reports,
+ * sent over a kept-alive connection.
  */
 import t from 'tap';
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { LeaderClient } from '../../src/daemon/replication/leader-client.js';
 import {
   createAuthority, createNodeCertificate, installCertificate, liveCertificatePaths, tlsFlags, type NodeCertificate,
 } from '../helpers/certificates.js';
@@ -61,6 +63,16 @@ t.test('a replica over TLS is let in by its node certificate; other certificates
   t.equal(codeOf(plain), 'SVCDB_ERR_ACCESS_DENIED');
   const plainWithOtherName = await handshake({ cert: otherName, authorization: basicAuth('reader', 'secret') });
   t.equal(codeOf(plainWithOtherName), 'SVCDB_ERR_ACCESS_DENIED', 'a certificate with another common name does not lift a plain user');
+
+  // Position reports go over the client's kept-alive connection, with the node certificate too.
+  for (const [cert, admitted] of [[replicaCert, true], [otherName, false]] as const) {
+    const pair = await loadPair(cert);
+    const client = new LeaderClient(new URL(leader.url), { user: 'ops', password: 'not-the-password' }, () => ({ cert: pair.cert!, key: pair.key!, ca: [ca.pem] }));
+    const reports = [0, 1].map(async () => client.reportPosition('replica-1', 0, AbortSignal.timeout(10_000)).then(() => 'sent', (error: Error & { code?: string }) => error.code));
+    t.same(await Promise.all(reports), admitted ? ['sent', 'sent'] : ['SVCDB_ERR_REPLICA_LEADER_UNREACHABLE', 'SVCDB_ERR_REPLICA_LEADER_UNREACHABLE'],
+      admitted ? 'reports with the node certificate are taken' : 'reports with another common name are refused');
+    client.close();
+  }
 
   for (let index = 0; index < 20; index++) {
     const eventId = randomUUID();

@@ -168,7 +168,9 @@ export class ClusterSupervisor {
   /** Starts the node for a role, and watches it: a stop nobody asked for ends the process, or recomposes after a cut. */
   private async compose(wish: RoleWish): Promise<Daemon> {
     const role = this.roleFor(wish);
-    const leaderTerm = wish.kind === 'leader' ? new LeaderTerm(this.node.election, wish.term, this.cluster) : undefined;
+    const leaderTerm = wish.kind === 'leader' ? new LeaderTerm({
+      election: this.node.election, membership: this.node.membership, term: wish.term, clusterSize: this.cluster.clusterSize,
+    }) : undefined;
     const context: DaemonContext = {
       ...this.context,
       clusterRole: role,

@@ -35,7 +35,7 @@ import { projectionsRoutes } from './projections.js';
 import type { ProjectionsService } from '../projections/projections-service.js';
 import type { ReplicationSource } from '../replication/replication-source.js';
 import { redirectToLeader, refuseLeaderOnly } from './leader-redirects.js';
-import { replicationRoutes } from './replication.js';
+import { replicationRoutes, type PositionSink } from './replication.js';
 
 export interface AppDependencies {
   logger: FastifyBaseLogger;
@@ -62,9 +62,10 @@ export interface AppDependencies {
   console?: ConsoleAssets;
   /**
    * The replication endpoint; with `leaderUrl` (a read-only replica) what only the leader does is
-   * redirected there; with `leaderless` (a cluster member during an election) it is refused.
+   * redirected there; with `leaderless` (a cluster member during an election) it is refused;
+   * `onPosition` hears the durable positions the followers report (a cluster leader).
    */
-  replication?: { source: ReplicationSource; leaderUrl?: string; leaderless?: () => SvcError };
+  replication?: { source: ReplicationSource; leaderUrl?: string; leaderless?: () => SvcError; onPosition?: PositionSink };
 }
 
 export interface ConnectionLimits {
@@ -179,5 +180,5 @@ function registerRoutes(app: FastifyInstance, dependencies: AppDependencies): vo
   app.register(usersRoutes, { users });
   if (projections) app.register(projectionsRoutes, { projections, logEnd: () => streams.logEnd });
   if (dependencies.console) app.register(consoleRoutes, { assets: dependencies.console });
-  if (dependencies.replication) app.register(replicationRoutes, { source: dependencies.replication.source });
+  if (dependencies.replication) app.register(replicationRoutes, { source: dependencies.replication.source, onPosition: dependencies.replication.onPosition });
 }

@@ -5,7 +5,8 @@
  * binary frames, that lasts as long as the replica follows. The response is written straight to
  * the socket, waiting for 'drain' whenever it is full, so a slow replica holds the leader to one
  * frame in flight. Streams still open when the node stops are ended first: a stop waits for
- * every open connection.
+ * every open connection. `POST /replication/position` is a follower's report of how far its log
+ * is durable, which a cluster leader counts towards the majority a write waits for.
  */
 import type { ServerResponse } from 'node:http';
 import type { FastifyPluginAsync } from 'fastify';
@@ -14,8 +15,13 @@ import { REPLICATION_MEDIA_TYPE } from '../replication/leader-client.js';
 import type { ReplicationSource } from '../replication/replication-source.js';
 import { HANDSHAKE_EPOCHS_MAX } from '../../storage/read/log-bytes.js';
 
+/** A follower's durable end of log, as it reported it. */
+export type PositionSink = (nodeId: string, writerCheckpoint: number) => void;
+
 export interface ReplicationRoutesOptions {
   source: ReplicationSource;
+  /** Where position reports go; without it they are answered and ignored (a leader of plain replicas). */
+  onPosition?: PositionSink;
 }
 
 const position = { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER } as const;
@@ -37,6 +43,18 @@ const handshakeSchema = {
         },
       },
     },
+  },
+} as const;
+
+/** A member's id, as cluster members are named (an etcd key segment). */
+const NODE_ID_PATTERN = '^[A-Za-z0-9._-]+$';
+
+const positionSchema = {
+  body: {
+    type: 'object',
+    required: ['nodeId', 'writerCheckpoint'],
+    additionalProperties: false,
+    properties: { nodeId: { type: 'string', minLength: 1, maxLength: 128, pattern: NODE_ID_PATTERN }, writerCheckpoint: position },
   },
 } as const;
 
@@ -73,7 +91,7 @@ function sinkOf(raw: ServerResponse) {
   };
 }
 
-export const replicationRoutes: FastifyPluginAsync<ReplicationRoutesOptions> = async (app, { source }) => {
+export const replicationRoutes: FastifyPluginAsync<ReplicationRoutesOptions> = async (app, { source, onPosition }) => {
   const open = new Set<ServerResponse>();
   app.addHook('preClose', (done) => {
     for (const raw of open) raw.end();
@@ -81,6 +99,12 @@ export const replicationRoutes: FastifyPluginAsync<ReplicationRoutesOptions> = a
   });
 
   app.post('/replication/handshake', { schema: handshakeSchema }, async (request) => source.handshake(request.body as HandshakeRequest));
+
+  app.post('/replication/position', { schema: positionSchema }, async (request, reply) => {
+    const { nodeId, writerCheckpoint } = request.body as { nodeId: string; writerCheckpoint: number };
+    onPosition?.(nodeId, writerCheckpoint);
+    return reply.code(204).send();
+  });
 
   app.get('/replication/log', { schema: logSchema }, async (request, reply) => {
     const { from } = request.query as { from: number };

@@ -3,7 +3,8 @@
  * as it arrives through the replica's log appender, which makes each step durable before it
  * counts and indexes it (readers, long polls and consumers of the replica wake as for a local
  * commit). When the leader cannot be reached or the stream breaks, it retries with backoff and
- * logs once per change of state, not once per attempt.
+ * logs once per change of state, not once per attempt. A cluster follower (one with a node id)
+ * also reports its durable position to the leader after each durable step (PositionReporter).
  */
 import { createHash, type Hash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -15,6 +16,7 @@ import { FrameReader, FrameType, readInt64, type Frame } from './frames.js';
 import type { EpochMark } from './handshake.js';
 import type { LeaderClient } from './leader-client.js';
 import { LagTracker } from './lag.js';
+import { PositionReporter } from './position-reporter.js';
 import { WritesInFlight } from './writes-in-flight.js';
 
 /** How a replica stands, in the reference's words: following with all there is, or behind. */
@@ -54,6 +56,8 @@ export interface FollowerDependencies {
   /** First wait before a reconnect; it doubles up to reconnectDelayMsMax. */
   reconnectDelayMs?: number;
   reconnectDelayMsMax?: number;
+  /** A cluster member's id: with it, the follower reports its durable position to the leader, which counts it for quorum writes. */
+  nodeId?: string;
 }
 
 const RECONNECT_DELAY_MS = 100;
@@ -80,10 +84,16 @@ export class Follower {
   private running: Promise<void> | undefined;
   private transfer: FileTransfer | undefined;
   private readonly clock: () => number;
+  private readonly reporter: PositionReporter | undefined;
 
   constructor(private readonly deps: FollowerDependencies) {
     this.clock = deps.clock ?? Date.now;
     this.lag = new LagTracker(this.clock);
+    const { nodeId, leader, appender, logger } = deps;
+    this.reporter = nodeId === undefined ? undefined : new PositionReporter({
+      nodeId, logger, durablePosition: () => appender.position().writerCheckpoint,
+      send: (id, position, signal) => leader.reportPosition(id, position, signal),
+    });
   }
 
   start(): void {
@@ -93,6 +103,8 @@ export class Follower {
   async stop(): Promise<void> {
     this.stopping.abort();
     await this.running;
+    await this.reporter?.stop();
+    this.deps.leader.close();
     await this.dropTransfer();
   }
 
@@ -124,6 +136,7 @@ export class Follower {
         if (from === undefined) return;
         this.changeConnection('following');
         delayMs = first;
+        this.reporter?.connected();
         await this.follow(from, signal);
         if (!signal.aborted) throw Errors.replicaUnavailable.create(this.deps.leader.url.origin, 'the leader ended the stream');
       } catch (error) {
@@ -136,6 +149,7 @@ export class Follower {
         this.lastError = (error as Error).message;
         this.changeConnection('unreachable', error as Error);
       } finally {
+        this.reporter?.disconnected();
         this.caughtUp = false;
         await this.dropTransfer();
       }
@@ -171,7 +185,11 @@ export class Follower {
       for await (const piece of response) {
         this.bytesReceived += (piece as Buffer).length;
         // Records and chunk file bytes are written while the stream reads on; every other step waits its turn.
-        for (const frame of reader.push(piece as Buffer)) await this.apply(frame, writes);
+        for (const frame of reader.push(piece as Buffer)) {
+          await this.apply(frame, writes);
+          // Chunk completions and installs are durable once applied; records tell when theirs is.
+          this.reporter?.durableMoved();
+        }
         await writes.room();
       }
       await writes.settled();
@@ -186,7 +204,7 @@ export class Follower {
     const { payload } = frame;
     switch (frame.type) {
       case FrameType.records:
-        return writes.add(appender.appendRecords(readInt64(payload, 0), payload.subarray(8)), payload.length);
+        return writes.add(this.reported(appender.appendRecords(readInt64(payload, 0), payload.subarray(8))), payload.length);
       case FrameType.heartbeat:
         return this.heartbeat(readInt64(payload, 0), writes);
       case FrameType.chunkFileBegin:
@@ -203,6 +221,11 @@ export class Follower {
       default:
         throw Errors.replicationProtocol.create(`frame type ${frame.type} is unknown`);
     }
+  }
+
+  /** Records made durable move writer.chk: the reporter hears of it (one report for a group commit's frames). */
+  private reported(durable: Promise<void>): Promise<void> {
+    return this.reporter === undefined ? durable : durable.then(() => this.reporter?.durableMoved());
   }
 
   private async beginFile(startNumber: number, version: number, fileBytes: number): Promise<void> {
