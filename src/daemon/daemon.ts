@@ -44,6 +44,7 @@ import type { LeaderClient } from './replication/leader-client.js';
 import { ReplicationSource } from './replication/replication-source.js';
 import { replicationStats } from './replication/replication-stats.js';
 import { refuseClusterForNow } from './cluster/cluster-start.js';
+import type { ClusterView } from './cluster/cluster-view.js';
 import { epochBefore, epochMarks, leaderChunkSize, leaderClientOf, reconcileWithLeader } from './replication/replica-start.js';
 import { requestTruncation } from '../storage/log/truncation-request.js';
 
@@ -63,6 +64,8 @@ export interface DaemonContext {
   subscriptionClock?: Pick<SubscriptionsOptions, 'now' | 'tickIntervalMs'>;
   /** What the projections are given instead of the storage itself: a test may hold some writes back. */
   projectionStorage?: (storage: NodeStorage) => ProjectionStorage;
+  /** The cluster this node is a member of (ClusterNode.view()); none for a node on its own. */
+  cluster?: ClusterView;
 }
 
 /** The services a node is made of, for an embedder (or a test) that drives them directly. */
@@ -188,7 +191,7 @@ export class Daemon {
     const features = { ...SERVED_FEATURES, projections: projections !== undefined };
     this.follower = leader && this.followerOf(leader);
     const replicaStatus = this.follower && (() => this.follower!.status());
-    const nodeInfo = new NodeInfo(context.version, features, authentication, () => this.currentState(), replicaStatus);
+    const nodeInfo = new NodeInfo(context.version, features, authentication, () => this.currentState(), replicaStatus, context.cluster);
     const streams = new StreamsService(storage, security.access);
     const subscriptions = new SubscriptionsService({
       system: new SystemStreams(streams), access: security.access, follow: (options) => storage.follow(options),
@@ -308,6 +311,7 @@ export class Daemon {
       following: () => replication.replicas(),
       address: () => (this.app.server.listening ? this.address : undefined),
       logger: this.context.logger.child({ component: 'gossip' }),
+      cluster: this.context.cluster,
     });
     return {
       stats, gossip, requests,
@@ -321,6 +325,7 @@ export class Daemon {
       shutdown: () => void this.stop({ kind: 'request' }),
       mergeIndexes: () => this.storage.mergeIndexes(),
       scavenge: this.scavenge,
+      resign: this.context.cluster && (() => this.context.cluster!.resign()),
       reloadConfig: async () => {
         const outcome = await this.reloadCertificates('http');
         if (!outcome.ok) throw outcome.error;

@@ -17,6 +17,7 @@ import type { AccessOptions } from '../../src/daemon/http/authentication.js';
 import { NodeInfo } from '../../src/daemon/services/node-info.js';
 import { daemonOptions } from '../../src/daemon/options.js';
 import type { ServiceStorage } from '../../src/daemon/projections/projections-service.js';
+import type { ClusterView } from '../../src/daemon/cluster/cluster-view.js';
 import type { Security, SecurityLimits } from '../../src/daemon/security/security.js';
 import type { StreamsService } from '../../src/daemon/services/streams.js';
 import type { ConsoleAssets } from '../../src/daemon/services/console-assets.js';
@@ -49,6 +50,8 @@ export interface TestNodeOptions {
   options?: Partial<Record<OptionKey, RawValue>>;
   /** What the projections are given instead of the engine: a test that holds some writes back wraps it. */
   projectionStorage?: (engine: Engine) => ServiceStorage;
+  /** The cluster the node is a member of (ClusterNode.view()). */
+  cluster?: ClusterView;
 }
 
 const silent = pino({ level: 'silent' });
@@ -81,6 +84,7 @@ export async function startNode(t: Test, options: TestNodeOptions = {}): Promise
     loadConsole: () => options.console,
     ...(options.subscriptions && { subscriptionClock: options.subscriptions }),
     ...(projectionStorage && { projectionStorage: () => projectionStorage(engine) }),
+    ...(options.cluster && { cluster: options.cluster }),
   };
   daemon = await Daemon.start(nodeOptions(directory, options), context);
   const { streams, subscriptions, security } = daemon.parts;
