@@ -105,3 +105,16 @@ t.test('a node outside a cluster answers a resignation with 200 and keeps leadin
   t.equal(gossip.members.length, 1);
   t.equal(gossip.members[0].state, 'Leader');
 });
+
+t.test('a record that claims to lead against the leader key, or names an unknown state, is not believed', async (t) => {
+  const { etcd, a } = await threeMembers(t, 'claims');
+  const client = connectEtcd(etcd.endpoints, 1000);
+  t.teardown(() => client.close());
+  // What a deposed leader's last record, or another program, may have left under the members prefix.
+  const keys = clusterKeys(ETCD_KEY_PREFIX, 'claims');
+  const record = (id: string, state: string) => JSON.stringify({ id, httpUrl: `http://${id}.test:2113`, state, writerCheckpoint: 0, epoch: 0, priority: 0 });
+  await client.put(keys.member('x')).value(record('x', 'Leader')).exec();
+  await client.put(keys.member('y')).value(record('y', 'Master')).exec();
+  await gossipSays(a.url, { a: 'Leader', b: 'Follower', c: 'Follower', x: 'Follower', y: 'Unknown' });
+  t.pass('x, which the leader key does not name, follows; y\'s state is unknown');
+});
