@@ -91,6 +91,7 @@ const exitCodeByErrorCode: ReadonlyMap<string, number> = new Map([
   [Errors.certNoTrustedRoots.code, ExitCode.certificate],
   [Errors.certRefused.code, ExitCode.certificate],
   [Errors.clientUnreachable.code, ExitCode.unreachable],
+  [Errors.clientNoLeader.code, ExitCode.unreachable],
   [Errors.clientTls.code, ExitCode.unreachable],
   [Errors.clientUnexpectedReply.code, ExitCode.unreachable],
   [Errors.clientTimeout.code, ExitCode.unreachable],

@@ -44,6 +44,7 @@ const hintByErrorCode: ReadonlyMap<string, string> = new Map([
   [Errors.certNoTrustedRoots.code, certificateHint],
   [Errors.certRefused.code, certificateHint],
   [Errors.clientUnreachable.code, 'Check that the node is running (its log has a "listening" line with address, port and protocol) and pass that as --url, e.g. https://127.0.0.1:2113.'],
+  [Errors.clientNoLeader.code, 'Check each node with svcdb status --url <one URL>; a cluster elects a leader once a majority of its nodes and etcd run.'],
   [Errors.clientTls.code, 'Pass the CA certificate that issued the node\'s certificate with --ca-file, and connect by a name or address the certificate lists (subjectAltName).'],
   // Named flags are the ones every command that talks to a node has (node-flags.ts).
   [Errors.clientUnauthorized.code, 'Check --username and --password or --password-file (or SVC_USERNAME and SVC_PASSWORD or SVC_PASSWORD_FILE); '

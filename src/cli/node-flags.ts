@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import { Flags } from '@oclif/core';
 import { DEFAULT_PASSWORD } from '../common/default-password.js';
 import { readSecretFile } from '../common/options/secret-file.js';
-import type { NodeConnection } from '../common/node-connection.js';
+import { nodeUrls, oneNodeUrl, type NodeConnection } from '../common/node-connection.js';
 
 /** Shown together under their own heading by --help. */
 const helpGroup = 'NODE';
@@ -21,7 +21,9 @@ const helpGroup = 'NODE';
 export function nodeFlags() {
   return {
     url: Flags.string({
-      summary: 'Base URL of the node, http:// or https://.',
+      summary: 'Base URL of the node, http:// or https://; or the URLs of a cluster\'s nodes, separated by commas.',
+      description: 'With several URLs a command goes to the node that leads (it asks each for GET /info and names the one it uses on stderr);'
+        + ' commands that act on the node that receives them (status, scavenge, cert-reload) take one URL.',
       default: 'http://127.0.0.1:2113',
       env: 'SVC_URL',
       helpValue: 'URL',
@@ -73,9 +75,22 @@ export interface NodeFlagValues {
   'ca-file'?: string;
 }
 
-/** The connection the flags describe, with each answer awaited at most `timeoutSeconds`. */
+function connectionTo(url: string, flags: NodeFlagValues, timeoutSeconds: number): NodeConnection {
+  return { url, username: flags.username, password: passwordOf(flags), caFile: flags['ca-file'], timeoutMs: timeoutSeconds * 1000 };
+}
+
+/**
+ * The connection the flags describe, with each answer awaited at most `timeoutSeconds`. Several
+ * URLs are the nodes of a cluster: the client connects to the one that leads.
+ */
 export function nodeConnection(flags: NodeFlagValues, timeoutSeconds: number): NodeConnection {
-  return { url: flags.url, username: flags.username, password: passwordOf(flags), caFile: flags['ca-file'], timeoutMs: timeoutSeconds * 1000 };
+  const urls = nodeUrls(flags.url);
+  return { ...connectionTo(urls[0], flags, timeoutSeconds), ...(urls.length > 1 && { clusterUrls: urls }) };
+}
+
+/** The connection to the one node `command` acts on; several URLs are refused with the coded error. */
+export function oneNodeConnection(flags: NodeFlagValues, timeoutSeconds: number, command: string): NodeConnection {
+  return connectionTo(oneNodeUrl(flags.url, command), flags, timeoutSeconds);
 }
 
 /** Which of `names` were typed on the command line (`--url X` or `--url=X`), not taken from the environment. */

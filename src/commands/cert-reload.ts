@@ -5,7 +5,7 @@ import { progressDisplay } from '../cli/progress.js';
 import { reloadOverHttp } from '../maint/cert-reload/http-reload.js';
 import type { CertReloadResult } from '../maint/cert-reload/result.js';
 import { reloadBySignal } from '../maint/cert-reload/signal-reload.js';
-import { nodeFlags, passwordOf, typedFlags } from '../cli/node-flags.js';
+import { nodeFlags, oneNodeConnection, typedFlags } from '../cli/node-flags.js';
 import { Errors } from '../common/errors.js';
 
 export default class CertReload extends BaseCommand {
@@ -64,7 +64,7 @@ export default class CertReload extends BaseCommand {
     try {
       result = flags.signal
         ? await reloadBySignal({ dbPath: dataDirectories(flags, process.cwd()).db, timeoutMs })
-        : await reloadOverHttp({ url: flags.url, username: flags.username, password: passwordOf(flags), caFile: flags['ca-file'], timeoutMs });
+        : await reloadOverHttp(oneNodeConnection(flags, flags['timeout-seconds'], this.commandLine()));
     } catch (error) {
       display.fail();
       throw error;

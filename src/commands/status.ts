@@ -23,7 +23,7 @@ export default class Status extends NodeCommand {
 
   async run(): Promise<NodeStatus> {
     const { flags } = await this.parse(Status);
-    const status = await nodeStatus(await NodeClient.connect(this.connection(flags)));
+    const status = await nodeStatus(await NodeClient.connect(this.oneNodeConnection(flags)));
     if (status.serving) this.log(statusLine(status));
     return checkServing(status);
   }

@@ -330,6 +330,11 @@ export const Errors = {
       `this node knows no cluster leader yet (an election is under way, or etcd is unreachable); retry after ${retryAfterSeconds} s`,
     (retryAfterSeconds: number) => ({ retryAfterSeconds }),
   ),
+  clusterPriorityAtStart: define(
+    'SVCDB_ERR_CLUSTER_PRIORITY_AT_START', 400, 'a node\'s priority is set when it starts and cannot change while it runs',
+    (priority: number) => `the node priority cannot change to ${priority} while the node runs; set --node-priority (NodePriority) to ${priority} and restart the node`,
+    (priority: number) => ({ priority }),
+  ),
 
   // Persistent subscriptions.
   subscriptionNotFound: define(
@@ -488,6 +493,12 @@ export const Errors = {
     (url: string, cause: string) =>
       `cannot reach the node at ${url} (${cause}); check that the node is running and that --url has its address, port and protocol (http or https)`,
     (url: string) => ({ url }),
+  ),
+  clientNoLeader: define(
+    'SVCDB_ERR_CLIENT_NO_LEADER', 503, 'none of the nodes given with --url leads the cluster, or names a leader that answers',
+    (tried: string) =>
+      `found no leader among the nodes given with --url: ${tried}; start the nodes that are down, wait for the election to end, or give the URL of a node of the cluster that runs`,
+    (tried: string) => ({ tried }),
   ),
   clientTls: define(
     'SVCDB_ERR_CLIENT_TLS', 502, 'the node presented a certificate the command does not trust',

@@ -45,6 +45,7 @@ import { ReplicationSource } from './replication/replication-source.js';
 import { replicationStats } from './replication/replication-stats.js';
 import type { ClusterRole } from './cluster/cluster-role.js';
 import { ELECTION_RETRY_AFTER_SECONDS } from './cluster/cluster-role.js';
+import type { ClusterView } from './cluster/cluster-view.js';
 import { epochBefore, epochMarks, leaderChunkSize, leaderClientOf, reconcileWithLeader } from './replication/replica-start.js';
 import { requestTruncation } from '../storage/log/truncation-request.js';
 
@@ -66,6 +67,8 @@ export interface DaemonContext {
   projectionStorage?: (storage: NodeStorage) => ProjectionStorage;
   /** A cluster member's role in this composition; undefined for a node outside a cluster. */
   clusterRole?: ClusterRole;
+  /** The cluster this node is a member of (ClusterNode.view()); none for a node on its own. */
+  cluster?: ClusterView;
 }
 
 /** The services a node is made of, for an embedder (or a test) that drives them directly. */
@@ -196,7 +199,7 @@ export class Daemon {
     const features = { ...SERVED_FEATURES, projections: projections !== undefined };
     this.follower = leader && this.followerOf(leader);
     const replicaStatus = this.follower && (() => this.follower!.status());
-    const nodeInfo = new NodeInfo(context.version, features, authentication, () => this.currentState(), replicaStatus);
+    const nodeInfo = new NodeInfo(context.version, features, authentication, () => this.currentState(), replicaStatus, context.cluster);
     const streams = new StreamsService(storage, security.access);
     const subscriptions = new SubscriptionsService({
       system: new SystemStreams(streams), access: security.access, follow: (options) => storage.follow(options),
@@ -324,6 +327,7 @@ export class Daemon {
       following: () => replication.replicas(),
       address: () => (this.app.server.listening ? this.address : undefined),
       logger: this.context.logger.child({ component: 'gossip' }),
+      cluster: this.context.cluster,
     });
     return {
       stats, gossip, requests,
@@ -337,6 +341,7 @@ export class Daemon {
       shutdown: () => void this.stop({ kind: 'request' }),
       mergeIndexes: () => this.storage.mergeIndexes(),
       scavenge: this.scavenge,
+      resign: this.context.cluster && (() => this.context.cluster!.resign()),
       reloadConfig: async () => {
         const outcome = await this.reloadCertificates('http');
         if (!outcome.ok) throw outcome.error;

@@ -19,6 +19,7 @@ import { ReplicationSource } from '../../src/daemon/replication/replication-sour
 import { NodeInfo } from '../../src/daemon/services/node-info.js';
 import { daemonOptions } from '../../src/daemon/options.js';
 import type { ServiceStorage } from '../../src/daemon/projections/projections-service.js';
+import type { ClusterView } from '../../src/daemon/cluster/cluster-view.js';
 import type { Security, SecurityLimits } from '../../src/daemon/security/security.js';
 import type { StreamsService } from '../../src/daemon/services/streams.js';
 import type { ConsoleAssets } from '../../src/daemon/services/console-assets.js';
@@ -53,6 +54,8 @@ export interface TestNodeOptions {
   projectionStorage?: (engine: Engine) => ServiceStorage;
   /** startApp: serve the replication endpoint too, its position reports going to this sink. */
   onPosition?: PositionSink;
+  /** The cluster the node is a member of (ClusterNode.view()). */
+  cluster?: ClusterView;
 }
 
 const silent = pino({ level: 'silent' });
@@ -85,6 +88,7 @@ export async function startNode(t: Test, options: TestNodeOptions = {}): Promise
     loadConsole: () => options.console,
     ...(options.subscriptions && { subscriptionClock: options.subscriptions }),
     ...(projectionStorage && { projectionStorage: () => projectionStorage(engine) }),
+    ...(options.cluster && { cluster: options.cluster }),
   };
   daemon = await Daemon.start(nodeOptions(directory, options), context);
   const { streams, subscriptions, security } = daemon.parts;

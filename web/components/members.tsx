@@ -1,7 +1,9 @@
 /**
  * The cluster on the dashboard, from `/gossip`: on a leader, itself and the replicas that follow
  * it with what it sent them and their lag; on a replica, its leader and itself with its own lag
- * (what it made durable, the truer figure). Reloaded every few seconds, as the lag changes.
+ * (what it made durable, the truer figure); on a member of a cluster, every member etcd lists with
+ * its state (Leader, Follower, …), then its replicas. Reloaded every few seconds, as the lag and
+ * the leader change.
  */
 import { useEffect } from 'preact/hooks';
 import type { Api } from '../lib/api.js';

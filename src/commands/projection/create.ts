@@ -35,7 +35,7 @@ export default class ProjectionCreate extends NodeCommand {
     const { args, flags } = await this.parse(ProjectionCreate);
     const source = flags.query ?? await readSource(String(flags.file));
     const mode = flags.mode as (typeof PROJECTION_MODES)[number];
-    await createProjection(await NodeClient.connect(this.connection(flags)), { name: args.name, mode, source, enabled: !flags.disabled, emit: flags.emit });
+    await createProjection(await NodeClient.connect(this.connection(flags), this.chosenNode), { name: args.name, mode, source, enabled: !flags.disabled, emit: flags.emit });
     this.log(`projection ${args.name} created (${mode}${flags.disabled ? ', disabled' : ''})`);
     return { name: args.name, mode };
   }

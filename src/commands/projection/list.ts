@@ -12,7 +12,7 @@ export default class ProjectionList extends NodeCommand {
 
   async run(): Promise<ProjectionSummary[]> {
     const { flags } = await this.parse(ProjectionList);
-    const projections = await listProjections(await NodeClient.connect(this.connection(flags)));
+    const projections = await listProjections(await NodeClient.connect(this.connection(flags), this.chosenNode));
     this.log(table(['NAME', 'MODE', 'STATUS', 'PROGRESS'],
       projections.map((projection) => [projection.name, projection.mode, projection.status, `${projection.progress}%`])));
     return projections;

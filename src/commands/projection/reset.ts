@@ -19,7 +19,7 @@ export default class ProjectionReset extends NodeCommand {
 
   async run(): Promise<{ name: string }> {
     const { args, flags } = await this.parse(ProjectionReset);
-    await resetProjection(await NodeClient.connect(this.connection(flags)), args.name);
+    await resetProjection(await NodeClient.connect(this.connection(flags), this.chosenNode), args.name);
     this.log(`projection ${args.name} reset; it runs again from the start of the log`);
     return { name: args.name };
   }

@@ -25,7 +25,7 @@ export default class ProjectionState extends NodeCommand {
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(ProjectionState);
-    const state = await projectionState(await NodeClient.connect(this.connection(flags)), args.name, flags.partition);
+    const state = await projectionState(await NodeClient.connect(this.connection(flags), this.chosenNode), args.name, flags.partition);
     if (state !== '') await writeLine(state);
   }
 }

@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
-import { nodeConnection, nodeFlags } from '../../cli/node-flags.js';
+import { nodeFlags, oneNodeConnection } from '../../cli/node-flags.js';
 import { timeSpan } from '../../cli/human-text.js';
 import { formatBytes } from '../../common/human-units.js';
 import { scavengeDisplay } from '../../cli/scavenge-progress.js';
@@ -49,7 +49,7 @@ export default class ScavengeStart extends BaseCommand {
 
   async run(): Promise<ScavengeStartResult> {
     const { flags } = await this.parse(ScavengeStart);
-    const client = await ScavengeClient.connect(nodeConnection(flags, flags['timeout-seconds']));
+    const client = await ScavengeClient.connect(oneNodeConnection(flags, flags['timeout-seconds'], this.commandLine()));
     const display = scavengeDisplay('Starting a scavenge', this.jsonEnabled());
     try {
       const scavengeId = await client.start({

@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
-import { nodeConnection, nodeFlags } from '../../cli/node-flags.js';
+import { nodeFlags, oneNodeConnection } from '../../cli/node-flags.js';
 import { scavengeProgressText } from '../../cli/scavenge-progress.js';
 import type { ScavengeStatusResult } from '../../maint/scavenge/result.js';
 import { ScavengeClient } from '../../maint/scavenge/scavenge-client.js';
@@ -26,7 +26,7 @@ export default class ScavengeStatus extends BaseCommand {
 
   async run(): Promise<ScavengeStatusResult> {
     const { flags } = await this.parse(ScavengeStatus);
-    const client = await ScavengeClient.connect(nodeConnection(flags, flags['timeout-seconds']));
+    const client = await ScavengeClient.connect(oneNodeConnection(flags, flags['timeout-seconds'], this.commandLine()));
     const scavenge = await client.current();
     if (!this.jsonEnabled()) this.log(scavenge ? `scavenge ${scavenge.scavengeId}: ${scavengeProgressText(scavenge)}` : 'no scavenge is running');
     return { url: client.url, running: scavenge !== undefined, ...(scavenge && { scavenge }) };

@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
-import { nodeConnection, nodeFlags } from '../../cli/node-flags.js';
+import { nodeFlags, oneNodeConnection } from '../../cli/node-flags.js';
 import { scavengeDisplay } from '../../cli/scavenge-progress.js';
 import type { ScavengeStopResult } from '../../maint/scavenge/result.js';
 import { ScavengeClient } from '../../maint/scavenge/scavenge-client.js';
@@ -28,7 +28,7 @@ export default class ScavengeStop extends BaseCommand {
 
   async run(): Promise<ScavengeStopResult> {
     const { flags } = await this.parse(ScavengeStop);
-    const client = await ScavengeClient.connect(nodeConnection(flags, flags['timeout-seconds']));
+    const client = await ScavengeClient.connect(oneNodeConnection(flags, flags['timeout-seconds'], this.commandLine()));
     const display = scavengeDisplay('Stopping the scavenge', this.jsonEnabled());
     try {
       const scavengeId = await client.stop(flags.id ?? 'current');

@@ -49,7 +49,7 @@ export default class StreamAppend extends NodeCommand {
     if (!single && process.stdin.isTTY) {
       throw Errors.cliUsage.create('no events: give --type and --data (or --data-file), or events on standard input, one per line', this.commandLine());
     }
-    const appender = new StreamAppender(await NodeClient.connect(this.connection(flags)), args.stream, expected);
+    const appender = new StreamAppender(await NodeClient.connect(this.connection(flags), this.chosenNode), args.stream, expected);
     let source = 'standard input';
     if (single) {
       source = flags.data === undefined ? String(flags['data-file']) : '--data';

@@ -32,7 +32,7 @@ export default class StreamDelete extends NodeCommand {
   async run(): Promise<DeleteResult> {
     const { args, flags } = await this.parse(StreamDelete);
     const expected = expectedVersionOfFlag(flags['expected-version']);
-    const result = await deleteStream(await NodeClient.connect(this.connection(flags)), args.stream, flags.hard, expected);
+    const result = await deleteStream(await NodeClient.connect(this.connection(flags), this.chosenNode), args.stream, flags.hard, expected);
     this.log(result.hard ? `stream ${result.stream} deleted for good (a tombstone was written)` : `stream ${result.stream} deleted (an append recreates it)`);
     return result;
   }

@@ -38,7 +38,7 @@ export default class StreamRead extends NodeCommand {
   async run(): Promise<void> {
     const { args, flags } = await this.parse(StreamRead);
     const filter = allFilterOf(args.stream, flags, this.commandLine());
-    const client = await NodeClient.connect(this.connection(flags));
+    const client = await NodeClient.connect(this.connection(flags), this.chosenNode);
     exitQuietlyOnClosedPipe();
     const format = this.jsonEnabled() ? eventJsonLine : eventTextLine;
     for await (const event of readEvents(client, args.stream, { from: flags.from, count: flags.count, backwards: flags.backwards, filter })) {

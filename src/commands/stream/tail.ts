@@ -36,7 +36,7 @@ export default class StreamTail extends NodeCommand {
   async run(): Promise<void> {
     const { args, flags } = await this.parse(StreamTail);
     const filter = allFilterOf(args.stream, flags, this.commandLine());
-    const client = await NodeClient.connect(this.connection(flags));
+    const client = await NodeClient.connect(this.connection(flags), this.chosenNode);
     exitQuietlyOnClosedPipe();
     const format = this.jsonEnabled() ? eventJsonLine : eventTextLine;
     let printed = 0;

@@ -36,7 +36,7 @@ export default class SubscriptionCreate extends NodeCommand {
     if (flags.strategy !== undefined) settings.namedConsumerStrategy = flags.strategy;
     if (flags['max-retry-count'] !== undefined) settings.maxRetryCount = flags['max-retry-count'];
     if (flags['message-timeout-ms'] !== undefined) settings.messageTimeoutMilliseconds = flags['message-timeout-ms'];
-    await createSubscription(await NodeClient.connect(this.connection(flags)), args.stream, args.group, settings);
+    await createSubscription(await NodeClient.connect(this.connection(flags), this.chosenNode), args.stream, args.group, settings);
     this.log(`group ${args.group} created on ${args.stream}`);
     return { stream: args.stream, group: args.group, settings };
   }

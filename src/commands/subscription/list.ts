@@ -20,7 +20,7 @@ export default class SubscriptionList extends NodeCommand {
 
   async run(): Promise<SubscriptionSummary[]> {
     const { args, flags } = await this.parse(SubscriptionList);
-    const groups = await listSubscriptions(await NodeClient.connect(this.connection(flags)), args.stream);
+    const groups = await listSubscriptions(await NodeClient.connect(this.connection(flags), this.chosenNode), args.stream);
     this.log(table(['STREAM', 'GROUP', 'STATUS', 'PROCESSED', 'LAST EVENT', 'CONNECTIONS'], groups.map((group) => [
       group.eventStreamId, group.groupName, group.status, String(group.totalItemsProcessed),
       `${group.lastProcessedEventNumber}/${group.lastKnownEventNumber}`, String(group.connectionCount),

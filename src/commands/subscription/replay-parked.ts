@@ -21,7 +21,7 @@ export default class SubscriptionReplayParked extends NodeCommand {
 
   async run(): Promise<{ stream: string; group: string }> {
     const { args, flags } = await this.parse(SubscriptionReplayParked);
-    await replayParked(await NodeClient.connect(this.connection(flags)), args.stream, args.group);
+    await replayParked(await NodeClient.connect(this.connection(flags), this.chosenNode), args.stream, args.group);
     this.log(`parked messages of ${args.group} on ${args.stream} are being delivered again`);
     return { stream: args.stream, group: args.group };
   }

@@ -32,7 +32,7 @@ export default class UserAdd extends NodeCommand {
     const { args, flags } = await this.parse(UserAdd);
     const password = await newPassword(flags, this.commandLine());
     const groups = flags.group ?? [];
-    await addUser(await NodeClient.connect(this.connection(flags)), { loginName: args.login, fullName: flags['full-name'] ?? args.login, groups, password });
+    await addUser(await NodeClient.connect(this.connection(flags), this.chosenNode), { loginName: args.login, fullName: flags['full-name'] ?? args.login, groups, password });
     this.log(`user ${args.login} created${groups.length > 0 ? ` in ${groups.join(', ')}` : ''}`);
     return { loginName: args.login, groups };
   }

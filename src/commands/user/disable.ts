@@ -23,7 +23,7 @@ export default class UserDisable extends NodeCommand {
 
   async run(): Promise<{ loginName: string; disabled: boolean }> {
     const { args, flags } = await this.parse(UserDisable);
-    await setDisabled(await NodeClient.connect(this.connection(flags)), args.login, !flags.enable);
+    await setDisabled(await NodeClient.connect(this.connection(flags), this.chosenNode), args.login, !flags.enable);
     this.log(`user ${args.login} ${flags.enable ? 'enabled' : 'disabled'}`);
     return { loginName: args.login, disabled: !flags.enable };
   }

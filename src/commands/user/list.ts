@@ -12,7 +12,7 @@ export default class UserList extends NodeCommand {
 
   async run(): Promise<UserSummary[]> {
     const { flags } = await this.parse(UserList);
-    const users = await listUsers(await NodeClient.connect(this.connection(flags)));
+    const users = await listUsers(await NodeClient.connect(this.connection(flags), this.chosenNode));
     this.log(table(['LOGIN', 'FULL NAME', 'GROUPS', 'DISABLED'],
       users.map((user) => [user.loginName, user.fullName, user.groups.join(','), user.disabled ? 'yes' : 'no'])));
     return users;

@@ -27,7 +27,7 @@ export default class UserPasswd extends NodeCommand {
   async run(): Promise<{ loginName: string }> {
     const { args, flags } = await this.parse(UserPasswd);
     const password = await newPassword(flags, this.commandLine());
-    await resetPassword(await NodeClient.connect(this.connection(flags)), args.login, password);
+    await resetPassword(await NodeClient.connect(this.connection(flags), this.chosenNode), args.login, password);
     this.log(`password of ${args.login} changed`);
     return { loginName: args.login };
   }

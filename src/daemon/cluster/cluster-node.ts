@@ -9,6 +9,8 @@ import { Election } from './election.js';
 import { clusterKeys, connectEtcd } from './etcd-connection.js';
 import type { Etcd3 } from 'etcd3';
 import { Membership } from './membership.js';
+import type { ClusterView } from './cluster-view.js';
+import { nodeView } from './node-view.js';
 import { ClusterStateLog } from './state-log.js';
 
 export interface ClusterNodeOptions {
@@ -25,8 +27,10 @@ export class ClusterNode {
   readonly membership: Membership;
   readonly election: Election;
   private readonly client: Etcd3;
+  private readonly options: ClusterNodeOptions;
 
   constructor(options: ClusterNodeOptions) {
+    this.options = options;
     const { cluster, id } = options;
     this.client = connectEtcd(cluster.etcdEndpoints, cluster.requestTimeoutMs);
     const keys = clusterKeys(ETCD_KEY_PREFIX, cluster.clusterName);
@@ -54,6 +58,12 @@ export class ClusterNode {
   state(): string {
     if (this.election.isLeader) return 'Leader';
     return this.election.leader ? 'Follower' : 'Unknown';
+  }
+
+  /** What the node's HTTP surface shows of the cluster (/gossip, /info) and its resign operation. */
+  view(): ClusterView {
+    const { cluster, id } = this.options;
+    return nodeView({ id, clusterName: cluster.clusterName, clusterSize: cluster.clusterSize, membership: this.membership, election: this.election });
   }
 
   async close(): Promise<void> {

@@ -59,6 +59,7 @@ export class ClusterSupervisor {
     await mkdir(loaded.values.db, { recursive: true, mode: PRIVATE_DIRECTORY_MODE });
     const nodeId = await nodeIdentity(loaded.values.db);
     const supervisor = new ClusterSupervisor(loaded, context, cluster, nodeId);
+    supervisor.createNode();
     // Reads are served from the start; writes wait for the election.
     supervisor.daemon = await supervisor.compose({ kind: 'leaderless' });
     supervisor.current = { kind: 'leaderless' };
@@ -75,12 +76,15 @@ export class ClusterSupervisor {
     readonly nodeId: string,
   ) {}
 
+  private createNode(): void {
+    this.node = new ClusterNode({
+      cluster: this.cluster, id: this.nodeId, logger: this.context.logger, position: () => this.position(), state: () => this.memberState(),
+    });
+  }
+
   /** Registers in etcd and follows the election; etcd that does not answer yet is retried by the node. */
   private joinCluster(): void {
     const logger = this.context.logger;
-    this.node = new ClusterNode({
-      cluster: this.cluster, id: this.nodeId, logger, position: () => this.position(), state: () => this.memberState(),
-    });
     this.node.election.on('leader', (term: number) => this.want({ kind: 'leader', term }));
     this.node.election.on('follower', (leader?: { httpUrl: string }) => this.want(leader ? { kind: 'follower', leaderUrl: leader.httpUrl } : { kind: 'leaderless' }));
     void this.node.start().catch((error: unknown) => logger.error({ err: error }, 'cluster: joining failed'));
@@ -174,6 +178,7 @@ export class ClusterSupervisor {
     const context: DaemonContext = {
       ...this.context,
       clusterRole: role,
+      cluster: this.node.view(),
       ...(leaderTerm ? { openStorage: async (options) => leaderTerm.gate(await this.context.openStorage(options)) } : {}),
     };
     let daemon: Daemon;

@@ -30,6 +30,8 @@ export interface OperationsDependencies {
   shutdown: () => void;
   mergeIndexes: () => Promise<void>;
   reloadConfig: () => Promise<void>;
+  /** The cluster's resign operation; none on a node outside a cluster. */
+  resign?: () => Promise<void>;
   /** The node's scavenge; the scavenge routes are served when it is given. */
   scavenge?: ScavengeService;
 }
@@ -43,7 +45,7 @@ export function registerOperations(app: FastifyInstance, dependencies: Operation
   app.register(gossipRoutes, { gossip: dependencies.gossip });
   app.register(infoOptionsRoutes, { options: dependencies.options });
   app.register(adminRoutes, {
-    shutdown: dependencies.shutdown, mergeIndexes: dependencies.mergeIndexes, reloadConfig: dependencies.reloadConfig,
+    shutdown: dependencies.shutdown, mergeIndexes: dependencies.mergeIndexes, reloadConfig: dependencies.reloadConfig, resign: dependencies.resign,
   });
   if (dependencies.scavenge) app.register(scavengeRoutes, { scavenge: dependencies.scavenge });
 }

@@ -3,10 +3,15 @@
  * `POST /admin/mergeindexes` and `POST /admin/reloadconfig`. Shutdown and merge answer first and
  * act after: the shutdown waits for its own reply to be sent, since a stop waits for in-flight
  * requests. A configuration reload answers once it is done, with its coded error if it failed.
- * Only `$admins` and `$ops` get here (http/authentication.ts).
+ * `POST /admin/node/resign` gives up the cluster's leadership (the wire note's 200 with an empty
+ * body); a node outside a cluster answers the same and does nothing, as a single node of the
+ * reference resigns and at once elects itself again. `POST /admin/node/priority/{n}` is refused:
+ * the priority is in the node's etcd record from its start.
+ * Only `$admins` and `$ops` get here (http/authentication.ts); cross-site.ts refuses forged posts.
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
+import { Errors } from '../../common/errors.js';
 
 export interface AdminRoutesOptions {
   /** Begins the node's clean stop. */
@@ -14,9 +19,16 @@ export interface AdminRoutesOptions {
   mergeIndexes: () => Promise<void>;
   /** Reloads the certificates; rejects with the coded error when nothing changed. */
   reloadConfig: () => Promise<void>;
+  /** Gives up the cluster's leadership; resolves once the leader key is gone. None outside a cluster. */
+  resign?: () => Promise<void>;
 }
 
-export const adminRoutes: FastifyPluginAsync<AdminRoutesOptions> = async (app, { shutdown, mergeIndexes, reloadConfig }) => {
+/** Any 32-bit integer reaches the handler, so that every priority gets the same coded answer. */
+const priorityParams = {
+  type: 'object', required: ['priority'], properties: { priority: { type: 'integer', minimum: -2_147_483_648, maximum: 2_147_483_647 } },
+} as const;
+
+export const adminRoutes: FastifyPluginAsync<AdminRoutesOptions> = async (app, { shutdown, mergeIndexes, reloadConfig, resign }) => {
   app.post('/admin/shutdown', async (request, reply) => {
     // request.log carries the request id already.
     request.log.info('shutdown requested over HTTP');
@@ -39,5 +51,15 @@ export const adminRoutes: FastifyPluginAsync<AdminRoutesOptions> = async (app, {
   app.post('/admin/reloadconfig', async (_request, reply) => {
     await reloadConfig();
     return reply.type('text/plain; charset=utf-8').send('');
+  });
+
+  app.post('/admin/node/resign', async (request, reply) => {
+    request.log.info({ inCluster: resign !== undefined }, 'resignation requested over HTTP');
+    await resign?.();
+    return reply.type('text/plain; charset=utf-8').send('');
+  });
+
+  app.post<{ Params: { priority: number } }>('/admin/node/priority/:priority', { schema: { params: priorityParams } }, async (request) => {
+    throw Errors.clusterPriorityAtStart.create(request.params.priority);
   });
 };

@@ -33,6 +33,8 @@ const infoSchema = {
     },
     // A read-only replica's leader, state and lag (follower.ts ReplicaStatus).
     replication: { type: 'object', additionalProperties: true },
+    // A cluster member's view of the cluster (node-info.ts ClusterInfo).
+    cluster: { type: 'object', additionalProperties: true },
   },
   required: ['svcVersion', 'state', 'features', 'authentication'],
 } as const;

@@ -1,7 +1,8 @@
 /**
- * What this node says about the cluster: this node, with the checkpoints and epoch a joining node
- * would compare, and the read-only replicas that follow it now. Updates from other nodes are
- * checked and logged, and change nothing: a leader keeps itself leader.
+ * What this node says about the cluster: this node (or, in a cluster, every member etcd lists),
+ * with the checkpoints and epoch a joining node would compare, and the read-only replicas that
+ * follow it now. Updates from other nodes are checked and logged, and change nothing: a node on
+ * its own keeps itself leader, and a cluster's members come from etcd.
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../common/logger.js';
@@ -9,6 +10,7 @@ import type { EngineStatus } from '../../storage/engine.js';
 import type { NodeState } from './node-info.js';
 import type { ReplicaStatus } from '../replication/follower.js';
 import type { FollowingReplicaView } from '../replication/replication-source.js';
+import type { ClusterMemberView, ClusterView } from '../cluster/cluster-view.js';
 
 export interface GossipMember {
   instanceId: string;
@@ -66,6 +68,7 @@ const memberStates: Record<NodeState, string> = {
   initializing: 'Initializing',
   leader: 'Leader',
   follower: 'Follower',
+  preleader: 'PreLeader',
   unknown: 'Unknown',
   readonlyreplica: 'ReadOnlyReplica',
   catchingup: 'CatchingUp',
@@ -83,6 +86,8 @@ export interface GossipSources {
   replica?: () => ReplicaStatus;
   /** The replicas that follow this node now. */
   following?: () => FollowingReplicaView[];
+  /** The cluster this node is a member of; none for a node on its own. */
+  cluster?: ClusterView;
 }
 
 interface MemberFacts {
@@ -93,10 +98,13 @@ interface MemberFacts {
   port: number;
   position: number;
   isReadOnlyReplica: boolean;
+  nodePriority?: number;
 }
 
+type EpochFacts = Pick<EngineStatus, 'epochPosition' | 'epochNumber' | 'epochId'>;
+
 /** A member in the wire shape; the epoch is this node's (a replica that follows it is in the same one). */
-function memberOf(facts: MemberFacts, epoch: Pick<EngineStatus, 'epochPosition' | 'epochNumber' | 'epochId'>): GossipMember {
+function memberOf(facts: MemberFacts, epoch: EpochFacts): GossipMember {
   // There is no TCP client protocol: its endpoints are reported with port 0, as disabled.
   return {
     instanceId: facts.instanceId,
@@ -120,9 +128,33 @@ function memberOf(facts: MemberFacts, epoch: Pick<EngineStatus, 'epochPosition' 
     epochPosition: epoch.epochPosition,
     epochNumber: epoch.epochNumber,
     epochId: epoch.epochId,
-    nodePriority: 0,
+    nodePriority: facts.nodePriority ?? 0,
     isReadOnlyReplica: facts.isReadOnlyReplica,
   };
+}
+
+/** The host (IPv6 without its brackets) and port of a member's advertised URL. */
+function endpointOf(httpUrl: string): { ip: string; port: number } {
+  try {
+    const url = new URL(httpUrl);
+    const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
+    return { ip: url.hostname.replace(/^\[(.*)\]$/, '$1'), port };
+  } catch {
+    return { ip: '', port: 0 };
+  }
+}
+
+/**
+ * A cluster member as etcd lists it. This node reports its own log as the other members do; of
+ * another member only its published end of log and epoch number are known, so its epoch's
+ * position and id are reported as unknown (-1 and empty), as the engine reports a log without one.
+ */
+function clusterMemberOf(member: ClusterMemberView, timeStamp: string, own: { status: EngineStatus; position: number }): GossipMember {
+  const epoch: EpochFacts = member.self ? own.status : { epochPosition: -1, epochNumber: member.epoch, epochId: '' };
+  return memberOf({
+    instanceId: member.id, timeStamp, state: member.state, ...endpointOf(member.httpUrl),
+    position: member.self ? own.position : member.writerCheckpoint, isReadOnlyReplica: false, nodePriority: member.priority,
+  }, epoch);
 }
 
 export class GossipService {
@@ -135,11 +167,14 @@ export class GossipService {
     const { ip, port } = this.sources.address() ?? { ip: '', port: 0 };
     const status = this.sources.status();
     const timeStamp = new Date().toISOString();
-    const member = memberOf({
-      instanceId: this.instanceId, timeStamp, state: memberStates[this.sources.state()], ip, port,
-      // A commit is durable (writer.chk) and indexed (the chaser's work) before it is readable.
-      position: status.readableEnd, isReadOnlyReplica: this.sources.replica !== undefined,
-    }, status);
+    const cluster = this.sources.cluster;
+    // A commit is durable (writer.chk) and indexed (the chaser's work) before it is readable.
+    const nodes = cluster
+      ? cluster.members().map((member) => clusterMemberOf(member, timeStamp, { status, position: status.readableEnd }))
+      : [memberOf({
+        instanceId: this.instanceId, timeStamp, state: memberStates[this.sources.state()], ip, port,
+        position: status.readableEnd, isReadOnlyReplica: this.sources.replica !== undefined,
+      }, status)];
     const replicas = this.sources.following?.() ?? [];
     // A replica's checkpoints are what this node sent it: it does not report what it made durable.
     const followers = replicas.map((replica) => memberOf({
@@ -148,13 +183,18 @@ export class GossipService {
     }, status));
     const replication = this.sources.replica?.();
     return {
-      members: [member, ...followers], serverIp: ip, serverPort: port,
+      members: [...nodes, ...followers], serverIp: ip, serverPort: port,
       ...(replication ? { replication } : {}), ...(replicas.length > 0 ? { replicas } : {}),
     };
   }
 
   /** Takes another node's view (already checked against the schema) and answers with this one's. */
   receive(update: GossipUpdate): GossipDocument {
+    if (this.sources.cluster) {
+      // A cluster's members and its leader come from etcd; a node's word changes neither.
+      this.sources.logger.info({ from: `${update.serverIp}:${update.serverPort}` }, 'gossip from another node ignored: the cluster\'s members come from etcd');
+      return this.document();
+    }
     const others = update.members.filter((member) => member.instanceId.toLowerCase() !== this.instanceId);
     const otherLeaders = others.filter((member) => member.isAlive && member.state === 'Leader');
     if (otherLeaders.length > 0) {

@@ -5,15 +5,25 @@
  * unexpected reply the same way.
  */
 import type { NodeConnection } from '../../common/node-connection.js';
+import { findLeader, type LeaderChoice } from './leader-search.js';
 import { nodeUrl, readCaFile, replyError, requestNode, unexpectedReply, type NodeReply, type RequestOptions } from './node-request.js';
 
 export class NodeClient {
   private constructor(readonly connection: NodeConnection, private readonly ca: string | undefined) {}
 
-  /** Checks --url and reads --ca-file before any request, so either mistake is reported first. */
-  static async connect(connection: NodeConnection): Promise<NodeClient> {
+  /**
+   * Checks --url and reads --ca-file before any request, so either mistake is reported first.
+   * Given the URLs of several nodes, connects to the one that leads and tells `chosen` which.
+   */
+  static async connect(connection: NodeConnection, chosen?: (choice: LeaderChoice) => void): Promise<NodeClient> {
     nodeUrl(connection.url, '/');
-    return new NodeClient(connection, await readCaFile(connection.caFile));
+    const ca = await readCaFile(connection.caFile);
+    const urls = connection.clusterUrls ?? [];
+    if (urls.length < 2) return new NodeClient(connection, ca);
+    const choice = await findLeader(connection, urls, ca);
+    chosen?.(choice);
+    const { clusterUrls: _all, ...one } = connection;
+    return new NodeClient({ ...one, url: choice.url }, ca);
   }
 
   get url(): string {

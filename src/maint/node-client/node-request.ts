@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import http from 'node:http';
 import https from 'node:https';
 import { Errors, reviveError } from '../../common/errors.js';
-import type { NodeConnection } from '../../common/node-connection.js';
+import { checkNodeUrl, type NodeConnection } from '../../common/node-connection.js';
 
 export interface NodeReply {
   status: number;
@@ -23,16 +23,7 @@ const CERTIFICATE_REJECTED = /CERT|SELF_SIGNED|UNABLE_TO_|ERR_TLS_/;
 
 /** `path` on the node of `url`, or the coded error that says how to write --url. */
 export function nodeUrl(url: string, path: string): URL {
-  let parsed: URL;
-  try {
-    parsed = new URL(path, url);
-  } catch {
-    throw Errors.optionInvalid.create('--url', `must be a URL such as http://127.0.0.1:2113, got ${JSON.stringify(url)}`);
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw Errors.optionInvalid.create('--url', `must start with http:// or https://, got ${JSON.stringify(url)}`);
-  }
-  return parsed;
+  return new URL(path, checkNodeUrl(url));
 }
 
 /** Reads --ca-file once; a client that makes several requests passes the text on. */
