@@ -1,4 +1,5 @@
 import { backupBenchmarks } from './backup.js';
+import { clusterBenchmarks } from './cluster/cluster.js';
 import { consoleBenchmarks } from './console.js';
 import { httpBenchmarks, pinning } from './http.js';
 import { loginFloodBenchmark } from './login-flood.js';
@@ -45,10 +46,12 @@ const groups: Record<string, () => Promise<void>> = {
   'login-flood': floodBenchmarks,
   // Needs PostgreSQL and Redis installed (bench/README.md): only run when named.
   peers: peersBenchmarks,
+  // Needs etcd installed (bench/README.md): only run when named.
+  cluster: clusterBenchmarks,
 };
 
-/** Groups that another group runs as well, or that need peers installed: only run when named. */
-const partOfAnother = new Set(['login-flood', 'peers']);
+/** Groups that another group runs as well, or that need peers or etcd installed: only run when named. */
+const partOfAnother = new Set(['login-flood', 'peers', 'cluster']);
 
 /** `npm run bench`: every benchmark, each beside the baseline it measures in the same run. */
 async function main(): Promise<void> {

@@ -41,10 +41,10 @@ const LINES_KEPT = 20;
 
 /**
  * Starts `command` and waits for a line of its output matching `ready`; if it exits first, the
- * error carries its last lines. The child comes wrapped: a promise resolved with it would wait
- * for its exit.
+ * error carries its last lines. Every line is also given to `onLine`, for as long as it runs. The
+ * child comes wrapped: a promise resolved with it would wait for its exit.
  */
-export async function startUntilReady(command: string[], ready: RegExp): Promise<{ child: ResultPromise }> {
+export async function startUntilReady(command: string[], ready: RegExp, onLine?: (line: string) => void): Promise<{ child: ResultPromise }> {
   const [file, ...args] = command;
   const lastLines: string[] = [];
   let readied!: () => void;
@@ -57,6 +57,7 @@ export async function startUntilReady(command: string[], ready: RegExp): Promise
     lastLines.push(text);
     if (lastLines.length > LINES_KEPT) lastLines.shift();
     if (ready.test(text)) readied();
+    onLine?.(text);
   };
   const child = execa(file, args, { stdin: 'ignore', stdout: watch, stderr: watch, reject: false, forceKillAfterDelay: false });
   const exitedFirst = child.then((result) => {

@@ -37,7 +37,8 @@ function batchBody(): string {
   return `[${Array.from({ length: BATCH_EVENTS }, () => `{"eventId":"${randomUUID()}","eventType":"${EVENT_TYPE}","data":${PAYLOAD}}`).join(',')}]`;
 }
 
-function open(url: string, work: Work): Session {
+/** Clients of the node at `url` for `work`: the cluster bench loads a cluster's leader with them too. */
+export function open(url: string, work: Work): Session {
   const clients = work.kind === 'single' ? work.clients : BATCH_CLIENTS;
   const agent = new Agent({ keepAlive: true, maxSockets: clients });
   const close = async () => agent.destroy();
@@ -55,7 +56,7 @@ function open(url: string, work: Work): Session {
   };
 }
 
-async function groupCommits(url: string): Promise<number> {
+export async function groupCommits(url: string): Promise<number> {
   const response = await fetch(`${url}/stats/svc/writer/totalFlushes`, { headers: basic('admin', 'changeit') });
   if (!response.ok) throw new Error(`svcdb /stats answered ${response.status}`);
   return Number(await response.json());
