@@ -4,7 +4,7 @@
  * it: the leader key gone from etcd (its lease lapsed; etcd polled every KEY_POLL_MS from here),
  * then from the nodes' log lines (their clocks are this machine's): the new leader logging
  * `cluster: leader` (elected), its next `listening` (its log reopened as leader) and the other
- * survivor's next `listening` (reopened as the new leader's follower, which the first quorum
+ * survivor's next `replication following` (connected to the new leader, which the first quorum
  * needs). The killed node is started again and followed before the next round.
  */
 import { median, report } from '../measure.js';
@@ -26,7 +26,7 @@ interface Round {
   killed: string;
 }
 
-const PHASES = { leaseLapsed: 'lease lapsed', elected: 'elected', leaderReopened: 'leader reopened', followerReopened: 'follower reopened' } as const;
+const PHASES = { leaseLapsed: 'lease lapsed', elected: 'elected', leaderReopened: 'leader reopened', followerFollowing: 'follower connected' } as const;
 type Phase = keyof typeof PHASES;
 
 export interface FailoverSettings {
@@ -54,14 +54,14 @@ async function leaderKeyGone(settings: FailoverSettings, until: Promise<unknown>
 }
 
 /** The phases the nodes logged, as milliseconds after `killedAtWall`. */
-function loggedPhases(leader: Member, follower: Member, killedAtWall: number): Pick<Round['phasesMs'], 'elected' | 'leaderReopened' | 'followerReopened'> {
+function loggedPhases(leader: Member, follower: Member, killedAtWall: number): Pick<Round['phasesMs'], 'elected' | 'leaderReopened' | 'followerFollowing'> {
   const since = (time: number | undefined) => (time === undefined ? undefined : time - killedAtWall);
   const elected = leader.firstEvent('cluster: leader', killedAtWall)?.time;
-  if (elected === undefined) return { elected: undefined, leaderReopened: undefined, followerReopened: undefined };
+  if (elected === undefined) return { elected: undefined, leaderReopened: undefined, followerFollowing: undefined };
   return {
     elected: since(elected),
     leaderReopened: since(leader.firstEvent('listening', elected)?.time),
-    followerReopened: since(follower.firstEvent('listening', elected)?.time),
+    followerFollowing: since(follower.firstEvent('replication following', elected)?.time),
   };
 }
 

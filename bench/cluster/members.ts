@@ -20,6 +20,9 @@ const LISTENING = /"msg":"listening"/;
 const CLUSTER_NAME = `bench-${process.pid}`;
 export const LEADER_KEY = `/svcdb/${CLUSTER_NAME}/leader`;
 
+/** Besides its `cluster:` lines: each composition listening, and a follower connected to its leader. */
+const KEPT_MESSAGES = new Set(['listening', 'replication following']);
+
 /** A log line of a member's: its message and its time (epoch ms, the node's clock). */
 export interface LogEvent {
   msg: string;
@@ -34,13 +37,13 @@ function clusterEvent(line: string): LogEvent | undefined {
     return undefined; // Not a JSON line.
   }
   if (typeof parsed.msg !== 'string' || typeof parsed.time !== 'number') return undefined;
-  if (!parsed.msg.startsWith('cluster:') && parsed.msg !== 'listening') return undefined;
+  if (!parsed.msg.startsWith('cluster:') && !KEPT_MESSAGES.has(parsed.msg)) return undefined;
   return { msg: parsed.msg, time: parsed.time };
 }
 
 export class Member {
   private child: ResultPromise | undefined;
-  /** Its cluster lines and "listening" lines, over all its starts. */
+  /** Its cluster lines and KEPT_MESSAGES lines, over all its starts. */
   readonly events: LogEvent[] = [];
 
   constructor(readonly name: string, private readonly directory: string, readonly port: number, private readonly args: readonly string[]) {}
