@@ -7,8 +7,8 @@
  * survivor's next `replication following` (connected to the new leader, which the first quorum
  * needs). The killed node is started again and followed before the next round.
  */
-import { median, report } from '../measure.js';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { median, report } from '../measure.js';
 import { settled, type Member } from './members.js';
 import { RETRY_MS, Writers } from './writers.js';
 
