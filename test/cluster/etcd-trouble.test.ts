@@ -46,7 +46,7 @@ t.test('with etcd short of quorum the leader stops acknowledging within its leas
   // A state is the line with its fields: following no leader, then the one elected, are two.
   const states = leader.log.map(({ message, fields }) => {
     const { leader: following, term } = fields as { leader?: unknown; term?: unknown };
-    return `${message}${following === undefined ? '' : ` leader=${String(following)}`}${term === undefined ? '' : ` term=${String(term)}`}`;
+    return `${message}${following === undefined ? '' : ` leader=${JSON.stringify(following)}`}${term === undefined ? '' : ` term=${JSON.stringify(term)}`}`;
   });
   for (let index = 1; index < states.length; index++) {
     t.not(states[index], states[index - 1], `line ${index} (${states[index]}) is a change`);
