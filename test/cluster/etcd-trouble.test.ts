@@ -43,7 +43,12 @@ t.test('with etcd short of quorum the leader stops acknowledging within its leas
   t.ok(unreachableLines >= 1 && unreachableLines < failedRequests, `${unreachableLines} "etcd unreachable" lines for ${failedRequests} failed requests`);
   t.ok(messages.includes(STATE_MESSAGES.fenced), 'a line when it stopped acknowledging');
   t.ok(messages.lastIndexOf(STATE_MESSAGES.reachable) > messages.indexOf(STATE_MESSAGES.unreachable), 'a line when etcd answered again');
-  for (let index = 1; index < messages.length; index++) {
-    t.not(messages[index], messages[index - 1], `line ${index} (${messages[index]}) is a change`);
+  // A state is the line with its fields: following no leader, then the one elected, are two.
+  const states = leader.log.map(({ message, fields }) => {
+    const { leader: following, term } = fields as { leader?: unknown; term?: unknown };
+    return `${message}${following === undefined ? '' : ` leader=${JSON.stringify(following)}`}${term === undefined ? '' : ` term=${JSON.stringify(term)}`}`;
+  });
+  for (let index = 1; index < states.length; index++) {
+    t.not(states[index], states[index - 1], `line ${index} (${states[index]}) is a change`);
   }
 });

@@ -4,8 +4,10 @@
  * directories of its own. Members can be killed, frozen (SIGSTOP) and started again; the helper
  * finds the leader by asking every running member's /info.
  */
+import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Test } from 'tap';
+import { ADMIN_AUTH } from './auth.js';
 import { startServer, type RunningServer } from './cli.js';
 import type { EtcdCluster } from './etcd.js';
 import { freePort, nodeDirectories, type NodeDirectories, TEST_CHUNK_BYTES } from './replication.js';
@@ -34,6 +36,12 @@ export class ClusterMember {
     if (this.server) throw new Error(`${this.name} is already running`);
     this.server = await startServer(t, { dbPath: this.directories.db, args: ['--index', this.directories.index, '--http-port', String(this.port), ...this.args] });
     this.lastServer = this.server;
+    // SVC_TEST_CLUSTER_LOGS=<dir>: every member's whole log is kept there, for a failure to be read.
+    const logs = process.env.SVC_TEST_CLUSTER_LOGS;
+    if (logs) {
+      const server = this.server;
+      t.teardown(() => appendFileSync(join(logs, `${this.name}.log`), server.process.stdout));
+    }
   }
 
   /** SIGKILL (or another signal) and the exit awaited. */
@@ -138,4 +146,28 @@ export class TestCluster {
     }, { intervalMs: 50 });
     return leader!;
   }
+}
+
+export interface AppendAnswer {
+  /** 0 when the node did not answer (it is switching roles, or down). */
+  status: number;
+  code?: string;
+  retryAfter: string | null;
+}
+
+/** One append of a new event, whatever the answer: the status, the error code, Retry-After. */
+export async function tryAppend(url: string, stream: string): Promise<AppendAnswer> {
+  let response: Response;
+  try {
+    response = await fetch(`${url}/streams/${stream}`, {
+      method: 'POST', redirect: 'manual',
+      headers: { authorization: ADMIN_AUTH, 'content-type': 'application/json', 'svc-eventtype': 'tested', 'svc-eventid': crypto.randomUUID() },
+      body: '{"acknowledged":"perhaps"}',
+    });
+  } catch {
+    return { status: 0, retryAfter: null };
+  }
+  const text = await response.text();
+  const code = response.status >= 400 ? (JSON.parse(text) as { code?: string }).code : undefined;
+  return { status: response.status, ...(code ? { code } : {}), retryAfter: response.headers.get('retry-after') };
 }

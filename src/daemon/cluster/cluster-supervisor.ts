@@ -31,13 +31,16 @@ function sameWish(a: RoleWish, b: RoleWish): boolean {
   return a.kind === b.kind;
 }
 
-/** Pause before composing again after a composition failed to start. */
+/** Pause before composing again after a composition failed to start; it doubles up to the max. */
 const RETRY_START_MS = 500;
+const RETRY_START_MS_MAX = 10_000;
 
 export class ClusterSupervisor {
   private daemon: Daemon | undefined;
   private current: RoleWish | undefined;
   private wanted: RoleWish | undefined;
+  /** The role being composed while no composition runs: a leader not yet open is a PreLeader. */
+  private composing: RoleWish | undefined;
   private switching: Promise<void> | undefined;
   private leaderTerm: LeaderTerm | undefined;
   private stopping: Promise<StopResult> | undefined;
@@ -147,9 +150,12 @@ export class ClusterSupervisor {
     const previous = this.daemon;
     this.daemon = undefined;
     this.current = undefined;
+    this.composing = wish;
+    this.node.membership.positionChanged();
     this.leaderTerm?.close();
     this.leaderTerm = undefined;
     if (previous) await previous.stop({ kind: 'request' });
+    let delayMs = RETRY_START_MS;
     while (!this.stopping) {
       try {
         this.daemon = await this.compose(wish);
@@ -163,7 +169,8 @@ export class ClusterSupervisor {
           await this.node.election.resign().catch(() => undefined);
           return;
         }
-        await new Promise((resolve) => setTimeout(resolve, RETRY_START_MS));
+        await new Promise((resolve) => setTimeout(resolve, delayMs));
+        delayMs = Math.min(2 * delayMs, RETRY_START_MS_MAX);
         if (this.wanted) return;
       }
     }
@@ -240,7 +247,7 @@ export class ClusterSupervisor {
 
   private memberState(): ClusterMemberState {
     const current = this.current;
-    if (!current) return this.wanted?.kind === 'leader' ? 'PreLeader' : 'Unknown';
+    if (!current) return this.composing?.kind === 'leader' ? 'PreLeader' : 'Unknown';
     if (current.kind === 'leader') return 'Leader';
     if (current.kind === 'leaderless') return 'Unknown';
     return this.daemon?.state === 'catchingup' ? 'CatchingUp' : 'Follower';

@@ -67,6 +67,7 @@ export class Election extends EventEmitter {
   private closed = false;
   private fenced = false;
   private retryTimer: NodeJS.Timeout | undefined;
+  private recheckTimer: NodeJS.Timeout | undefined;
   /** A node that resigned stays out of the next election until this monotonic time. */
   private abstainUntil = Number.NEGATIVE_INFINITY;
   /** The revision at which the leader key was last seen absent. */
@@ -127,9 +128,37 @@ export class Election extends EventEmitter {
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.retryTimer);
+    clearTimeout(this.recheckTimer);
     this.options.membership.off('change', this.onMembersChanged);
     await this.resign();
     await cancelWatches(this.watchers, this.options.requestTimeoutMs);
+  }
+
+  /**
+   * Reads the leader key again, once a lease TTL: a watch can miss an event (etcd stopped
+   * entirely and started again, say), and a node that kept believing in a leader whose key is
+   * gone would neither campaign nor follow anyone else.
+   */
+  private recheckLeaderLater(): void {
+    clearTimeout(this.recheckTimer);
+    if (this.closed) return;
+    this.recheckTimer = setTimeout(() => {
+      void this.recheckLeader().catch((error: unknown) => this.emit('unreachable', error)).finally(() => this.recheckLeaderLater());
+    }, this.options.ttlMs);
+  }
+
+  private async recheckLeader(): Promise<void> {
+    const { client, keys, requestTimeoutMs } = this.options;
+    const response = await client.get(keys.leader).options(deadline(requestTimeoutMs)).exec();
+    if (this.closed) return;
+    const kv = response.kvs[0];
+    const known = this.leader;
+    if (!kv) {
+      if (known || this.isLeader) this.leaderGone(revision(response.header.revision));
+      return;
+    }
+    const found = parseLeader(kv);
+    if (found?.id !== known?.id || found?.term !== known?.term) this.leaderPut(kv);
   }
 
   private async watchLeader(): Promise<void> {
@@ -149,8 +178,10 @@ export class Election extends EventEmitter {
     roundWatcher.on('put', () => {
       if (!this.leader) this.options.membership.publishNow().catch(() => this.retryLater(RETRY_MS));
     });
-    // The client reconnects a watch by itself and resumes from its last revision.
+    // The client reconnects a watch by itself and resumes from its last revision; the recheck
+    // covers what a reconnect may still miss.
     for (const watcher of this.watchers) watcher.on('error', () => undefined);
+    this.recheckLeaderLater();
   }
 
   private leaderPut(kv: IKeyValue): void {
