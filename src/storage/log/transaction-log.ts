@@ -281,9 +281,15 @@ export class TransactionLog {
     return this.chunks[this.chunks.length - 1];
   }
 
-  /** Whether `framedBytes` more fit in the current chunk after what it holds now. */
+  /**
+   * Whether `framedBytes` more fit in the current chunk after what it holds now. A chunk's data
+   * never reaches its last byte: the writer position would then be the next chunk's start while
+   * the chunk is still ongoing, and writer.chk there reads as "this chunk is completed" (to
+   * recovery, and to a leader's stream, which would go on to the next chunk without the
+   * completion its replicas wait for).
+   */
   fits(framedBytes: number): boolean {
-    return this.currentChunk.freeBytes >= framedBytes;
+    return this.currentChunk.freeBytes > framedBytes;
   }
 
   /**

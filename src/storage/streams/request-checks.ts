@@ -52,7 +52,7 @@ export function checkCount(maxCount: number): void {
 const EMPTY_EVENT: NewEvent = Object.freeze({ eventId: '', eventType: '', data: Buffer.alloc(0), metadata: Buffer.alloc(0), isJson: false });
 
 /**
- * Every event is well formed, each fits in a record, and the whole append fits in a chunk.
+ * Every event is well formed, each fits in a record, and the whole append fits in an empty chunk.
  * Returns the framed bytes the events take in `streamName`, which the writer reuses.
  */
 export function checkEvents(streamName: string, events: NewEvent[], chunkSizeBytes: number): number {
@@ -73,6 +73,8 @@ export function checkEvents(streamName: string, events: NewEvent[], chunkSizeByt
     if (bytes > RECORD_PAYLOAD_BYTES_MAX) throw Errors.eventTooLarge.create(bytes, RECORD_PAYLOAD_BYTES_MAX);
     total += bytes;
   }
-  if (total > chunkSizeBytes) throw Errors.appendTooLarge.create(total, chunkSizeBytes);
+  // A chunk's data stops short of its last byte (TransactionLog.fits): an append fits in an empty chunk.
+  const limit = chunkSizeBytes - 1;
+  if (total > limit) throw Errors.appendTooLarge.create(total, limit);
   return total;
 }
