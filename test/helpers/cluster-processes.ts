@@ -93,7 +93,8 @@ export class TestCluster {
   /** Starts every member and waits until one leads and the others follow it. */
   static async start(t: Test, etcd: EtcdCluster, options: TestClusterOptions = {}): Promise<TestCluster> {
     const size = options.size ?? 3;
-    const root = t.testdir();
+    // Not t.testdir(): that empties the directory, where the test's etcd keeps its data.
+    const root = t.testdirName;
     const name = `c${process.pid}-${Math.floor(Math.random() * 1e9)}`;
     const members: ClusterMember[] = [];
     for (let index = 0; index < size; index++) {
