@@ -6,7 +6,7 @@
 // member's log is byte for byte the leader's.
 import t, { type Test } from 'tap';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CLUSTER_LEASE_TTL_MS, TestCluster } from '../helpers/cluster-processes.js';
+import { CLUSTER_LEASE_TTL_MS, TestCluster, type ClusterMember } from '../helpers/cluster-processes.js';
 import { runWriters, type WriterOutcome } from '../helpers/cluster-writers.js';
 import { startEtcdCluster } from '../helpers/etcd.js';
 import { compareLogs, eventIds, waitForReplicas } from '../helpers/replication.js';
@@ -38,40 +38,36 @@ async function checkConverged(t: Test, cluster: TestCluster, outcome: WriterOutc
   }
 }
 
-t.test(`the leader SIGKILLed ${KILLS} times under 32 writers`, async (t) => {
+/**
+ * A cluster under 32 writers while `rounds` times, at a random moment, `disrupt` does something to
+ * its leader; then the writers stop and every member must hold exactly what was acknowledged.
+ */
+async function tortured(t: Test, rounds: number, disrupt: (leader: ClusterMember, cluster: TestCluster, round: number) => Promise<void>): Promise<void> {
   const etcd = await startEtcdCluster(t);
   const cluster = await TestCluster.start(t, etcd);
   let finish!: () => void;
   const writing = runWriters(cluster, WRITERS, new Promise<void>((resolve) => {
     finish = resolve;
   }));
-  for (let round = 0; round < KILLS; round++) {
+  for (let round = 0; round < rounds; round++) {
     const leader = await cluster.settled();
     await sleep(randomInt(200, 1500));
-    await leader.kill();
-    await cluster.settled(`round ${round}: a new leader among the two members left`);
-    await leader.start(t);
+    await disrupt(leader, cluster, round);
   }
   finish();
   await checkConverged(t, cluster, await writing);
-});
+}
 
-t.test(`the leader frozen past its lease ${FREEZES} times under 32 writers`, async (t) => {
-  const etcd = await startEtcdCluster(t);
-  const cluster = await TestCluster.start(t, etcd);
-  let finish!: () => void;
-  const writing = runWriters(cluster, WRITERS, new Promise<void>((resolve) => {
-    finish = resolve;
-  }));
-  for (let round = 0; round < FREEZES; round++) {
-    const leader = await cluster.settled();
-    await sleep(randomInt(200, 1500));
-    leader.freeze();
-    await cluster.settled(`round ${round}: a new leader while the old one is frozen`);
-    await sleep(CLUSTER_LEASE_TTL_MS);
-    // Let go, the old leader finds its lease gone: it must have acknowledged nothing since, and follows.
-    leader.thaw();
-  }
-  finish();
-  await checkConverged(t, cluster, await writing);
-});
+t.test(`the leader SIGKILLed ${KILLS} times under 32 writers`, (t) => tortured(t, KILLS, async (leader, cluster, round) => {
+  await leader.kill();
+  await cluster.settled(`round ${round}: a new leader among the two members left`);
+  await leader.start(t);
+}));
+
+t.test(`the leader frozen past its lease ${FREEZES} times under 32 writers`, (t) => tortured(t, FREEZES, async (leader, cluster, round) => {
+  leader.freeze();
+  await cluster.settled(`round ${round}: a new leader while the old one is frozen`);
+  await sleep(CLUSTER_LEASE_TTL_MS);
+  // Let go, the old leader finds its lease gone: it must have acknowledged nothing since, and follows.
+  leader.thaw();
+}));

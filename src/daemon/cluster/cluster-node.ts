@@ -67,8 +67,12 @@ export class ClusterNode {
   }
 
   async close(): Promise<void> {
-    await this.election.close();
-    await this.membership.close();
-    this.client.close();
+    try {
+      await this.election.close();
+      await this.membership.close();
+    } finally {
+      // An open client keeps reconnecting, and the process alive.
+      this.client.close();
+    }
   }
 }

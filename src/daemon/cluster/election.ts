@@ -145,6 +145,8 @@ export class Election extends EventEmitter {
     this.recheckTimer = setTimeout(() => {
       void this.recheckLeader().catch((error: unknown) => this.emit('unreachable', error)).finally(() => this.recheckLeaderLater());
     }, this.options.ttlMs);
+    // A check now and then is no reason for the process to stay up.
+    this.recheckTimer.unref();
   }
 
   private async recheckLeader(): Promise<void> {
@@ -171,10 +173,19 @@ export class Election extends EventEmitter {
     const from = String(revision(response.header.revision) + 1);
     const leaderWatcher = await client.watch().key(keys.leader).startRevision(from).create();
     this.watchers.push(leaderWatcher);
+    // Closed meanwhile: watches left open would keep reconnecting, and the process alive.
+    if (this.closed) {
+      await cancelWatches(this.watchers, requestTimeoutMs);
+      return;
+    }
     leaderWatcher.on('put', (put) => this.leaderPut(put));
     leaderWatcher.on('delete', (deleted) => this.leaderGone(revision(deleted.mod_revision)));
     const roundWatcher = await client.watch().key(keys.electionRound).startRevision(from).create();
     this.watchers.push(roundWatcher);
+    if (this.closed) {
+      await cancelWatches(this.watchers, requestTimeoutMs);
+      return;
+    }
     roundWatcher.on('put', () => {
       if (!this.leader) this.options.membership.publishNow().catch(() => this.retryLater(RETRY_MS));
     });

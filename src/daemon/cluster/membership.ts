@@ -147,7 +147,13 @@ export class Membership extends EventEmitter {
     });
     for (const kv of response.kvs) this.apply(kv, 'put');
     this.emit('change');
-    this.watcher = await client.watch().prefix(keys.members).startRevision(String(revision(response.header.revision) + 1)).create();
+    const watcher = await client.watch().prefix(keys.members).startRevision(String(revision(response.header.revision) + 1)).create();
+    // Closed meanwhile: a watch left open would keep reconnecting, and the process alive.
+    if (this.closed) {
+      await cancelWatches([watcher], requestTimeoutMs);
+      return;
+    }
+    this.watcher = watcher;
     this.watcher.on('put', (kv) => {
       this.apply(kv, 'put');
       this.emit('change');

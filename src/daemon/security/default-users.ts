@@ -19,7 +19,11 @@ const defaultUsers = [
   { loginName: 'ops', fullName: 'svcdb Operations', groups: [OPS_GROUP], password: (passwords: DefaultPasswords) => passwords.ops },
 ];
 
-export async function ensureDefaultUsers(store: UserStore, hasher: PasswordHasher, passwords: DefaultPasswords, logger: Logger): Promise<void> {
+/**
+ * Creates the default users in a new database; resolves with the check for default passwords,
+ * which runs on after the start (the caller waits for it before closing the hasher).
+ */
+export async function ensureDefaultUsers(store: UserStore, hasher: PasswordHasher, passwords: DefaultPasswords, logger: Logger): Promise<{ warned: Promise<void> }> {
   if (!store.initialized()) {
     await store.prepareNotifications();
     for (const user of defaultUsers) {
@@ -29,8 +33,8 @@ export async function ensureDefaultUsers(store: UserStore, hasher: PasswordHashe
     logger.info({ users: defaultUsers.map((user) => user.loginName) }, 'created the default users');
   }
   // Two password hashes take a good part of a second: the start (a cluster leader's, during a
-  // failover) does not wait for the warning. A node stopped meanwhile has nothing to warn about.
-  void warnOfDefaultPasswords(store, hasher, logger).catch(() => undefined);
+  // failover) does not wait for the warning.
+  return { warned: warnOfDefaultPasswords(store, hasher, logger).catch(() => undefined) };
 }
 
 async function warnOfDefaultPasswords(store: UserStore, hasher: PasswordHasher, logger: Logger): Promise<void> {

@@ -76,14 +76,18 @@ async function assemble(
       else if (changed === 'defaultAcls') defaults.invalidate();
     }
   });
-  if (passwords !== undefined) await ensureDefaultUsers(store, hasher, passwords, logger);
+  const defaultPasswordsChecked = passwords === undefined ? Promise.resolve() : (await ensureDefaultUsers(store, hasher, passwords, logger)).warned;
   return {
     authenticator,
     access: new AclAccess((streamName) => storage.getStreamMetadata(streamName).metadata, defaults),
     users: new UsersService(store, hasher, async (login, password, source) => {
       await authenticator.authenticate(`Basic ${Buffer.from(`${login}:${password}`).toString('base64')}`, undefined, source);
     }),
-    close: () => workers.close(),
+    // The check of default passwords still under way finishes before its workers go.
+    close: async () => {
+      await defaultPasswordsChecked;
+      await workers.close();
+    },
   };
 }
 
