@@ -19,7 +19,7 @@
  * same node as far as backups can tell. svcdb restore never does that.
  */
 import { randomUUID } from 'node:crypto';
-import { link, readFile, unlink } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Errors } from '../../common/errors.js';
 import { fsyncDirectory } from './durable-file.js';
@@ -73,12 +73,12 @@ export async function nodeIdentity(db: string, writeError: IdentityWriteError = 
     throw writeError(path, 'write the node identity (recorded in the db directory at the first backup or cluster start)', error);
   }
   try {
-    await link(temp, path);
+    fileSystem.linkSync(temp, path);
     await fsyncDirectory(db);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   } finally {
-    await unlink(temp);
+    await fileSystem.unlink(temp);
   }
   // Whoever linked first won; everyone reads the winner.
   return (await readNodeIdentity(db))!;
