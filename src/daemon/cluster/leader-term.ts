@@ -49,7 +49,7 @@ export class LeaderTerm {
 
   /** A follower's durable position; only members registered in etcd count towards the quorum. */
   report(nodeId: string, writerCheckpoint: number): void {
-    if (this.options.membership.members().some((member) => member.record.id === nodeId)) this.tracker.report(nodeId, writerCheckpoint);
+    if (this.options.membership.isMember(nodeId)) this.tracker.report(nodeId, writerCheckpoint);
   }
 
   /** The term is over: writes still waiting are refused. */

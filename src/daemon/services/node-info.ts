@@ -7,7 +7,6 @@
 import type { ReplicaStatus } from '../replication/follower.js';
 import type { ClusterMemberView, ClusterView } from '../cluster/cluster-view.js';
 
-/** Lower-case node states, as clients of the info document expect them. */
 /** The reference's lower-cased node states this node takes: a cluster member is also `follower`, `preleader` or `unknown` (no leader known). */
 export type NodeState =
   | 'initializing' | 'leader' | 'follower' | 'preleader' | 'unknown' | 'readonlyreplica' | 'catchingup' | 'shuttingdown' | 'shutdown';
