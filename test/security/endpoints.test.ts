@@ -115,6 +115,7 @@ t.test('default users: created on the first start with the option passwords, war
   t.equal((await first.call('GET', '/users/$current', basicAuth('admin', 'admin-secret'))).status, 200, 'admin has the option password');
   t.equal((await first.call('GET', '/users/$current', ADMIN_AUTH)).status, 401, 'not changeit');
   t.equal((await first.call('GET', '/users/$current', OPS_AUTH)).status, 200, 'ops kept the default');
+  await first.daemon.parts.security.defaultPasswordsChecked;
   const warned = first.lines.filter((line) => line.level === 40 && /default password/.test(line.msg)).map((line) => line.user);
   t.same(warned, ['ops'], 'a warning for ops only');
   const options = await first.call('GET', '/info/options', basicAuth('admin', 'admin-secret'));
@@ -133,5 +134,6 @@ t.test('default users: created on the first start with the option passwords, war
   t.equal(ops.status, 200);
   await second.daemon.stop();
   const third = await startDaemon(t, fresh);
+  await third.daemon.parts.security.defaultPasswordsChecked;
   t.same(third.lines.filter((line) => /default password/.test(line.msg)), [], 'no warning once both passwords changed');
 });

@@ -26,6 +26,8 @@ export interface Security {
   authenticator: Authenticator;
   access: AclAccess;
   users: UsersService;
+  /** Settles once the warnings about users still on their default passwords are logged; it runs after start. */
+  defaultPasswordsChecked: Promise<void>;
   /** Ends the hashing threads; hashing and verifying are refused after it. */
   close(): Promise<void>;
 }
@@ -83,6 +85,7 @@ async function assemble(
     users: new UsersService(store, hasher, async (login, password, source) => {
       await authenticator.authenticate(`Basic ${Buffer.from(`${login}:${password}`).toString('base64')}`, undefined, source);
     }),
+    defaultPasswordsChecked,
     // The check of default passwords still under way finishes before its workers go.
     close: async () => {
       await defaultPasswordsChecked;
