@@ -6,9 +6,7 @@
  * bytes straight into its lane's slot and hashes the slots of all lanes in one call, so no byte
  * is copied on the way. While one slot is hashed the next can be filled.
  */
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
-import { packageRoot } from './package-root.js';
+import { loadNativeAddon } from './native-addon.js';
 
 interface Md5LanesAddon {
   /** Hashes every 64-byte block of each lane into that lane's four words of `states`. */
@@ -20,19 +18,12 @@ const BLOCK_BYTES = 64;
 /** Room for a message's last bytes and its padding: at most two blocks. */
 const PAD_BYTES = 2 * BLOCK_BYTES;
 const INITIAL_STATE = [0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476];
-const ADDON_PATH = join('native', 'build', 'Release', 'md5_lanes.node');
 
 let addon: Md5LanesAddon | undefined;
 
 /** The native code, built by `npm ci` (node-gyp); loaded on first use. */
 function loadAddon(): Md5LanesAddon {
-  if (addon) return addon;
-  const root = packageRoot(import.meta.url);
-  try {
-    addon = createRequire(import.meta.url)(join(root, ADDON_PATH)) as Md5LanesAddon;
-  } catch (error) {
-    throw new Error(`the native MD5 code (${ADDON_PATH}) cannot be loaded: build it with \`npm rebuild\` in ${root} (${(error as Error).message})`);
-  }
+  addon ??= loadNativeAddon<Md5LanesAddon>('md5_lanes', 'MD5 code');
   return addon;
 }
 

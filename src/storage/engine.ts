@@ -42,6 +42,8 @@ import { PRIVATE_DIRECTORY_MODE } from './disk/file-modes.js';
 import { ReplicaAppender } from './log/replica-appender.js';
 import { LogBytes } from './read/log-bytes.js';
 import { replicatedWrites } from './streams/replicated-writes.js';
+import { WarmedWrites } from './streams/warmed-writes.js';
+import { readOffLoop, warmOffLoop } from './disk/cold-reads.js';
 
 export type EngineState = 'open' | 'closing' | 'closed' | 'failed';
 
@@ -80,6 +82,8 @@ export class Engine {
   private readonly writer: LogAppender<WriteRequest, WriteResult, StreamWrite>;
   private readonly reader: Reader;
   private readonly streams: StreamLookup;
+  /** Writes go to the writer with their streams' state in memory, in the order they came. */
+  private readonly warmedWrites: WarmedWrites;
   private readonly commitHooks: CommitHooks;
   private readonly consumers: LogConsumers;
   /** The chunk-replacement seam scavenge and redaction share, with its lock. */
@@ -108,6 +112,7 @@ export class Engine {
     this.chunkSizeBytes = log.chunkSize;
     this.streams = new StreamLookup(log, index, existence, options.streamInfoCacheCapacity, log.reads);
     this.reader = new Reader(log, this.streams, options.clock);
+    this.warmedWrites = new WarmedWrites((streamName) => warmOffLoop(() => this.guardRead(() => this.streams.warmForWrite(streamName))));
     this.writer = new LogAppender(
       log, checkpoints.writer,
       new StreamDecider(this.streams, options.recentEventIdsMax, options.clock),
@@ -120,7 +125,8 @@ export class Engine {
     this.events.setMaxListeners(0);
     this.commitHooks = new CommitHooks(logger);
     this.consumers = new LogConsumers({
-      readAllForward: (position, maxCount, skipSystemStreams) => this.guardRead(() => this.reader.readAllForward(position, maxCount, systemStreamFilter(skipSystemStreams))),
+      readAllForward: (position, maxCount, skipSystemStreams) =>
+        readOffLoop(() => this.guardRead(() => this.reader.readAllForward(position, maxCount, systemStreamFilter(skipSystemStreams)))),
       readableEnd: () => this.log.readableEnd,
       commitWithClientsWaiting: () => this.writer.commitWithClientsWaiting(),
     }, logger);
@@ -264,7 +270,7 @@ export class Engine {
     checkExpectedVersion(expectedVersion);
     const framedBytes = checkEvents(streamName, events, this.chunkSizeBytes);
     const followUp = options?.followUp === true;
-    return this.writer.submit({ kind: 'append', streamName, expectedVersion, events, framedBytes, followUp }, followUp);
+    return this.warmedWrites.submit(streamName, () => this.writer.submit({ kind: 'append', streamName, expectedVersion, events, framedBytes, followUp }, followUp));
   }
 
   /**
@@ -287,9 +293,9 @@ export class Engine {
     checkWritableStream(streamName, 'deleted');
     checkExpectedVersion(expectedVersion);
     if (isMetadataStream(streamName)) throw Errors.invalidStreamName.create('a metadata stream cannot be deleted; delete its stream');
-    if (!hard) return this.writer.submit({ kind: 'softDelete', streamName, expectedVersion, events: [] });
+    if (!hard) return this.warmedWrites.submit(streamName, () => this.writer.submit({ kind: 'softDelete', streamName, expectedVersion, events: [] }));
     const tombstone: NewEvent = { eventId: randomUUID(), eventType: TOMBSTONE_EVENT_TYPE, data: Buffer.alloc(0), metadata: Buffer.alloc(0), isJson: false };
-    return this.writer.submit({ kind: 'hardDelete', streamName, expectedVersion, events: [tombstone] });
+    return this.warmedWrites.submit(streamName, () => this.writer.submit({ kind: 'hardDelete', streamName, expectedVersion, events: [tombstone] }));
   }
 
   /**
@@ -319,7 +325,7 @@ export class Engine {
       const problem = isJson && text.trimStart().startsWith('{') ? metadataProblem(text) : undefined;
       return problem === undefined ? undefined : Errors.invalidArgument.create('stream metadata', problem);
     };
-    return this.writer.submit({ kind: 'append', streamName: metadataStream, expectedVersion, events: [event], framedBytes, check });
+    return this.warmedWrites.submit(metadataStream, () => this.writer.submit({ kind: 'append', streamName: metadataStream, expectedVersion, events: [event], framedBytes, check }));
   }
 
   getStreamMetadata(streamName: string): { metadata: StreamMetadata; metastreamVersion: number; deleted: boolean } {

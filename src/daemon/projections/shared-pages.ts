@@ -10,12 +10,14 @@ import type { Engine } from '../../storage/engine.js';
 import type { ConsumerOptions, LogConsumer } from '../../storage/read/log-consumers.js';
 import { systemStreamFilter, type AllPage, type SystemStreamSkip } from '../../storage/read/reader.js';
 import type { ProjectionStorage } from './projection.js';
+import { readOffLoop } from '../../storage/disk/cold-reads.js';
 
 /** Enough for each standard projection to be a few pages from the others. */
 const PAGES_KEPT = 16;
 
 interface KeptPage {
-  page: AllPage;
+  /** Read off the event loop; kept while it is read, so that consumers asking at once share the read. */
+  page: Promise<AllPage>;
   /** Consumers that have read it so far. */
   reads: number;
 }
@@ -27,7 +29,7 @@ export class SharedPages {
 
   constructor(private readonly storage: Pick<Engine, 'readAllForward'>) {}
 
-  read(position: number, maxCount: number, skipSystemStreams: SystemStreamSkip): AllPage {
+  read(position: number, maxCount: number, skipSystemStreams: SystemStreamSkip): Promise<AllPage> {
     const key = `${position}/${maxCount}/${String(skipSystemStreams)}`;
     const kept = this.pages.get(key);
     if (kept) {
@@ -35,7 +37,7 @@ export class SharedPages {
       if (kept.reads >= this.readers) this.pages.delete(key);
       return kept.page;
     }
-    const page = this.storage.readAllForward(position, maxCount, systemStreamFilter(skipSystemStreams));
+    const page = readOffLoop(() => this.storage.readAllForward(position, maxCount, systemStreamFilter(skipSystemStreams)));
     if (this.readers <= 1) return page;
     this.pages.set(key, { page, reads: 1 });
     // A Map iterates in insertion order: the first key is the oldest page.

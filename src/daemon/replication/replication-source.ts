@@ -72,7 +72,7 @@ export class ReplicationSource {
     const consumer = this.storage.follow({
       name: `replication to ${remote}`,
       // Nothing is read: the consumer only says that a commit happened.
-      readPage: () => ({ events: [], nextPosition: bytes.durableEnd, isEnd: true }),
+      readPage: () => Promise.resolve({ events: [], nextPosition: bytes.durableEnd, isEnd: true }),
       handle: () => wake?.(),
     });
     const now = this.clock();

@@ -9,6 +9,7 @@ import type { EventRecord } from '../../storage/log/record.js';
 import { isMetadataStream, metadataStreamOf, originalStreamOf, type StreamMetadata } from '../../storage/streams/stream-metadata.js';
 import type { NewEvent, WriteResult } from '../../storage/streams/write-types.js';
 import { ALL_STREAMS, LongPollHub } from './long-poll.js';
+import { warmOffLoop } from '../../storage/disk/cold-reads.js';
 import type { Principal, StreamAccess, StreamOperation } from './stream-access.js';
 
 export const LINK_EVENT_TYPE = '$>';
@@ -70,8 +71,10 @@ export class StreamsService {
   }
 
   append(principal: Principal | undefined, streamName: string, expectedVersion: number, events: NewEvent[]): Promise<WriteResult> {
-    this.check(principal, 'write', streamName);
-    return this.storage.append(streamName, expectedVersion, events);
+    // The rights come from the stream's metadata: a cold stream's is read off the event loop.
+    const checking = warmOffLoop(() => this.check(principal, 'write', streamName));
+    if (checking === undefined) return this.storage.append(streamName, expectedVersion, events);
+    return checking.then(() => this.storage.append(streamName, expectedVersion, events));
   }
 
   deleteStream(principal: Principal | undefined, streamName: string, expectedVersion: number, hard: boolean): Promise<WriteResult> {

@@ -112,7 +112,7 @@ export class SubscriptionGroup {
   take(consumer: Consumer, count: number): Message[] {
     consumer.requestedCount = count;
     if (this.stopped || !this.consumers.isLive(consumer)) return [];
-    this.fill();
+    this.readAhead();
     const live = this.consumers.list();
     const taken: Message[] = [];
     this.takeFrom(this.retries, consumer, count, live, taken);
@@ -157,8 +157,11 @@ export class SubscriptionGroup {
     return read.status !== 'success' || read.event === undefined;
   }
 
-  /** Reads the stream ahead into the buffer, up to bufferSize messages. */
-  private fill(): void {
+  /**
+   * Reads the stream ahead into the buffer, up to bufferSize messages. Each page read either
+   * lands whole or changes nothing, so a read run again after a cold page goes on where it stopped.
+   */
+  readAhead(): void {
     const { stream, settings } = { stream: this.definition.stream, settings: this.settings };
     while (this.buffer.length < settings.bufferSize) {
       const count = Math.min(settings.readBatchSize, settings.bufferSize - this.buffer.length);

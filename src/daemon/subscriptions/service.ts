@@ -20,6 +20,7 @@ import { SubscriptionGroup, type NackAction } from './group.js';
 import type { Message } from './message.js';
 import { checkpointStreamOf, groupKey } from './names.js';
 import { settingsOf, type SubscriptionSettings } from './settings.js';
+import { readOffLoop } from '../../storage/disk/cold-reads.js';
 import type { SystemStreams } from './system-streams.js';
 
 /** How often timeouts and timed checkpoints are looked at. */
@@ -247,6 +248,12 @@ export class SubscriptionsService {
     await this.config.delete(stream, group, updatedByOf(principal), this.definitions());
     await this.options.system.delete(found.checkpointStream);
     await this.options.system.delete(found.parked.streamName);
+  }
+
+  /** Reads the group's stream ahead off the event loop, so that consuming from it never waits for the disk. */
+  readAhead(stream: string, groupName: string): Promise<void> {
+    const group = this.get(stream, groupName);
+    return readOffLoop(() => group.readAhead());
   }
 
   /** The caller's messages: up to `count`, checked out to it; none when nothing is there. */

@@ -1,4 +1,5 @@
-import { close, closeSync, fstat, read, readSync } from 'node:fs';
+import { close, closeSync, fstat, read } from 'node:fs';
+import { readData } from '../disk/cold-reads.js';
 import { readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { createHash } from 'node:crypto';
@@ -239,7 +240,7 @@ export class IndexFile {
     let done = 0;
     try {
       while (done < length) {
-        const bytes = readSync(this.fd, buffer, done, length - done, position + done);
+        const bytes = readData(this.fd, buffer, done, length - done, position + done);
         if (bytes === 0) throw Errors.indexCorrupt.create(this.path, `file ends before entry ${firstEntry + count}`);
         done += bytes;
       }

@@ -15,6 +15,7 @@ import { storageError, writeFully, writeFullySync } from '../disk/file-write.js'
 import { POSITION_MAP_ENTRY_BYTES, PositionMap } from './position-map.js';
 import { PRIVATE_FILE_MODE } from '../disk/file-modes.js';
 import { fileSystem } from '../disk/file-system.js';
+import { readData } from '../disk/cold-reads.js';
 
 const READ_AHEAD_BYTES = 4096;
 const HASH_BLOCK_BYTES = 4 * 1024 * 1024;
@@ -448,12 +449,12 @@ export class Chunk {
     }
     const want = Math.min(READ_AHEAD_BYTES, limit - local);
     let buffer = Buffer.allocUnsafe(want);
-    fileSystem.readSync(this.handle.fd, buffer, 0, want, CHUNK_HEADER_BYTES + local);
+    readData(this.handle.fd, buffer, 0, want, CHUNK_HEADER_BYTES + local);
     if (want >= 4) {
       const framed = buffer.readUInt32LE(0) + 8;
       if (framed > want && local + framed <= limit) {
         buffer = Buffer.allocUnsafe(framed);
-        fileSystem.readSync(this.handle.fd, buffer, 0, framed, CHUNK_HEADER_BYTES + local);
+        readData(this.handle.fd, buffer, 0, framed, CHUNK_HEADER_BYTES + local);
       }
     }
     return this.checked(buffer, 0, buffer.length, local);
@@ -466,7 +467,7 @@ export class Chunk {
       suffix = this.memory.readUInt32LE(end - 4);
     } else {
       const bytes = Buffer.allocUnsafe(4);
-      fileSystem.readSync(this.handle.fd, bytes, 0, 4, CHUNK_HEADER_BYTES + end - 4);
+      readData(this.handle.fd, bytes, 0, 4, CHUNK_HEADER_BYTES + end - 4);
       suffix = bytes.readUInt32LE(0);
     }
     const start = end - suffix - 8;
@@ -719,7 +720,7 @@ function wholeFrames(bytes: Buffer): { end: number; frames: number } {
 
 function readFully(fd: number, buffer: Buffer, position: number): void {
   for (let done = 0; done < buffer.length;) {
-    const read = fileSystem.readSync(fd, buffer, done, buffer.length - done, position + done);
+    const read = readData(fd, buffer, done, buffer.length - done, position + done);
     if (read === 0) throw new RangeError(`read past the end of a chunk file at ${position + done}`);
     done += read;
   }

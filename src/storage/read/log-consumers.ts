@@ -36,7 +36,7 @@ export interface ConsumerOptions {
    * Reads a page in place of the log's own read, for consumers that share the pages they read;
    * it answers what the log would: the records from `position` on, at most `maxCount`.
    */
-  readPage?: (position: number, maxCount: number, skipSystemStreams: SystemStreamSkip) => AllPage;
+  readPage?: (position: number, maxCount: number, skipSystemStreams: SystemStreamSkip) => Promise<AllPage>;
   /**
    * Background work (projections): gives way to clients' appends. While clients wait for the
    * writer, the background consumers take turns (BackgroundTurns); otherwise they read at once.
@@ -60,7 +60,8 @@ export interface ConsumerStatus {
 
 /** What the consumers read through: the engine's $all reads, its readable end and its clients' commits. */
 export interface ConsumerLog extends ClientCommits {
-  readAllForward(position: number, maxCount: number, skipSystemStreams: SystemStreamSkip): AllPage;
+  /** Reads off the event loop: a cold log stalls the consumer, never the appends. */
+  readAllForward(position: number, maxCount: number, skipSystemStreams: SystemStreamSkip): Promise<AllPage>;
   readableEnd(): number;
 }
 
@@ -207,7 +208,8 @@ export class LogConsumer {
       if (this.options.background) await this.turns.take(this);
       if (this.state !== 'running') return;
       const read = this.options.readPage ?? ((position, maxCount, skip) => this.log.readAllForward(position, maxCount, skip));
-      const page = read(this.position, this.pageEventsMax, this.options.skipSystemStreams ?? false);
+      const page = await read(this.position, this.pageEventsMax, this.options.skipSystemStreams ?? false);
+      if (this.state !== 'running') return;
       await this.options.handle(page);
       this.pagesHandled++;
       if (page.nextPosition <= this.position) return;

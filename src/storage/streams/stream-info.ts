@@ -5,7 +5,7 @@ import { RecordKind, isJsonEvent, type EventRecord } from '../log/record.js';
 import type { TransactionLog } from '../log/transaction-log.js';
 import { ReadCounters } from '../log/meters.js';
 import {
-  EMPTY_METADATA, NO_STREAM, metadataStreamOf, parseStoredMetadata, type StreamMetadata,
+  EMPTY_METADATA, NO_STREAM, isMetadataStream, metadataStreamOf, originalStreamOf, parseStoredMetadata, type StreamMetadata,
 } from './stream-metadata.js';
 
 interface StreamInfo {
@@ -53,6 +53,13 @@ export class StreamLookup {
     const info = this.info(streamName);
     info.metadata ??= this.findMetadata(streamName);
     return info.metadata;
+  }
+
+  /** Reads into the cache what a write to `streamName` is decided on (StreamDecider.decide). */
+  warmForWrite(streamName: string): void {
+    if (isMetadataStream(streamName)) this.lastEventNumber(originalStreamOf(streamName));
+    // The metadata lookup takes the stream's last event number and its metadata stream's along.
+    this.metadata(streamName);
   }
 
   private findLastEventNumber(streamName: string): number {

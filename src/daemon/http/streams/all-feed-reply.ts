@@ -21,6 +21,8 @@ import { principalOf } from '../principal.js';
 import { EmbedLevel, HEAD } from './read-params.js';
 import { ALL, chooseType, embedOf } from './read-request.js';
 import { baseUrl } from './urls.js';
+import { readOffLoop } from '../../../storage/disk/cold-reads.js';
+import type { AllPage } from '../../../storage/read/reader.js';
 
 export interface AllRead {
   direction: Direction;
@@ -47,6 +49,12 @@ function resolveAll(service: StreamsService, principal: Principal | undefined, e
   });
 }
 
+/** A page of $all and the log's end when it was read. */
+interface PageAt {
+  page: AllPage;
+  logEnd: number;
+}
+
 /** A $all read; a position that is not a record boundary is the client's mistake. */
 function readAllPage(service: StreamsService, principal: Principal | undefined, read: AllRead, from: number) {
   try {
@@ -69,22 +77,23 @@ export async function allFeedReply(service: StreamsService, request: FastifyRequ
   const resolveLinks = headers.resolveLinkTos(request, false);
   const longPollSeconds = direction === 'forward' ? headers.longPollSeconds(request) : undefined;
   const principal = principalOf(request);
-  const readPage = () => ({ page: readAllPage(service, principal, read, from), logEnd: service.logEnd });
-  const isImmutable = ({ page, logEnd }: ReturnType<typeof readPage>): boolean => direction === 'backward'
+  // The log's end is taken with the page, in the same turn.
+  const readPage = (): Promise<PageAt> => readOffLoop(() => ({ page: readAllPage(service, principal, read, from), logEnd: service.logEnd }));
+  const isImmutable = ({ page, logEnd }: PageAt): boolean => direction === 'backward'
     ? from !== HEAD && from <= logEnd
     : page.events.length === count;
-  const notModified = (current: ReturnType<typeof readPage>): boolean => !isImmutable(current) && matchesIfNoneMatch(request, current.logEnd, type, service.contentEpoch);
+  const notModified = (current: PageAt): boolean => !isImmutable(current) && matchesIfNoneMatch(request, current.logEnd, type, service.contentEpoch);
 
   // Nothing new until the end of the log: wait for an event. A filtered read waits again when
   // the events written meanwhile do not pass its filter.
-  const caughtUp = (current: ReturnType<typeof readPage>): boolean =>
+  const caughtUp = (current: PageAt): boolean =>
     (current.page.events.length === 0 && current.page.isEnd) || notModified(current);
-  let current = readPage();
+  let current = await readPage();
   if (longPollSeconds !== undefined) {
     const deadline = Date.now() + longPollSeconds * 1000;
     while (caughtUp(current) && Date.now() < deadline) {
       if (!(await waitForEvent(service, reply, ALL, (deadline - Date.now()) / 1000))) break;
-      current = readPage();
+      current = await readPage();
     }
   }
   const { page, logEnd } = current;
@@ -102,11 +111,12 @@ export async function allFeedReply(service: StreamsService, request: FastifyRequ
     previousPosition = events.length > 0 ? events[0].logPosition : from;
   } else if (events.length > 0) {
     // Just after the newest event: where a forward read finds what was written since.
-    previousPosition = service.readAllForward(principal, events[0].logPosition, 1).nextPosition;
+    previousPosition = (await readOffLoop(() => service.readAllForward(principal, events[0].logPosition, 1))).nextPosition;
   } else {
     previousPosition = from === HEAD ? logEnd : from;
   }
-  const pageRead: AllPageRead = { events: resolveAll(service, principal, events, resolveLinks), isEnd: page.isEnd, nextPosition: page.nextPosition, previousPosition };
+  const resolved = await readOffLoop(() => resolveAll(service, principal, events, resolveLinks));
+  const pageRead: AllPageRead = { events: resolved, isEnd: page.isEnd, nextPosition: page.nextPosition, previousPosition };
   const feed = allFeed(new EntryUrls(baseUrl(request)), { direction, from, count, embed, filterQuery: read.filtered?.query }, pageRead, eTag);
   return sendAs(reply, type, encodeFeed(type, feed));
 }

@@ -14,6 +14,7 @@ import { sendAs } from './media-types.js';
 import { principalOf } from '../principal.js';
 import { EmbedLevel, eventNumberParam, HEAD } from './read-params.js';
 import { ALL, chooseType, embedOf } from './read-request.js';
+import { readOffLoop } from '../../../storage/disk/cold-reads.js';
 import { baseUrl } from './urls.js';
 
 /** `/streams/{s}/metadata…` reads `$$s`; a metadata stream has no metadata of its own. */
@@ -31,7 +32,7 @@ export async function singleEventReply(
   const { type } = chooseType(request, SINGLE_EVENT_TYPES);
   const embed = embedOf(request, type, EmbedLevel.tryHarder);
   const resolveLinks = headers.resolveLinkTos(request, resolveByDefault);
-  const read = service.readEvent(principalOf(request), streamName, eventNumber, resolveLinks);
+  const read = await readOffLoop(() => service.readEvent(principalOf(request), streamName, eventNumber, resolveLinks));
   if (read.status === 'deleted') throw Errors.streamDeleted.create(streamName);
   if (read.lastEventNumber < 0) throw Errors.streamNotFound.create(streamName);
   const resolved = read.event;
@@ -53,13 +54,13 @@ export async function singleEventReply(
  */
 export async function metadataReply(service: StreamsService, request: FastifyRequest, reply: FastifyReply, streamName: string): Promise<FastifyReply> {
   const metadataStream = metadataStreamOf(service, streamName);
-  const read = service.readEvent(principalOf(request), metadataStream, HEAD, false);
+  const read = await readOffLoop(() => service.readEvent(principalOf(request), metadataStream, HEAD, false));
   if (read.event) return singleEventReply(service, request, reply, metadataStream, 'head', false);
   headers.checkRequireLeader(request);
   const { type } = chooseType(request, SINGLE_EVENT_TYPES);
   // The log ($all) always exists; another stream must, to have (empty) metadata.
   if (streamName !== ALL) {
-    const status = service.existenceForMetadata(principalOf(request), streamName);
+    const status = await readOffLoop(() => service.existenceForMetadata(principalOf(request), streamName));
     if (status === 'deleted') throw Errors.streamDeleted.create(streamName);
     if (status !== 'success') throw Errors.streamNotFound.create(streamName);
   }

@@ -21,6 +21,7 @@ import { EmbedLevel, HEAD } from './read-params.js';
 import { chooseType, embedOf } from './read-request.js';
 import { baseUrl } from './urls.js';
 import { subscriptionGroupsOf } from '../subscriptions/stream-groups.js';
+import { readOffLoop } from '../../../storage/disk/cold-reads.js';
 
 function sendDescription(request: FastifyRequest, reply: FastifyReply, streamName: string, unspecified: boolean): FastifyReply {
   reply.raw.statusMessage = unspecified ? 'Not Acceptable' : 'Description Document';
@@ -86,22 +87,22 @@ export async function streamFeedReply(
     }
   }
 
-  const readPage = (): ResolvedPage => direction === 'backward'
+  const readPage = (): Promise<ResolvedPage> => readOffLoop(() => direction === 'backward'
     ? service.readBackward(principal, streamName, from, count, resolveLinks)
-    : service.readForwardPage(principal, streamName, from, count, resolveLinks);
+    : service.readForwardPage(principal, streamName, from, count, resolveLinks));
   const stateOf = (page: ResolvedPage): PageState => ({
     lastEventNumber: page.lastEventNumber,
     contentEpoch: service.contentEpoch,
     immutable: isComplete(read, page) && !expiresWithoutWrite(page.metadata),
     cacheControlSeconds: page.metadata.cacheControlSeconds,
   });
-  let page = readPage();
+  let page = await readPage();
   // An empty page before the end (its range hidden by $tb or $maxCount) is news: the client moves on.
   const nothingNew = page.status === 'notFound'
     || (page.status === 'success' && ((page.events.length === 0 && page.isEndOfStream) || isNotModified(request, type, stateOf(page))));
   if (longPollSeconds !== undefined && nothingNew) {
     await waitForEvent(service, reply, streamName, longPollSeconds);
-    page = readPage();
+    page = await readPage();
   }
   if (page.status === 'deleted') throw Errors.streamDeleted.create(streamName);
   if (page.status === 'notFound') throw Errors.streamNotFound.create(streamName);

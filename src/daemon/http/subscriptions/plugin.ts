@@ -27,6 +27,7 @@ import { pascalCased } from './pascal-case.js';
 import { consumerIdentity, messageCount, messageIds, nackAction, stopAtParam } from './params.js';
 import { settingsBody } from './settings-body.js';
 import { groupUrl } from './urls.js';
+import { readOffLoop } from '../../../storage/disk/cold-reads.js';
 import { viewParkedRoute } from './view-parked.js';
 
 export interface SubscriptionsPluginOptions {
@@ -168,6 +169,7 @@ async function consumeReply(
   const longPollSeconds = headers.longPollSeconds(request);
   const principal = principalOf(request);
   const identity = consumerIdentity(request);
+  await subscriptions.readAhead(stream, groupName);
   let delivery = subscriptions.consume(principal, stream, groupName, identity, count);
   if (delivery.messages.length === 0 && longPollSeconds !== undefined && !closing.aborted) {
     const deadline = Date.now() + longPollSeconds * 1000;
@@ -178,6 +180,7 @@ async function consumeReply(
     try {
       while (delivery.messages.length === 0 && Date.now() < deadline && !abort.signal.aborted) {
         await delivery.group.waitForMessages(delivery.consumer, deadline - Date.now(), abort.signal);
+        await subscriptions.readAhead(stream, groupName);
         delivery = subscriptions.consume(principal, stream, groupName, identity, count);
       }
     } finally {
@@ -185,9 +188,9 @@ async function consumeReply(
       closing.removeEventListener('abort', onClose);
     }
   }
-  const messages = delivery.messages.map((message) => ({
+  const messages = await readOffLoop(() => delivery.messages.map((message) => ({
     id: message.id, retryCount: message.retryCount, resolved: streams.resolveEvent(principal, message.record, resolveLinks),
-  }));
+  })));
   const feed = competingFeed(new EntryUrls(baseUrl(request)), { stream, group: groupName, count, embed }, messages);
   reply.header('cache-control', 'max-age=0, no-cache, must-revalidate');
   return sendAs(reply, type, encodeFeed(type, feed));
