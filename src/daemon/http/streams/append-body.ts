@@ -12,6 +12,7 @@ import { isLenientJson, readJson } from '../../../common/lenient-json.js';
 import { isNilUuid, isUuid } from '../../../storage/log/uuid.js';
 import type { NewEvent } from '../../../storage/streams/write-types.js';
 import { parseXmlRoot } from '../xml-body.js';
+import { scanBatch, type ScannedEvent, type ValueBytes } from './batch-scan.js';
 import { MediaType } from './media-types.js';
 
 const BATCH_TYPES = new Set<string>([MediaType.eventsJson, MediaType.eventJson, MediaType.atomJson]);
@@ -148,8 +149,60 @@ function xmlBatch(body: Buffer): unknown {
   return typeof root === 'object' && root !== null ? (root as { event?: unknown }).event : undefined;
 }
 
+/** The string value at `value`, or undefined when the value is not a string. */
+function stringAt(body: Buffer, value: ValueBytes | undefined): string | undefined {
+  if (value === undefined || body[value.start] !== 0x22) return undefined;
+  if (value.escaped) return JSON.parse(body.toString('utf8', value.start, value.end)) as string;
+  return body.toString('utf8', value.start + 1, value.end - 1);
+}
+
+/** `data` / `metadata` of a scanned entry, encoded as encodeValue does, objects as their bytes in the body. */
+function encodeBytes(body: Buffer, value: ValueBytes | undefined): Encoded {
+  if (value === undefined) return { bytes: EMPTY, isJson: false };
+  const first = body[value.start];
+  if (first === 0x22) return encodeValue(stringAt(body, value), undefined);
+  if (first === 0x6e) return { bytes: EMPTY, isJson: false }; // null
+  // A view, not a copy: the body lives on while its events do, until they are written and published.
+  return { bytes: body.subarray(value.start, value.end), isJson: first === 0x7b || first === 0x5b };
+}
+
+/** A scanned entry as an event, or undefined when batchEntry would refuse it (and say why). */
+function scannedEntry(body: Buffer, scanned: ScannedEvent): NewEvent | undefined {
+  const eventId = stringAt(body, scanned.eventId);
+  const eventType = stringAt(body, scanned.eventType);
+  if (eventId === undefined || !isUuid(eventId) || isNilUuid(eventId) || !eventType) return undefined;
+  const data = encodeBytes(body, scanned.data);
+  const metadata = encodeBytes(body, scanned.metadata);
+  return { eventId: eventId.toLowerCase(), eventType, data: data.bytes, metadata: metadata.bytes, isJson: data.isJson || metadata.isJson };
+}
+
+/**
+ * The events of a JSON batch read from its bytes, data and metadata sliced from the body; or
+ * undefined when the body, or one of its entries, is for the parser (which refuses it, or reads
+ * what the scanner does not: lenient JSON, escaped keys).
+ */
+function scannedEvents(body: Buffer): NewEvent[] | undefined {
+  const scanned = scanBatch(body);
+  if (scanned === undefined) return undefined;
+  const events: NewEvent[] = [];
+  for (const entry of scanned) {
+    const event = scannedEntry(body, entry);
+    if (event === undefined) return undefined;
+    events.push(event);
+  }
+  return events;
+}
+
 /** The events of a batch body of type `mediaType` (one of the batch types). */
 export function batchEvents(body: Buffer, mediaType: string): NewEvent[] {
+  return (XML_BATCH_TYPES.has(mediaType) ? undefined : scannedEvents(body)) ?? parsedBatchEvents(body, mediaType);
+}
+
+/**
+ * The events of a batch as the parsers read it: every XML batch, and the JSON batches the scanner
+ * leaves to the parser. Also what the scanner's results are checked against.
+ */
+export function parsedBatchEvents(body: Buffer, mediaType: string): NewEvent[] {
   const xml = XML_BATCH_TYPES.has(mediaType);
   const text = xml ? '' : body.toString('utf8');
   const read = xml ? { value: xmlBatch(body), strict: false } : parseJson(text);
