@@ -12,34 +12,52 @@ import { fileURLToPath } from 'node:url';
 import { pinning, startServer, stop, type Server } from '../http.js';
 import { nowMs, percentile, report, runFor, section } from '../measure.js';
 import { scratchDirectory } from '../peers/child.js';
-import { treeCpuSeconds } from '../peers/process-cpu.js';
+import { mainThreadSeconds, treeCpuSeconds } from '../peers/process-cpu.js';
 import { open } from '../peers/svcdb.js';
 import { reportMedians, reportRound, type RoundKind, type RoundResult } from './figures.js';
 import { buildLog, checkFreeSpace, GiB, type ColdLog } from './log-build.js';
-import { checkDrop, dropPageCache } from './page-cache.js';
-import { startScans } from './scanners.js';
+import { checkDrop, dropPageCache, fillPageCache } from './page-cache.js';
+import { readerNames } from './scanners.js';
+import { startScanProcess } from './scan-process.js';
 
 const LOG_BYTES = Math.round(Number(process.env.SVC_BENCH_COLD_GIB ?? 2) * GiB);
 const ROUNDS = Number(process.env.SVC_BENCH_ROUNDS ?? 3);
 const ROUND_MS = Number(process.env.SVC_BENCH_COLD_SECONDS ?? 10) * 1000;
+/**
+ * The control: a third round in each turn, the same scans on a log read into the page cache
+ * first, which tells what the readers' work costs the appends from what their waits cost.
+ */
+const KINDS: readonly RoundKind[] = process.env.SVC_BENCH_COLD_WARM === '1' ? ['quiet', 'scans', 'warm scans'] : ['quiet', 'scans'];
 const APPENDERS = 10;
 const WARM_UP_MS = 1000;
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 const MiB = 1024 * 1024;
 
-/** One round: the cache dropped, the readers started (scans only), the appends measured. */
-async function round(node: Server, kind: RoundKind, number: number, directories: string[], log: ColdLog): Promise<RoundResult> {
-  await dropPageCache(directories);
+/** What every round works on. */
+interface Setting {
+  node: Server;
+  /** The database's and the index's directories: the files dropped from the page cache. */
+  directories: string[];
+  log: ColdLog;
+  readers: string[];
+}
+
+/** One round: the cache dropped (or filled), the readers started (scans only), the appends measured. */
+async function round({ node, directories, log, readers }: Setting, kind: RoundKind, number: number): Promise<RoundResult> {
+  if (kind === 'warm scans') fillPageCache(directories);
+  else await dropPageCache(directories);
   const session = open(node.url, { kind: 'single', clients: APPENDERS });
-  const started = nowMs();
-  const scans = kind === 'scans' ? await startScans(node.url, number, log.eventsPerStream) : [];
+  const scans = kind !== 'quiet' ? await startScanProcess(readers, node.url, `${kind.replace(' ', '-')}-${number}`, log.eventsPerStream) : undefined;
   const cpuBefore = treeCpuSeconds(node.child.pid!);
+  const loopBefore = mainThreadSeconds(node.child.pid!);
   const loadBefore = process.cpuUsage();
+  const generatorBefore = mainThreadSeconds(process.pid);
   const { latenciesMs, elapsedMs } = await runFor(ROUND_MS, APPENDERS, (client) => session.send(client));
   const serverSeconds = treeCpuSeconds(node.child.pid!) - cpuBefore;
+  const loop = mainThreadSeconds(node.child.pid!);
   const load = process.cpuUsage(loadBefore);
-  const scanned = await Promise.all(scans.map(async (scan) => [scan.name, await scan.stop()] as const));
-  const scanSeconds = (nowMs() - started) / 1000;
+  const generator = mainThreadSeconds(process.pid);
+  const scanned = (await scans?.stop()) ?? new Map<string, number>();
   await session.close();
   const seconds = elapsedMs / 1000;
   return {
@@ -49,8 +67,11 @@ async function round(node: Server, kind: RoundKind, number: number, directories:
     p99Ms: percentile(latenciesMs, 99),
     maxMs: latenciesMs[latenciesMs.length - 1],
     serverCores: serverSeconds / seconds,
+    loopRunning: (loop.running - loopBefore.running) / seconds,
+    loopWaiting: (loop.waiting - loopBefore.waiting) / seconds,
     loadGeneratorCores: (load.user + load.system) / 1e6 / seconds,
-    scanned: new Map(scanned.map(([name, events]) => [name, events / scanSeconds])),
+    loadGeneratorWaiting: (generator.waiting - generatorBefore.waiting) / seconds,
+    scanned,
   };
 }
 
@@ -66,7 +87,7 @@ async function showDrop(directory: string): Promise<void> {
   }
 }
 
-async function measureRounds(prefix: string[], directory: string, log: ColdLog): Promise<void> {
+async function measureRounds(prefix: string[], directory: string, log: ColdLog, readers: string[]): Promise<void> {
   const directories = [join(directory, 'db'), join(directory, 'index')];
   await showDrop(directories[0]);
   // The background check of chunk hashes at start would read the whole log alongside round 1.
@@ -79,13 +100,13 @@ async function measureRounds(prefix: string[], directory: string, log: ColdLog):
     await warmUp.close();
     const results: RoundResult[] = [];
     for (let number = 1; number <= ROUNDS; number++) {
-      for (const kind of ['quiet', 'scans'] as const) {
-        const result = await round(node, kind, number, directories, log);
+      for (const kind of KINDS) {
+        const result = await round({ node, directories, log, readers }, kind, number);
         reportRound(result, number);
         results.push(result);
       }
     }
-    reportMedians(results);
+    reportMedians(results, KINDS);
   } finally {
     await stop(node);
   }
@@ -93,16 +114,18 @@ async function measureRounds(prefix: string[], directory: string, log: ColdLog):
 
 export async function coldReadsBenchmarks(): Promise<void> {
   const started = nowMs();
+  const readers = readerNames(process.env.SVC_BENCH_COLD_READERS ?? '');
   const directory = scratchDirectory('cold-reads');
   const { prefix, release } = pinning();
   try {
     checkFreeSpace(directory, LOG_BYTES);
     const placement = prefix.length > 0 ? `load generator on core 0, server on cores ${prefix[2]}` : 'processes not pinned to cores';
-    section(`cold reads: ${APPENDERS} appenders with and without scans of a cold log (${ROUNDS} alternated rounds of ${ROUND_MS / 1000} s each; ${placement})`);
+    section(`cold reads: ${APPENDERS} appenders with and without the readers ${readers.join(', ')} `
+      + `(${ROUNDS} alternated rounds of each of ${KINDS.join(', ')}, ${ROUND_MS / 1000} s each; ${placement})`);
     const log = await buildLog(directory, LOG_BYTES);
     report('cold log built', log.events / log.seconds, 'events/s',
       `${(log.bytes / GiB).toFixed(2)} GiB, ${log.events.toLocaleString('en-US')} events, about ${log.eventsPerStream} per stream, in ${log.seconds.toFixed(0)} s`);
-    await measureRounds(prefix, directory, log);
+    await measureRounds(prefix, directory, log, readers);
   } finally {
     release();
     rmSync(directory, { recursive: true, force: true });

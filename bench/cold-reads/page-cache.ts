@@ -26,6 +26,13 @@ export async function dropPageCache(directories: readonly string[]): Promise<voi
   }
 }
 
+/** Reads every file under `directories` once, so that the page cache holds them (memory permitting). */
+export function fillPageCache(directories: readonly string[]): void {
+  for (const directory of directories) {
+    for (const file of filesUnder(directory)) readTimeMs(file);
+  }
+}
+
 /** Bytes of `file` in the page cache, as util-linux's fincore counts them; undefined without it. */
 async function residentBytes(file: string): Promise<number | undefined> {
   if (onPath('fincore') === undefined) return undefined;

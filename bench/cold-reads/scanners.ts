@@ -101,12 +101,27 @@ function randomStreamReader(url: string, eventsPerStream: number): Scan {
   });
 }
 
-/** Starts the four readers from the start of the log; `round` names the round's group and projection. */
-export async function startScans(url: string, round: number, eventsPerStream: number): Promise<Scan[]> {
-  return [
-    allReader(url),
-    await subscriber(url, `cold-scan-${round}`),
-    await projection(url, `cold-scan-${round}`),
-    randomStreamReader(url, eventsPerStream),
-  ];
+type Starter = (url: string, round: string, eventsPerStream: number) => Scan | Promise<Scan>;
+
+/** The readers by the names SVC_BENCH_COLD_READERS picks them with. */
+const READERS: Record<string, Starter> = {
+  all: (url) => allReader(url),
+  subscription: (url, round) => subscriber(url, `scan-${round}`),
+  projection: (url, round) => projection(url, `scan-${round}`),
+  streams: (url, _round, eventsPerStream) => randomStreamReader(url, eventsPerStream),
+};
+
+/** `names`, comma-separated, checked against the readers there are; every reader when empty. */
+export function readerNames(names: string): string[] {
+  const wanted = names === '' ? Object.keys(READERS) : names.split(',').map((name) => name.trim());
+  const unknown = wanted.filter((name) => !(name in READERS));
+  if (unknown.length > 0) throw new Error(`unknown reader ${unknown.join(', ')} in SVC_BENCH_COLD_READERS; readers: ${Object.keys(READERS).join(', ')}`);
+  return wanted;
+}
+
+/** Starts the readers `names` from the start of the log; `round` names the round's group and projection. */
+export async function startScans(names: readonly string[], url: string, round: string, eventsPerStream: number): Promise<Scan[]> {
+  const scans: Scan[] = [];
+  for (const name of names) scans.push(await READERS[name](url, round, eventsPerStream));
+  return scans;
 }
