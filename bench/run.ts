@@ -1,5 +1,6 @@
 import { backupBenchmarks } from './backup.js';
 import { clusterBenchmarks } from './cluster/cluster.js';
+import { coldReadsBenchmarks } from './cold-reads/cold-reads.js';
 import { consoleBenchmarks } from './console.js';
 import { httpBenchmarks, pinning } from './http.js';
 import { loginFloodBenchmark } from './login-flood.js';
@@ -48,10 +49,12 @@ const groups: Record<string, () => Promise<void>> = {
   peers: peersBenchmarks,
   // Needs etcd installed (bench/README.md): only run when named.
   cluster: clusterBenchmarks,
+  // Builds a log of gigabytes and needs three times that free on disk: only run when named.
+  'cold-reads': coldReadsBenchmarks,
 };
 
-/** Groups that another group runs as well, or that need peers or etcd installed: only run when named. */
-const partOfAnother = new Set(['login-flood', 'peers', 'cluster']);
+/** Groups that another group runs as well, that need peers or etcd installed, or gigabytes of disk: only run when named. */
+const partOfAnother = new Set(['login-flood', 'peers', 'cluster', 'cold-reads']);
 
 /** `npm run bench`: every benchmark, each beside the baseline it measures in the same run. */
 async function main(): Promise<void> {

@@ -37,3 +37,13 @@ export function treeCpuSeconds(pid: number): number {
   }
   return ticks / TICKS_PER_SECOND;
 }
+
+/**
+ * Seconds the main thread of `pid` (a node's event loop) has run on a core and has waited, ready,
+ * for one (/proc/<pid>/schedstat). The rest of its time it slept: idle, or blocked in a system
+ * call such as a read from the disk. On a busy machine the wait says what the others took.
+ */
+export function mainThreadSeconds(pid: number): { running: number; waiting: number } {
+  const [running, waiting] = readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ').map(Number);
+  return { running: running / 1e9, waiting: waiting / 1e9 };
+}

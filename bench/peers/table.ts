@@ -28,7 +28,8 @@ function medianOf(results: Result[], figure: Figure): number | undefined {
   return values.length === 0 ? undefined : median(values);
 }
 
-const shown = (value: number | undefined, digits: number) =>
+/** A figure as the tables show it: thousands separated, `n/a` for none. */
+export const shown = (value: number | undefined, digits: number) =>
   value === undefined ? 'n/a' : value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
 /** The table in Markdown, svcdb's column after its peers', then one ratio column per peer. */
