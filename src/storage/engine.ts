@@ -25,7 +25,7 @@ import type { StreamWrite } from './streams/stream-write.js';
 import type { AppendOptions, CommittedWrite, NewEvent, WriteRequest, WriteResult } from './streams/write-types.js';
 import { engineStatistics, type EngineStatistics } from './engine-stats.js';
 import { randomUUID } from 'node:crypto';
-import { LogConsumers, type ConsumerOptions, type LogConsumer } from './read/log-consumers.js';
+import { BackgroundTurns, CLIENT_READ_SHARE, LogConsumers, type ConsumerOptions, type LogConsumer } from './read/log-consumers.js';
 import { CommitHooks, type CommitHook } from './read/commit-hooks.js';
 import type { ReplaceOptions, ReplacementValidator } from './log/chunk-replacement.js';
 import type { RewriteOptions, RewriteResult } from './maintenance/chunk-rewrite.js';
@@ -86,6 +86,8 @@ export class Engine {
   private readonly warmedWrites: WarmedWrites;
   private readonly commitHooks: CommitHooks;
   private readonly consumers: LogConsumers;
+  /** Turns of clients' reads while appends wait for the writer. */
+  private readonly clientReads: BackgroundTurns;
   /** The chunk-replacement seam scavenge and redaction share, with its lock. */
   private readonly switches: ChunkSwitches;
   private readonly redactions: RedactionSwitches;
@@ -130,6 +132,7 @@ export class Engine {
       readableEnd: () => this.log.readableEnd,
       commitWithClientsWaiting: () => this.writer.commitWithClientsWaiting(),
     }, logger);
+    this.clientReads = new BackgroundTurns({ commitWithClientsWaiting: () => this.writer.commitWithClientsWaiting() }, undefined, CLIENT_READ_SHARE);
     const checkOpen = () => this.checkOpen();
     this.switches = new ChunkSwitches({
       log, dbPath: options.dbPath, checkOpen, fail: (error) => this.fail(error), switched: () => this.streams.forgetAll(),
@@ -229,6 +232,19 @@ export class Engine {
   }
 
   /** Follows the log from a position: woken after each acknowledged commit, reading to catch up. */
+  /**
+   * Waits for a client's read of the log to have its turn: at once unless clients' appends wait
+   * for the writer; then one read at a time, each at the end of a group commit, within
+   * CLIENT_READ_SHARE of the time, so that readers scanning the log cannot starve appends of the
+   * event loop. Call the function it resolves with once the read's reply is built, and before
+   * waiting for anything else (a long poll).
+   */
+  async readTurn(): Promise<() => void> {
+    const reader = {};
+    await this.clientReads.take(reader);
+    return () => this.clientReads.finish(reader);
+  }
+
   follow(options: ConsumerOptions): LogConsumer {
     this.checkOpen();
     return this.consumers.follow(options);

@@ -19,7 +19,7 @@ const HEAD_EVENT = -1;
 /** The engine surface the streams service uses. */
 export type StreamStorage = Pick<Engine,
   'append' | 'deleteStream' | 'setStreamMetadata' | 'getStreamMetadata' | 'readEvent' | 'readStreamForward' |
-  'readStreamBackward' | 'readAllForward' | 'readAllBackward' | 'beforeAcknowledge' | 'follow' | 'status'>;
+  'readStreamBackward' | 'readAllForward' | 'readAllBackward' | 'beforeAcknowledge' | 'follow' | 'status' | 'readTurn'>;
 
 /** An event as a reader sees it: the event, and the link it was reached through if resolved. */
 export interface ResolvedEvent {
@@ -85,6 +85,11 @@ export class StreamsService {
   writeMetadata(principal: Principal | undefined, streamName: string, expectedVersion: number, metadata: Buffer, eventId: string, eventType?: string): Promise<WriteResult> {
     this.access.check(principal, 'metadataWrite', streamName);
     return this.storage.setStreamMetadata(streamName, expectedVersion, metadata, eventId, eventType);
+  }
+
+  /** A page read's turn while appends wait (Engine.readTurn): resolves with the function that ends it. */
+  readTurn(): Promise<() => void> {
+    return this.storage.readTurn();
   }
 
   readEvent(principal: Principal | undefined, streamName: string, eventNumber: number, resolveLinks: boolean): ResolvedRead {

@@ -77,6 +77,14 @@ const PAGE_EVENTS_MAX_DEFAULT = 500;
 export const BACKGROUND_SHARE = 0.05;
 
 /**
+ * The share of the time clients' reads of the log (pages of streams and $all, persistent
+ * subscriptions' messages) may take while other clients' appends wait for the writer: readers
+ * scanning the log would otherwise take the event loop from the appends, whose replies wait
+ * behind every page encoded.
+ */
+export const CLIENT_READ_SHARE = 0.25;
+
+/**
  * Turns of the background consumers while clients wait for the writer: one page at a time, each at
  * the end of a group commit, and no more often than keeps their pages to BACKGROUND_SHARE of the
  * time (a page's time runs from its turn until its consumer asks for the next or stops). Appends,
@@ -90,7 +98,12 @@ export class BackgroundTurns {
   private notBeforeMs = 0;
   private scheduled = false;
 
-  constructor(private readonly log: ClientCommits, private readonly now: () => number = () => performance.now()) {}
+  constructor(
+    private readonly log: ClientCommits,
+    private readonly now: () => number = () => performance.now(),
+    /** The share of the time the turns' work may take while clients wait for the writer. */
+    private readonly share = BACKGROUND_SHARE,
+  ) {}
 
   /** Resolves when `consumer` may handle a page. */
   take(consumer: object): Promise<void> {
@@ -106,7 +119,7 @@ export class BackgroundTurns {
   finish(consumer: object): void {
     if (this.granted?.to !== consumer) return;
     const now = this.now();
-    this.notBeforeMs = now + ((now - this.granted.atMs) * (1 - BACKGROUND_SHARE)) / BACKGROUND_SHARE;
+    this.notBeforeMs = now + ((now - this.granted.atMs) * (1 - this.share)) / this.share;
     this.granted = undefined;
     this.schedule();
   }

@@ -88,35 +88,42 @@ export async function allFeedReply(service: StreamsService, request: FastifyRequ
   // the events written meanwhile do not pass its filter.
   const caughtUp = (current: PageAt): boolean =>
     (current.page.events.length === 0 && current.page.isEnd) || notModified(current);
-  let current = await readPage();
-  if (longPollSeconds !== undefined) {
-    const deadline = Date.now() + longPollSeconds * 1000;
-    while (caughtUp(current) && Date.now() < deadline) {
-      if (!(await waitForEvent(service, reply, ALL, (deadline - Date.now()) / 1000))) break;
-      current = await readPage();
+  // Reading, resolving and encoding the page take the event loop: a turn while appends wait.
+  const finishTurn = await service.readTurn();
+  try {
+    let current = await readPage();
+    if (longPollSeconds !== undefined) {
+      const deadline = Date.now() + longPollSeconds * 1000;
+      while (caughtUp(current) && Date.now() < deadline) {
+        finishTurn();
+        if (!(await waitForEvent(service, reply, ALL, (deadline - Date.now()) / 1000))) break;
+        current = await readPage();
+      }
     }
+    const { page, logEnd } = current;
+    let eTag: string | undefined;
+    if (isImmutable(current)) {
+      setImmutable(reply);
+    } else {
+      setRevalidated(reply, logEnd, type, service.contentEpoch);
+      if (notModified(current)) return sendNotModified(reply);
+      eTag = etagValue(logEnd, type, service.contentEpoch);
+    }
+    const events = page.events;
+    let previousPosition: number;
+    if (direction === 'forward') {
+      previousPosition = events.length > 0 ? events[0].logPosition : from;
+    } else if (events.length > 0) {
+      // Just after the newest event: where a forward read finds what was written since.
+      previousPosition = (await readOffLoop(() => service.readAllForward(principal, events[0].logPosition, 1))).nextPosition;
+    } else {
+      previousPosition = from === HEAD ? logEnd : from;
+    }
+    const resolved = await readOffLoop(() => resolveAll(service, principal, events, resolveLinks));
+    const pageRead: AllPageRead = { events: resolved, isEnd: page.isEnd, nextPosition: page.nextPosition, previousPosition };
+    const feed = allFeed(new EntryUrls(baseUrl(request)), { direction, from, count, embed, filterQuery: read.filtered?.query }, pageRead, eTag);
+    return sendAs(reply, type, encodeFeed(type, feed));
+  } finally {
+    finishTurn();
   }
-  const { page, logEnd } = current;
-  let eTag: string | undefined;
-  if (isImmutable(current)) {
-    setImmutable(reply);
-  } else {
-    setRevalidated(reply, logEnd, type, service.contentEpoch);
-    if (notModified(current)) return sendNotModified(reply);
-    eTag = etagValue(logEnd, type, service.contentEpoch);
-  }
-  const events = page.events;
-  let previousPosition: number;
-  if (direction === 'forward') {
-    previousPosition = events.length > 0 ? events[0].logPosition : from;
-  } else if (events.length > 0) {
-    // Just after the newest event: where a forward read finds what was written since.
-    previousPosition = (await readOffLoop(() => service.readAllForward(principal, events[0].logPosition, 1))).nextPosition;
-  } else {
-    previousPosition = from === HEAD ? logEnd : from;
-  }
-  const resolved = await readOffLoop(() => resolveAll(service, principal, events, resolveLinks));
-  const pageRead: AllPageRead = { events: resolved, isEnd: page.isEnd, nextPosition: page.nextPosition, previousPosition };
-  const feed = allFeed(new EntryUrls(baseUrl(request)), { direction, from, count, embed, filterQuery: read.filtered?.query }, pageRead, eTag);
-  return sendAs(reply, type, encodeFeed(type, feed));
 }

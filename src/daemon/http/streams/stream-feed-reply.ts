@@ -96,24 +96,31 @@ export async function streamFeedReply(
     immutable: isComplete(read, page) && !expiresWithoutWrite(page.metadata),
     cacheControlSeconds: page.metadata.cacheControlSeconds,
   });
-  let page = await readPage();
-  // An empty page before the end (its range hidden by $tb or $maxCount) is news: the client moves on.
-  const nothingNew = page.status === 'notFound'
-    || (page.status === 'success' && ((page.events.length === 0 && page.isEndOfStream) || isNotModified(request, type, stateOf(page))));
-  if (longPollSeconds !== undefined && nothingNew) {
-    await waitForEvent(service, reply, streamName, longPollSeconds);
-    page = await readPage();
-  }
-  if (page.status === 'deleted') throw Errors.streamDeleted.create(streamName);
-  if (page.status === 'notFound') throw Errors.streamNotFound.create(streamName);
+  // Reading and encoding the page take the event loop: a turn while appends wait.
+  const finishTurn = await service.readTurn();
+  try {
+    let page = await readPage();
+    // An empty page before the end (its range hidden by $tb or $maxCount) is news: the client moves on.
+    const nothingNew = page.status === 'notFound'
+      || (page.status === 'success' && ((page.events.length === 0 && page.isEndOfStream) || isNotModified(request, type, stateOf(page))));
+    if (longPollSeconds !== undefined && nothingNew) {
+      finishTurn();
+      await waitForEvent(service, reply, streamName, longPollSeconds);
+      page = await readPage();
+    }
+    if (page.status === 'deleted') throw Errors.streamDeleted.create(streamName);
+    if (page.status === 'notFound') throw Errors.streamNotFound.create(streamName);
 
-  const state = stateOf(page);
-  setPageHeaders(reply, type, state);
-  if (isNotModified(request, type, state)) return sendNotModified(reply);
-  const eTag = state.immutable ? undefined : etagValue(page.lastEventNumber, type, state.contentEpoch);
-  const feed = streamFeed(new EntryUrls(base), { streamName, direction, from, count, embed }, page, eTag);
-  const body = Buffer.from(encodeFeed(type, feed));
-  // Events that expire with time change the page without a write: such pages are not kept.
-  if (key !== undefined && page.metadata.maxAgeSeconds === undefined) pages.set(key, version, { ...state, body });
-  return sendAs(reply, type, body);
+    const state = stateOf(page);
+    setPageHeaders(reply, type, state);
+    if (isNotModified(request, type, state)) return sendNotModified(reply);
+    const eTag = state.immutable ? undefined : etagValue(page.lastEventNumber, type, state.contentEpoch);
+    const feed = streamFeed(new EntryUrls(base), { streamName, direction, from, count, embed }, page, eTag);
+    const body = Buffer.from(encodeFeed(type, feed));
+    // Events that expire with time change the page without a write: such pages are not kept.
+    if (key !== undefined && page.metadata.maxAgeSeconds === undefined) pages.set(key, version, { ...state, body });
+    return sendAs(reply, type, body);
+  } finally {
+    finishTurn();
+  }
 }

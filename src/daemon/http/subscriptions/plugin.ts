@@ -169,29 +169,36 @@ async function consumeReply(
   const longPollSeconds = headers.longPollSeconds(request);
   const principal = principalOf(request);
   const identity = consumerIdentity(request);
-  await subscriptions.readAhead(stream, groupName);
-  let delivery = subscriptions.consume(principal, stream, groupName, identity, count);
-  if (delivery.messages.length === 0 && longPollSeconds !== undefined && !closing.aborted) {
-    const deadline = Date.now() + longPollSeconds * 1000;
-    const abort = new AbortController();
-    const onClose = () => abort.abort();
-    reply.raw.once('close', onClose);
-    closing.addEventListener('abort', onClose, { once: true });
-    try {
-      while (delivery.messages.length === 0 && Date.now() < deadline && !abort.signal.aborted) {
-        await delivery.group.waitForMessages(delivery.consumer, deadline - Date.now(), abort.signal);
-        await subscriptions.readAhead(stream, groupName);
-        delivery = subscriptions.consume(principal, stream, groupName, identity, count);
+  // Reading ahead, resolving and encoding the messages take the event loop: a turn while appends wait.
+  const finishTurn = await streams.readTurn();
+  try {
+    await subscriptions.readAhead(stream, groupName);
+    let delivery = subscriptions.consume(principal, stream, groupName, identity, count);
+    if (delivery.messages.length === 0 && longPollSeconds !== undefined && !closing.aborted) {
+      finishTurn();
+      const deadline = Date.now() + longPollSeconds * 1000;
+      const abort = new AbortController();
+      const onClose = () => abort.abort();
+      reply.raw.once('close', onClose);
+      closing.addEventListener('abort', onClose, { once: true });
+      try {
+        while (delivery.messages.length === 0 && Date.now() < deadline && !abort.signal.aborted) {
+          await delivery.group.waitForMessages(delivery.consumer, deadline - Date.now(), abort.signal);
+          await subscriptions.readAhead(stream, groupName);
+          delivery = subscriptions.consume(principal, stream, groupName, identity, count);
+        }
+      } finally {
+        reply.raw.off('close', onClose);
+        closing.removeEventListener('abort', onClose);
       }
-    } finally {
-      reply.raw.off('close', onClose);
-      closing.removeEventListener('abort', onClose);
     }
+    const messages = await readOffLoop(() => delivery.messages.map((message) => ({
+      id: message.id, retryCount: message.retryCount, resolved: streams.resolveEvent(principal, message.record, resolveLinks),
+    })));
+    const feed = competingFeed(new EntryUrls(baseUrl(request)), { stream, group: groupName, count, embed }, messages);
+    reply.header('cache-control', 'max-age=0, no-cache, must-revalidate');
+    return sendAs(reply, type, encodeFeed(type, feed));
+  } finally {
+    finishTurn();
   }
-  const messages = await readOffLoop(() => delivery.messages.map((message) => ({
-    id: message.id, retryCount: message.retryCount, resolved: streams.resolveEvent(principal, message.record, resolveLinks),
-  })));
-  const feed = competingFeed(new EntryUrls(baseUrl(request)), { stream, group: groupName, count, embed }, messages);
-  reply.header('cache-control', 'max-age=0, no-cache, must-revalidate');
-  return sendAs(reply, type, encodeFeed(type, feed));
 }
