@@ -45,7 +45,7 @@ interface Setting {
 /** One round: the cache dropped (or filled), the readers started (scans only), the appends measured. */
 async function round({ node, directories, log, readers }: Setting, kind: RoundKind, number: number): Promise<RoundResult> {
   if (kind === 'warm scans') fillPageCache(directories);
-  else await dropPageCache(directories);
+  else dropPageCache(directories);
   const session = open(node.url, { kind: 'single', clients: APPENDERS });
   const scans = kind !== 'quiet' ? await startScanProcess(readers, node.url, `${kind.replace(' ', '-')}-${number}`, log.eventsPerStream) : undefined;
   const cpuBefore = treeCpuSeconds(node.child.pid!);

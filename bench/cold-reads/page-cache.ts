@@ -1,13 +1,14 @@
 /**
- * Dropping a database's files from the page cache without root: GNU dd with `iflag=nocache` and
- * `count=0` reads nothing and asks the kernel (posix_fadvise DONTNEED, whole file) to forget the
- * file's clean pages. Every commit is fsynced, so a node's chunks and index files are clean.
+ * Dropping a database's files from the page cache without root: the engine's own
+ * dropFromPageCache (posix_fadvise DONTNEED, whole file) asks the kernel to forget the file's
+ * clean pages. Every commit is fsynced, so a node's chunks and index files are clean.
  */
 import { execa } from 'execa';
 import { closeSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { nowMs } from '../measure.js';
 import { onPath } from '../peers/child.js';
+import { dropFromPageCache } from '../../src/storage/disk/cold-reads.js';
 
 function filesUnder(directory: string): string[] {
   return readdirSync(directory, { withFileTypes: true, recursive: true })
@@ -15,14 +16,14 @@ function filesUnder(directory: string): string[] {
     .map((entry) => join(entry.parentPath, entry.name));
 }
 
-async function dropFile(file: string): Promise<void> {
-  await execa('dd', [`if=${file}`, 'iflag=nocache', 'count=0', 'status=none']);
+function dropFile(file: string): void {
+  if (!dropFromPageCache(file)) throw new Error('dropping files from the page cache needs native/build/Release/page_cache.node: run `npm rebuild`');
 }
 
 /** Drops every file under `directories` from the page cache. */
-export async function dropPageCache(directories: readonly string[]): Promise<void> {
+export function dropPageCache(directories: readonly string[]): void {
   for (const directory of directories) {
-    for (const file of filesUnder(directory)) await dropFile(file);
+    for (const file of filesUnder(directory)) dropFile(file);
   }
 }
 
@@ -73,7 +74,7 @@ export async function checkDrop(file: string): Promise<DropCheck> {
   readTimeMs(file);
   const warmMs = readTimeMs(file);
   const residentWarm = await residentBytes(file);
-  await dropFile(file);
+  dropFile(file);
   const residentDropped = await residentBytes(file);
   const coldMs = readTimeMs(file);
   return { file, bytes: statSync(file).size, warmMs, coldMs, residentWarm, residentDropped };

@@ -11,12 +11,7 @@ import { newEvent, openEngine, tempDirectory } from '../helpers/engine.js';
 
 /** Drops a file from the page cache. */
 function dropFile(path: string): void {
-  const fd = openSync(path, 'r');
-  try {
-    if (!dropFromPageCache(fd)) throw new Error('dropping pages from the page cache is not supported here');
-  } finally {
-    closeSync(fd);
-  }
+  if (!dropFromPageCache(path)) throw new Error('dropping pages from the page cache is not supported here');
 }
 
 /** Drops every file under `directory` (recursively) from the page cache. */

@@ -13,7 +13,7 @@
  * Outside readOffLoop, and where the kernel cannot read without waiting, `readData` reads as it
  * always did. So does it while a test's file system is installed: faults go where tests put them.
  */
-import { read as readOnThreadPool } from 'node:fs';
+import { closeSync, read as readOnThreadPool } from 'node:fs';
 import { loadNativeAddon } from '../../common/native-addon.js';
 import { fileSystem, nodeFileSystem } from './file-system.js';
 
@@ -133,9 +133,14 @@ function warm({ fd, position, length }: ColdRead): Promise<void> {
 }
 
 /** Drops a file's pages from the page cache, for tests and benchmarks that need it cold; false where unsupported. */
-export function dropFromPageCache(fd: number): boolean {
+export function dropFromPageCache(path: string): boolean {
   const cache = pageCache();
   if (cache === undefined) return false;
-  cache.dropCached(fd);
+  const fd = fileSystem.openSync(path, 'r');
+  try {
+    cache.dropCached(fd);
+  } finally {
+    closeSync(fd);
+  }
   return true;
 }
